@@ -1,0 +1,300 @@
+//! FEN (Forsyth–Edwards Notation): strict parsing and writing.
+//!
+//! Parsing refuses anything that is not a position a legal game could be in
+//! as far as cheap checks can tell: the server takes FENs from users and the
+//! move generator relies on these invariants (one king each, no pawns on the
+//! back ranks, the side not to move is not in check, castling rights match
+//! the pieces, the en-passant square is consistent).
+
+use thiserror::Error;
+
+use crate::bitboard::Bitboard;
+use crate::position::{CastlingRights, Position};
+use crate::types::{Color, Piece, Role, Square};
+
+pub const STARTPOS: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum FenError {
+    #[error("a FEN has 6 space-separated fields, found {0}")]
+    FieldCount(usize),
+    #[error("bad piece placement {0:?}")]
+    Placement(String),
+    #[error("bad side to move {0:?} (expected w or b)")]
+    Turn(String),
+    #[error("bad castling rights {0:?}")]
+    Castling(String),
+    #[error("bad en-passant square {0:?}")]
+    EnPassant(String),
+    #[error("bad move counter {0:?}")]
+    Counter(String),
+    #[error("{0} must have exactly one king")]
+    Kings(Color),
+    #[error("pawns on the first or last rank")]
+    PawnsOnBackRank,
+    #[error("too many pieces for {0}")]
+    TooManyPieces(Color),
+    #[error("the side not to move is in check")]
+    OppositeCheck,
+}
+
+impl Position {
+    /// Parses a FEN with all six fields.
+    pub fn from_fen(fen: &str) -> Result<Position, FenError> {
+        let fields: Vec<&str> = fen.split_ascii_whitespace().collect();
+        if fields.len() != 6 {
+            return Err(FenError::FieldCount(fields.len()));
+        }
+        let mut pos = Position::empty();
+        parse_placement(&mut pos, fields[0])?;
+
+        pos.turn = match fields[1] {
+            "w" => Color::White,
+            "b" => Color::Black,
+            other => return Err(FenError::Turn(truncate(other))),
+        };
+
+        for color in Color::ALL {
+            if pos.pieces(color, Role::King).count() != 1 {
+                return Err(FenError::Kings(color));
+            }
+            let pieces = pos.by_color(color);
+            if pieces.count() > 16 || (pieces & pos.by_role(Role::Pawn)).count() > 8 {
+                return Err(FenError::TooManyPieces(color));
+            }
+        }
+        if (pos.by_role(Role::Pawn) & (Bitboard::rank(0) | Bitboard::rank(7))).any() {
+            return Err(FenError::PawnsOnBackRank);
+        }
+        let them = !pos.turn;
+        if pos.is_attacked(pos.king(them), pos.turn, pos.occupied()) {
+            return Err(FenError::OppositeCheck);
+        }
+
+        pos.castling = parse_castling(&pos, fields[2])?;
+
+        let halfmove_clock = fields[4]
+            .parse::<u32>()
+            .ok()
+            .filter(|&n| n <= 10_000)
+            .ok_or_else(|| FenError::Counter(truncate(fields[4])))?;
+        let fullmove_number = fields[5]
+            .parse::<u32>()
+            .ok()
+            .filter(|&n| (1..=100_000).contains(&n))
+            .ok_or_else(|| FenError::Counter(truncate(fields[5])))?;
+        pos.halfmove_clock = halfmove_clock;
+        pos.fullmove_number = fullmove_number;
+
+        pos.hash = pos.compute_hash();
+        if fields[3] != "-" {
+            let ep = parse_en_passant(&pos, fields[3])?;
+            pos.set_ep_if_capturable(ep);
+        }
+        Ok(pos)
+    }
+
+    /// Writes the FEN. The en-passant field names a square only when an
+    /// en-passant capture is legal (as lichess and python-chess's "legal" mode).
+    pub fn to_fen(&self) -> String {
+        let mut fen = String::with_capacity(90);
+        for rank in (0..8).rev() {
+            let mut empty = 0;
+            for file in 0..8 {
+                let sq = Square::new(rank * 8 + file);
+                match self.piece_at(sq) {
+                    Some(piece) => {
+                        if empty > 0 {
+                            fen.push(char::from(b'0' + empty));
+                            empty = 0;
+                        }
+                        fen.push(piece.fen_char());
+                    }
+                    None => empty += 1,
+                }
+            }
+            if empty > 0 {
+                fen.push(char::from(b'0' + empty));
+            }
+            if rank > 0 {
+                fen.push('/');
+            }
+        }
+        fen.push(' ');
+        fen.push(self.turn.fen_char());
+        fen.push(' ');
+        let rights = self.castling;
+        if rights == CastlingRights::NONE {
+            fen.push('-');
+        } else {
+            for (color, kingside, c) in [
+                (Color::White, true, 'K'),
+                (Color::White, false, 'Q'),
+                (Color::Black, true, 'k'),
+                (Color::Black, false, 'q'),
+            ] {
+                if rights.has(color, kingside) {
+                    fen.push(c);
+                }
+            }
+        }
+        fen.push(' ');
+        match self.ep_square {
+            Some(sq) => fen.push_str(&sq.to_string()),
+            None => fen.push('-'),
+        }
+        fen.push_str(&format!(
+            " {} {}",
+            self.halfmove_clock, self.fullmove_number
+        ));
+        fen
+    }
+}
+
+/// Error texts quote the user's input, but never more than a screenful of it.
+fn truncate(text: &str) -> String {
+    text.chars().take(100).collect()
+}
+
+fn parse_placement(pos: &mut Position, placement: &str) -> Result<(), FenError> {
+    let bad = || FenError::Placement(truncate(placement));
+    let ranks: Vec<&str> = placement.split('/').collect();
+    if ranks.len() != 8 {
+        return Err(bad());
+    }
+    for (i, rank_text) in ranks.iter().enumerate() {
+        let rank = 7 - i as u8;
+        let mut file = 0u8;
+        for c in rank_text.chars() {
+            if let Some(skip) = c.to_digit(10) {
+                if !(1..=8).contains(&skip) {
+                    return Err(bad());
+                }
+                file += skip as u8;
+            } else {
+                let piece = Piece::from_fen_char(c).ok_or_else(bad)?;
+                let sq = Square::from_coords(file, rank).ok_or_else(bad)?;
+                pos.put(piece, sq);
+                file += 1;
+            }
+            if file > 8 {
+                return Err(bad());
+            }
+        }
+        if file != 8 {
+            return Err(bad());
+        }
+    }
+    Ok(())
+}
+
+fn parse_castling(pos: &Position, text: &str) -> Result<CastlingRights, FenError> {
+    let bad = || FenError::Castling(truncate(text));
+    if text == "-" {
+        return Ok(CastlingRights::NONE);
+    }
+    let mut bits = 0u8;
+    for c in text.chars() {
+        let (color, kingside) = match c {
+            'K' => (Color::White, true),
+            'Q' => (Color::White, false),
+            'k' => (Color::Black, true),
+            'q' => (Color::Black, false),
+            _ => return Err(bad()),
+        };
+        let bit = CastlingRights::bit(color, kingside);
+        if bits & bit != 0 {
+            return Err(bad());
+        }
+        // A right needs the king and that rook on their home squares.
+        let back = color.fold(0, 7);
+        let king_home = Square::from_coords(4, back).ok_or_else(bad)?;
+        let rook_home = Square::from_coords(if kingside { 7 } else { 0 }, back).ok_or_else(bad)?;
+        if pos.piece_at(king_home) != Some(Piece::new(color, Role::King))
+            || pos.piece_at(rook_home) != Some(Piece::new(color, Role::Rook))
+        {
+            return Err(bad());
+        }
+        bits |= bit;
+    }
+    Ok(CastlingRights(bits))
+}
+
+/// Checks that the en-passant square fits a double push just made by the side
+/// not to move: on the right rank, empty, with the pushed pawn in front and
+/// the square it came from empty.
+fn parse_en_passant(pos: &Position, text: &str) -> Result<Square, FenError> {
+    let bad = || FenError::EnPassant(truncate(text));
+    let sq = Square::from_name(text).ok_or_else(bad)?;
+    let us = pos.turn;
+    let them = !us;
+    if sq.relative_rank(us) != 5 {
+        return Err(bad());
+    }
+    let forward = us.fold(1, -1);
+    let pushed = sq.offset(0, -forward).ok_or_else(bad)?;
+    let origin = sq.offset(0, forward).ok_or_else(bad)?;
+    if pos.occupied().contains(sq)
+        || pos.occupied().contains(origin)
+        || pos.piece_at(pushed) != Some(Piece::new(them, Role::Pawn))
+    {
+        return Err(bad());
+    }
+    Ok(sq)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips() {
+        for fen in [
+            STARTPOS,
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+        ] {
+            assert_eq!(Position::from_fen(fen).unwrap().to_fen(), fen);
+        }
+    }
+
+    #[test]
+    fn en_passant_square_only_when_capturable() {
+        // After 1. e4 no black pawn can take en passant: the field is dropped.
+        let pos = Position::from_fen("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1")
+            .unwrap();
+        assert_eq!(pos.ep_square(), None);
+        assert!(pos.to_fen().contains(" b KQkq - "));
+    }
+
+    #[test]
+    fn rejects_impossible_positions() {
+        let cases = [
+            ("", FenError::FieldCount(0)),
+            ("8/8/8/8/8/8/8/8 w - - 0 1", FenError::Kings(Color::White)),
+            (
+                "4k3/8/8/8/8/8/8/3KK3 w - - 0 1",
+                FenError::Kings(Color::White),
+            ),
+            ("4k3/8/8/8/8/8/8/P3K3 w - - 0 1", FenError::PawnsOnBackRank),
+            ("4k3/8/8/8/8/8/4Q3/4K3 w - - 0 1", FenError::OppositeCheck),
+        ];
+        for (fen, expected) in cases {
+            assert_eq!(Position::from_fen(fen), Err(expected), "{fen}");
+        }
+        for fen in [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN1 w KQkq - 0 1",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e3 0 1",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - x 1",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 0",
+            "rnbqkbnr/pppppppp/9/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP w KQkq - 0 1",
+            "rnbqkbnr/ppppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KKkq - 0 1",
+        ] {
+            assert!(Position::from_fen(fen).is_err(), "{fen}");
+        }
+    }
+}

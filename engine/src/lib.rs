@@ -1,0 +1,34 @@
+//! Rookery's chess engine: the rules referee for every online game and the
+//! computer opponent.
+//!
+//! A pure library: no async runtime, no globals with mutable state. Modules:
+//!
+//! - [`types`]: colours, roles, pieces, squares.
+//! - [`bitboard`]: sets of squares as 64-bit words.
+//! - [`attacks`]: attack tables (magic bitboards for sliders).
+//! - [`position`]: the position, copy-make move application, Zobrist hashing.
+//! - [`movegen`]: fully legal move generation.
+//! - [`fen`]: FEN parsing and writing.
+//! - [`moves`]: the packed move type and UCI spelling.
+//! - [`perft`]: move-tree counting, for proofs and benchmarks.
+
+pub mod attacks;
+pub mod bitboard;
+pub mod fen;
+/// Geometry shared with the build script (see its header comment); the
+/// build script alone uses some of it.
+#[allow(dead_code)]
+mod geometry;
+pub mod movegen;
+pub mod moves;
+pub mod perft;
+pub mod position;
+pub mod types;
+mod zobrist;
+
+pub use bitboard::Bitboard;
+pub use fen::FenError;
+pub use movegen::MoveList;
+pub use moves::{Move, MoveKind};
+pub use position::{CastlingRights, IllegalMoveError, Position, UciMoveError};
+pub use types::{Color, Piece, Role, Square};

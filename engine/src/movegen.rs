@@ -1,0 +1,260 @@
+//! Legal move generation.
+//!
+//! Generation is fully legal, never "pseudo-legal then test": before looping
+//! over pieces we compute the checkers and the pinned pieces once, and every
+//! target set is masked with them.
+//!
+//! - In double check only the king may move.
+//! - In single check every other piece must capture the checker or block on
+//!   a square between it and the king (the *check mask*).
+//! - A pinned piece may only move along the line through its king and itself.
+//! - The king may not step onto an attacked square; attacks are computed with
+//!   the king itself removed from the board, so it cannot hide "behind itself"
+//!   from a slider it is moving away from.
+//! - En passant removes two pawns from a rank at once, which pin logic cannot
+//!   see (the classic horizontal discovered check), so it is checked by
+//!   replaying the occupancy change.
+//!
+//! Moves are produced in batches of one origin and a target set. Listing
+//! expands them; counting only needs a popcount, which is what makes bulk
+//! counting at the last perft ply cheap.
+
+use arrayvec::ArrayVec;
+
+use crate::attacks::{
+    between, bishop_attacks, king_attacks, knight_attacks, line, pawn_attacks, rook_attacks,
+};
+use crate::bitboard::Bitboard;
+use crate::moves::{Move, MoveKind};
+use crate::position::Position;
+use crate::types::{Color, Role, Square};
+
+/// The most legal moves any chess position has is 218; 256 leaves room.
+pub type MoveList = ArrayVec<Move, 256>;
+
+/// A set of moves sharing an origin and kind.
+#[derive(Clone, Copy)]
+enum Batch {
+    /// Ordinary moves from one square.
+    Targets(Square, Bitboard),
+    /// Pawn moves onto the last rank: four moves per target.
+    Promotions(Square, Bitboard),
+    /// A single special move (castling, en passant).
+    Single(Move),
+}
+
+impl Position {
+    /// All legal moves.
+    pub fn legal_moves(&self) -> MoveList {
+        let mut list = MoveList::new();
+        self.generate::<false>(|batch| expand(batch, &mut list));
+        list
+    }
+
+    /// Legal captures, en-passant captures and promotions (quiescence search).
+    pub fn legal_captures(&self) -> MoveList {
+        let mut list = MoveList::new();
+        self.generate::<true>(|batch| expand(batch, &mut list));
+        list
+    }
+
+    /// The number of legal moves, without listing them.
+    pub fn count_legal_moves(&self) -> u64 {
+        let mut count = 0u64;
+        self.generate::<false>(|batch| {
+            count += match batch {
+                Batch::Targets(_, to) => to.count() as u64,
+                Batch::Promotions(_, to) => 4 * to.count() as u64,
+                Batch::Single(_) => 1,
+            }
+        });
+        count
+    }
+
+    /// True if the side to move has at least one legal move.
+    pub fn has_legal_moves(&self) -> bool {
+        // Generation is cheap enough that an early exit is not worth a
+        // second code path.
+        self.count_legal_moves() > 0
+    }
+
+    /// Our pieces that are pinned to our king by an enemy slider.
+    fn pinned(&self, us: Color, king: Square) -> Bitboard {
+        let them = !us;
+        let theirs = self.by_color(them);
+        let rooks = self.by_role(Role::Rook) | self.by_role(Role::Queen);
+        let bishops = self.by_role(Role::Bishop) | self.by_role(Role::Queen);
+        // Rays from the king that see through our own pieces find the
+        // enemy sliders that could be pinning something ("snipers").
+        let snipers = ((rook_attacks(king, theirs) & rooks)
+            | (bishop_attacks(king, theirs) & bishops))
+            & theirs;
+        let occupied = self.occupied();
+        let mut pinned = Bitboard::EMPTY;
+        for sniper in snipers {
+            let blockers = between(king, sniper) & occupied;
+            if !blockers.more_than_one() {
+                pinned |= blockers & self.by_color(us);
+            }
+        }
+        pinned
+    }
+
+    fn generate<const CAPTURES_ONLY: bool>(&self, mut emit: impl FnMut(Batch)) {
+        let us = self.turn;
+        let them = !us;
+        let ours = self.by_color(us);
+        let theirs = self.by_color(them);
+        let occupied = ours | theirs;
+        let king = self.king(us);
+        let checkers = self.attackers_to(king, occupied) & theirs;
+        let targets = if CAPTURES_ONLY { theirs } else { !ours };
+
+        // King moves: test each target with the king lifted off the board.
+        let without_king = occupied ^ Bitboard::from_square(king);
+        let mut king_targets = Bitboard::EMPTY;
+        for to in king_attacks(king) & targets {
+            if !self.is_attacked(to, them, without_king) {
+                king_targets |= Bitboard::from_square(to);
+            }
+        }
+        emit(Batch::Targets(king, king_targets));
+
+        if checkers.more_than_one() {
+            return;
+        }
+        let check_mask = match checkers.first() {
+            Some(checker) => between(king, checker) | Bitboard::from_square(checker),
+            None => Bitboard::ALL,
+        };
+        let pinned = self.pinned(us, king);
+        let mask = targets & check_mask;
+
+        // A pinned knight can never move: no knight move stays on a line.
+        for from in self.pieces(us, Role::Knight) & !pinned {
+            emit(Batch::Targets(from, knight_attacks(from) & mask));
+        }
+        let diagonal = (self.by_role(Role::Bishop) | self.by_role(Role::Queen)) & ours;
+        for from in diagonal {
+            let mut to = bishop_attacks(from, occupied) & mask;
+            if pinned.contains(from) {
+                to &= line(king, from);
+            }
+            emit(Batch::Targets(from, to));
+        }
+        let straight = (self.by_role(Role::Rook) | self.by_role(Role::Queen)) & ours;
+        for from in straight {
+            let mut to = rook_attacks(from, occupied) & mask;
+            if pinned.contains(from) {
+                to &= line(king, from);
+            }
+            emit(Batch::Targets(from, to));
+        }
+
+        self.generate_pawn_moves::<CAPTURES_ONLY>(king, pinned, check_mask, &mut emit);
+
+        if !CAPTURES_ONLY && checkers.is_empty() {
+            self.generate_castles(king, &mut emit);
+        }
+    }
+
+    fn generate_pawn_moves<const CAPTURES_ONLY: bool>(
+        &self,
+        king: Square,
+        pinned: Bitboard,
+        check_mask: Bitboard,
+        emit: &mut impl FnMut(Batch),
+    ) {
+        let us = self.turn;
+        let them = !us;
+        let theirs = self.by_color(them);
+        let occupied = self.occupied();
+        let empty = !occupied;
+        let last_rank = Bitboard::rank(us.fold(7, 0));
+        let double_push_rank = Bitboard::rank(us.fold(3, 4));
+
+        for from in self.pieces(us, Role::Pawn) {
+            let single = Bitboard::from_square(from).shift_forward(us) & empty;
+            let double = single.shift_forward(us) & empty & double_push_rank;
+            let mut pushes = single | double;
+            if CAPTURES_ONLY {
+                pushes &= last_rank;
+            }
+            let mut to = ((pawn_attacks(us, from) & theirs) | pushes) & check_mask;
+            if pinned.contains(from) {
+                to &= line(king, from);
+            }
+            if (to & last_rank).any() {
+                emit(Batch::Promotions(from, to));
+            } else {
+                emit(Batch::Targets(from, to));
+            }
+        }
+
+        if let Some(ep) = self.ep_square {
+            let captured =
+                Bitboard::from_square(Square::new((ep.index() as i32 + us.fold(-8, 8)) as u8));
+            for from in pawn_attacks(them, ep) & self.pieces(us, Role::Pawn) {
+                // Replay the capture on the occupancy and look for any
+                // attack on our king that survives it.
+                let after =
+                    (occupied ^ Bitboard::from_square(from) ^ captured) | Bitboard::from_square(ep);
+                let attackers = self.attackers_to(king, after) & theirs & !captured;
+                if attackers.is_empty() {
+                    emit(Batch::Single(Move::new(from, ep, MoveKind::EnPassant)));
+                }
+            }
+        }
+    }
+
+    fn generate_castles(&self, king: Square, emit: &mut impl FnMut(Batch)) {
+        let us = self.turn;
+        let them = !us;
+        let occupied = self.occupied();
+        let back: u8 = us.fold(0, 7);
+        for kingside in [true, false] {
+            if !self.castling.has(us, kingside) {
+                continue;
+            }
+            // Rights imply king and rook on their home squares (kept so by
+            // FEN validation and by clearing rights when either moves or is
+            // captured).
+            let (rook_file, king_to_file, rook_to_file): (u8, u8, u8) =
+                if kingside { (7, 6, 5) } else { (0, 2, 3) };
+            let square = |file| Square::new(back * 8 + file);
+            let rook = square(rook_file);
+            let king_to = square(king_to_file);
+            let rook_to = square(rook_to_file);
+            if (between(king, rook) & occupied).any() {
+                continue;
+            }
+            // The king may not pass through or land on an attacked square
+            // (it is not in check: the caller checked).
+            if self.is_attacked(rook_to, them, occupied)
+                || self.is_attacked(king_to, them, occupied)
+            {
+                continue;
+            }
+            emit(Batch::Single(Move::new(king, king_to, MoveKind::Castle)));
+        }
+    }
+}
+
+#[inline]
+fn expand(batch: Batch, list: &mut MoveList) {
+    match batch {
+        Batch::Targets(from, to) => {
+            for to in to {
+                list.push(Move::normal(from, to));
+            }
+        }
+        Batch::Promotions(from, to) => {
+            for to in to {
+                for role in Role::PROMOTIONS {
+                    list.push(Move::new(from, to, MoveKind::Promotion(role)));
+                }
+            }
+        }
+        Batch::Single(mv) => list.push(mv),
+    }
+}

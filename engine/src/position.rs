@@ -1,0 +1,432 @@
+//! The position: piece placement, side to move, castling rights, en passant
+//! and move counters, with an incrementally updated Zobrist hash.
+//!
+//! Moves are applied by copy-make: `Position` is 88 bytes of plain data, so a
+//! search copies it and plays the move on the copy instead of keeping undo
+//! information. Nothing to undo means nothing to get wrong, and the copy is a
+//! few vector stores.
+
+use std::fmt;
+
+use thiserror::Error;
+
+use crate::attacks::{bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks};
+use crate::bitboard::Bitboard;
+use crate::moves::{Move, MoveKind};
+use crate::types::{Color, Piece, Role, Square};
+use crate::zobrist;
+
+/// Castling rights as four bits.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub struct CastlingRights(pub(crate) u8);
+
+impl CastlingRights {
+    pub const WHITE_KINGSIDE: u8 = 1;
+    pub const WHITE_QUEENSIDE: u8 = 2;
+    pub const BLACK_KINGSIDE: u8 = 4;
+    pub const BLACK_QUEENSIDE: u8 = 8;
+    pub const NONE: CastlingRights = CastlingRights(0);
+    pub const ALL: CastlingRights = CastlingRights(15);
+
+    pub const fn bits(self) -> u8 {
+        self.0
+    }
+
+    pub const fn has(self, color: Color, kingside: bool) -> bool {
+        self.0 & Self::bit(color, kingside) != 0
+    }
+
+    pub const fn bit(color: Color, kingside: bool) -> u8 {
+        match (color, kingside) {
+            (Color::White, true) => Self::WHITE_KINGSIDE,
+            (Color::White, false) => Self::WHITE_QUEENSIDE,
+            (Color::Black, true) => Self::BLACK_KINGSIDE,
+            (Color::Black, false) => Self::BLACK_QUEENSIDE,
+        }
+    }
+}
+
+/// Which castling rights survive a move touching a square: moving from or
+/// capturing on a king's or rook's home square removes the matching rights.
+const fn castling_keep_masks() -> [u8; 64] {
+    let mut masks = [15u8; 64];
+    masks[Square::E1.index()] =
+        15 & !(CastlingRights::WHITE_KINGSIDE | CastlingRights::WHITE_QUEENSIDE);
+    masks[Square::H1.index()] = 15 & !CastlingRights::WHITE_KINGSIDE;
+    masks[Square::A1.index()] = 15 & !CastlingRights::WHITE_QUEENSIDE;
+    masks[Square::E8.index()] =
+        15 & !(CastlingRights::BLACK_KINGSIDE | CastlingRights::BLACK_QUEENSIDE);
+    masks[Square::H8.index()] = 15 & !CastlingRights::BLACK_KINGSIDE;
+    masks[Square::A8.index()] = 15 & !CastlingRights::BLACK_QUEENSIDE;
+    masks
+}
+
+static CASTLING_KEEP: [u8; 64] = castling_keep_masks();
+
+/// A move that is not legal in the position it was offered to.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("illegal move {mv} in {fen}")]
+pub struct IllegalMoveError {
+    pub mv: Move,
+    pub fen: String,
+}
+
+/// A UCI move string that is malformed or not legal here.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum UciMoveError {
+    #[error("not a UCI move: {0:?}")]
+    Syntax(String),
+    #[error("illegal move: {0}")]
+    Illegal(String),
+}
+
+#[derive(Clone, PartialEq, Eq)]
+pub struct Position {
+    pub(crate) by_color: [Bitboard; 2],
+    pub(crate) by_role: [Bitboard; 6],
+    pub(crate) turn: Color,
+    pub(crate) castling: CastlingRights,
+    /// Set only when the side to move has a legal en-passant capture, so that
+    /// the hash and FEN of equal positions are equal (FIDE repetition rule).
+    pub(crate) ep_square: Option<Square>,
+    pub(crate) halfmove_clock: u32,
+    pub(crate) fullmove_number: u32,
+    pub(crate) hash: u64,
+}
+
+impl Default for Position {
+    fn default() -> Position {
+        Position::startpos()
+    }
+}
+
+impl Position {
+    /// The standard starting position.
+    pub fn startpos() -> Position {
+        Position::from_fen(crate::fen::STARTPOS).expect("the start position is valid")
+    }
+
+    /// An empty board, for building positions piece by piece (FEN parsing).
+    pub(crate) fn empty() -> Position {
+        Position {
+            by_color: [Bitboard::EMPTY; 2],
+            by_role: [Bitboard::EMPTY; 6],
+            turn: Color::White,
+            castling: CastlingRights::NONE,
+            ep_square: None,
+            halfmove_clock: 0,
+            fullmove_number: 1,
+            hash: 0,
+        }
+    }
+
+    #[inline]
+    pub fn turn(&self) -> Color {
+        self.turn
+    }
+
+    #[inline]
+    pub fn castling_rights(&self) -> CastlingRights {
+        self.castling
+    }
+
+    /// The en-passant target square, if a legal en-passant capture exists.
+    #[inline]
+    pub fn ep_square(&self) -> Option<Square> {
+        self.ep_square
+    }
+
+    /// Half-moves since the last capture or pawn move (fifty-move rule).
+    #[inline]
+    pub fn halfmove_clock(&self) -> u32 {
+        self.halfmove_clock
+    }
+
+    #[inline]
+    pub fn fullmove_number(&self) -> u32 {
+        self.fullmove_number
+    }
+
+    /// Zobrist hash of the position (placement, side, castling, en passant).
+    #[inline]
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    #[inline]
+    pub fn occupied(&self) -> Bitboard {
+        self.by_color[0] | self.by_color[1]
+    }
+
+    #[inline]
+    pub fn by_color(&self, color: Color) -> Bitboard {
+        self.by_color[color.index()]
+    }
+
+    #[inline]
+    pub fn by_role(&self, role: Role) -> Bitboard {
+        self.by_role[role.index()]
+    }
+
+    #[inline]
+    pub fn pieces(&self, color: Color, role: Role) -> Bitboard {
+        self.by_color[color.index()] & self.by_role[role.index()]
+    }
+
+    #[inline]
+    pub fn king(&self, color: Color) -> Square {
+        // Every Position holds exactly one king per colour (FEN validation
+        // guarantees it and legal moves never capture a king).
+        self.pieces(color, Role::King).first().unwrap_or(Square::A1)
+    }
+
+    #[inline]
+    pub fn role_at(&self, sq: Square) -> Option<Role> {
+        if !self.occupied().contains(sq) {
+            return None;
+        }
+        Role::ALL
+            .into_iter()
+            .find(|role| self.by_role[role.index()].contains(sq))
+    }
+
+    #[inline]
+    pub fn color_at(&self, sq: Square) -> Option<Color> {
+        if self.by_color[0].contains(sq) {
+            Some(Color::White)
+        } else if self.by_color[1].contains(sq) {
+            Some(Color::Black)
+        } else {
+            None
+        }
+    }
+
+    pub fn piece_at(&self, sq: Square) -> Option<Piece> {
+        Some(Piece::new(self.color_at(sq)?, self.role_at(sq)?))
+    }
+
+    /// Pieces of both colours attacking `sq`, with `occupied` as blockers.
+    #[inline]
+    pub fn attackers_to(&self, sq: Square, occupied: Bitboard) -> Bitboard {
+        let rooks = self.by_role(Role::Rook) | self.by_role(Role::Queen);
+        let bishops = self.by_role(Role::Bishop) | self.by_role(Role::Queen);
+        (pawn_attacks(Color::White, sq) & self.pieces(Color::Black, Role::Pawn))
+            | (pawn_attacks(Color::Black, sq) & self.pieces(Color::White, Role::Pawn))
+            | (knight_attacks(sq) & self.by_role(Role::Knight))
+            | (king_attacks(sq) & self.by_role(Role::King))
+            | (rook_attacks(sq, occupied) & rooks)
+            | (bishop_attacks(sq, occupied) & bishops)
+    }
+
+    /// Is `sq` attacked by any piece of `by`, with `occupied` as blockers?
+    #[inline]
+    pub fn is_attacked(&self, sq: Square, by: Color, occupied: Bitboard) -> bool {
+        (self.attackers_to(sq, occupied) & self.by_color(by)).any()
+    }
+
+    /// Enemy pieces giving check to the side to move.
+    #[inline]
+    pub fn checkers(&self) -> Bitboard {
+        let king = self.king(self.turn);
+        self.attackers_to(king, self.occupied()) & self.by_color(!self.turn)
+    }
+
+    #[inline]
+    pub fn is_check(&self) -> bool {
+        self.checkers().any()
+    }
+
+    #[inline]
+    pub(crate) fn put(&mut self, piece: Piece, sq: Square) {
+        let bb = Bitboard::from_square(sq);
+        self.by_color[piece.color.index()] |= bb;
+        self.by_role[piece.role.index()] |= bb;
+        self.hash ^= zobrist::piece(piece.color, piece.role, sq);
+    }
+
+    #[inline]
+    fn remove(&mut self, piece: Piece, sq: Square) {
+        let bb = Bitboard::from_square(sq);
+        self.by_color[piece.color.index()] ^= bb;
+        self.by_role[piece.role.index()] ^= bb;
+        self.hash ^= zobrist::piece(piece.color, piece.role, sq);
+    }
+
+    /// Plays `mv`, which must be legal in this position (from
+    /// [`Position::legal_moves`]); the hot path of search and perft.
+    /// Use [`Position::play`] for moves from outside.
+    pub fn play_unchecked(&mut self, mv: Move) {
+        let us = self.turn;
+        let them = !us;
+        let from = mv.from();
+        let to = mv.to();
+        let moved = self.role_at(from).unwrap_or(Role::Pawn);
+
+        if let Some(ep) = self.ep_square.take() {
+            self.hash ^= zobrist::en_passant(ep);
+        }
+        self.halfmove_clock += 1;
+
+        match mv.kind() {
+            MoveKind::Normal | MoveKind::Promotion(_) => {
+                if let Some(captured) = self.role_at(to) {
+                    self.remove(Piece::new(them, captured), to);
+                    self.halfmove_clock = 0;
+                }
+                self.remove(Piece::new(us, moved), from);
+                let placed = mv.promotion().unwrap_or(moved);
+                self.put(Piece::new(us, placed), to);
+                if moved == Role::Pawn {
+                    self.halfmove_clock = 0;
+                }
+            }
+            MoveKind::EnPassant => {
+                let captured_sq = Square::from_coords(to.file(), from.rank()).unwrap_or(to);
+                self.remove(Piece::new(them, Role::Pawn), captured_sq);
+                self.remove(Piece::new(us, Role::Pawn), from);
+                self.put(Piece::new(us, Role::Pawn), to);
+                self.halfmove_clock = 0;
+            }
+            MoveKind::Castle => {
+                let rank = from.rank();
+                let (rook_from, rook_to) = if to.file() == 6 { (7, 5) } else { (0, 3) };
+                let rook_from = Square::from_coords(rook_from, rank).unwrap_or(from);
+                let rook_to = Square::from_coords(rook_to, rank).unwrap_or(from);
+                self.remove(Piece::new(us, Role::King), from);
+                self.remove(Piece::new(us, Role::Rook), rook_from);
+                self.put(Piece::new(us, Role::King), to);
+                self.put(Piece::new(us, Role::Rook), rook_to);
+            }
+        }
+
+        let rights = self.castling.0 & CASTLING_KEEP[from.index()] & CASTLING_KEEP[to.index()];
+        if rights != self.castling.0 {
+            self.hash ^= zobrist::castling(self.castling.0) ^ zobrist::castling(rights);
+            self.castling = CastlingRights(rights);
+        }
+
+        if us == Color::Black {
+            self.fullmove_number += 1;
+        }
+        self.turn = them;
+        self.hash ^= zobrist::black_to_move();
+
+        if moved == Role::Pawn && from.rank().abs_diff(to.rank()) == 2 {
+            let ep =
+                Square::from_coords(from.file(), (from.rank() + to.rank()) / 2).unwrap_or(from);
+            self.set_ep_if_capturable(ep);
+        }
+    }
+
+    /// Records `ep` as the en-passant square if the side to move has a legal
+    /// capture onto it. A pseudo-legal capture is not enough: a pawn pinned
+    /// to its king, or an en-passant capture that would uncover a rank attack
+    /// on the king once both pawns leave the rank, does not count (FIDE 9.2:
+    /// positions are equal when the same moves are possible).
+    pub(crate) fn set_ep_if_capturable(&mut self, ep: Square) {
+        let us = self.turn;
+        let them = !us;
+        let candidates = pawn_attacks(them, ep) & self.pieces(us, Role::Pawn);
+        if candidates.is_empty() {
+            return;
+        }
+        let pushed = match ep.offset(0, us.fold(-1, 1)) {
+            Some(sq) => sq,
+            None => return,
+        };
+        let king = self.king(us);
+        for from in candidates {
+            let occupied =
+                (self.occupied() ^ Bitboard::from_square(from) ^ Bitboard::from_square(pushed))
+                    | Bitboard::from_square(ep);
+            let attackers = self.attackers_to(king, occupied)
+                & self.by_color(them)
+                & !Bitboard::from_square(pushed);
+            if attackers.is_empty() {
+                self.ep_square = Some(ep);
+                self.hash ^= zobrist::en_passant(ep);
+                return;
+            }
+        }
+    }
+
+    /// Plays `mv` if it is legal here, returning the new position.
+    pub fn play(&self, mv: Move) -> Result<Position, IllegalMoveError> {
+        if !self.is_legal(mv) {
+            return Err(IllegalMoveError {
+                mv,
+                fen: self.to_fen(),
+            });
+        }
+        let mut next = self.clone();
+        next.play_unchecked(mv);
+        Ok(next)
+    }
+
+    /// Is `mv` one of the legal moves here?
+    pub fn is_legal(&self, mv: Move) -> bool {
+        !mv.is_none() && self.legal_moves().contains(&mv)
+    }
+
+    /// Finds the legal move written in UCI notation (`e2e4`, `e7e8q`, `e1g1`).
+    pub fn parse_uci(&self, text: &str) -> Result<Move, UciMoveError> {
+        let syntax = || UciMoveError::Syntax(text.chars().take(16).collect());
+        if !text.is_ascii() || !(4..=5).contains(&text.len()) {
+            return Err(syntax());
+        }
+        let from = Square::from_name(&text[0..2]).ok_or_else(syntax)?;
+        let to = Square::from_name(&text[2..4]).ok_or_else(syntax)?;
+        let promotion = match text.as_bytes().get(4) {
+            None => None,
+            Some(&c) => match Role::from_char(c as char) {
+                Some(role) if c.is_ascii_lowercase() && Role::PROMOTIONS.contains(&role) => {
+                    Some(role)
+                }
+                _ => return Err(syntax()),
+            },
+        };
+        self.legal_moves()
+            .into_iter()
+            .find(|m| m.from() == from && m.to() == to && m.promotion() == promotion)
+            .ok_or_else(|| UciMoveError::Illegal(text.to_string()))
+    }
+
+    /// Recomputes the hash from scratch (for checking the incremental one).
+    pub fn compute_hash(&self) -> u64 {
+        let mut hash = 0;
+        for sq in self.occupied() {
+            if let Some(piece) = self.piece_at(sq) {
+                hash ^= zobrist::piece(piece.color, piece.role, sq);
+            }
+        }
+        hash ^= zobrist::castling(self.castling.0);
+        if let Some(ep) = self.ep_square {
+            hash ^= zobrist::en_passant(ep);
+        }
+        if self.turn == Color::Black {
+            hash ^= zobrist::black_to_move();
+        }
+        hash
+    }
+}
+
+impl fmt::Debug for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Position({})", self.to_fen())
+    }
+}
+
+impl fmt::Display for Position {
+    /// The board as text, rank 8 on top, then the FEN.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for rank in (0..8).rev() {
+            for file in 0..8 {
+                let sq = Square::new(rank * 8 + file);
+                let c = self.piece_at(sq).map_or('.', Piece::fen_char);
+                write!(f, "{c}")?;
+            }
+            writeln!(f)?;
+        }
+        write!(f, "{}", self.to_fen())
+    }
+}

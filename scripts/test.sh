@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Runs every test of the project. Installs what the tests need when missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== unit and integration tests (debug)"
+cargo test --workspace
+
+echo "== deep perft (release)"
+cargo test --release -p rookery-engine --test perft -- --ignored
