@@ -11,7 +11,10 @@
 //! - [`fen`]: FEN parsing and writing.
 //! - [`moves`]: the packed move type and UCI spelling.
 //! - [`perft`]: move-tree counting, for proofs and benchmarks.
+//! - [`level`]: the difficulty levels shared by UCI and the server.
+//! - [`ai`]: the computer player's entry point for hosts.
 
+pub mod ai;
 pub mod attacks;
 pub mod bitboard;
 pub mod fen;
@@ -19,6 +22,7 @@ pub mod fen;
 /// build script alone uses some of it.
 #[allow(dead_code)]
 mod geometry;
+pub mod level;
 pub mod movegen;
 pub mod moves;
 pub mod perft;
