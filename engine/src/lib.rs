@@ -10,6 +10,7 @@
 //! - [`movegen`]: fully legal move generation.
 //! - [`fen`]: FEN parsing and writing.
 //! - [`moves`]: the packed move type and UCI spelling.
+//! - [`san`]: Standard Algebraic Notation, and insufficient material.
 //! - [`perft`]: move-tree counting, for proofs and benchmarks.
 //! - [`level`]: the difficulty levels shared by UCI and the server.
 //! - [`ai`]: the computer player's entry point for hosts.
@@ -27,6 +28,7 @@ pub mod movegen;
 pub mod moves;
 pub mod perft;
 pub mod position;
+pub mod san;
 pub mod types;
 mod zobrist;
 
@@ -35,4 +37,5 @@ pub use fen::FenError;
 pub use movegen::MoveList;
 pub use moves::{Move, MoveKind};
 pub use position::{CastlingRights, IllegalMoveError, Position, UciMoveError};
+pub use san::SanError;
 pub use types::{Color, Piece, Role, Square};
