@@ -9,6 +9,7 @@
 //! - [`position`]: the position, copy-make move application, Zobrist hashing.
 //! - [`movegen`]: fully legal move generation.
 //! - [`fen`]: FEN parsing and writing.
+//! - [`game`]: a game's history, repetitions and automatic endings.
 //! - [`moves`]: the packed move type and UCI spelling.
 //! - [`san`]: Standard Algebraic Notation, and insufficient material.
 //! - [`perft`]: move-tree counting, for proofs and benchmarks.
@@ -19,6 +20,7 @@ pub mod ai;
 pub mod attacks;
 pub mod bitboard;
 pub mod fen;
+pub mod game;
 /// Geometry shared with the build script (see its header comment); the
 /// build script alone uses some of it.
 #[allow(dead_code)]
@@ -34,6 +36,7 @@ mod zobrist;
 
 pub use bitboard::Bitboard;
 pub use fen::FenError;
+pub use game::{Game, Outcome, Termination};
 pub use movegen::MoveList;
 pub use moves::{Move, MoveKind};
 pub use position::{CastlingRights, IllegalMoveError, Position, UciMoveError};
