@@ -12,6 +12,7 @@
 //! - [`game`]: a game's history, repetitions and automatic endings.
 //! - [`moves`]: the packed move type and UCI spelling.
 //! - [`san`]: Standard Algebraic Notation, and insufficient material.
+//! - [`pgn`]: PGN export and import of whole games.
 //! - [`perft`]: move-tree counting, for proofs and benchmarks.
 //! - [`level`]: the difficulty levels shared by UCI and the server.
 //! - [`ai`]: the computer player's entry point for hosts.
@@ -29,6 +30,7 @@ pub mod level;
 pub mod movegen;
 pub mod moves;
 pub mod perft;
+pub mod pgn;
 pub mod position;
 pub mod san;
 pub mod types;
@@ -39,6 +41,7 @@ pub use fen::FenError;
 pub use game::{Game, Outcome, Termination};
 pub use movegen::MoveList;
 pub use moves::{Move, MoveKind};
+pub use pgn::{read_pgn, write_pgn, PgnError, PgnGame};
 pub use position::{CastlingRights, IllegalMoveError, Position, UciMoveError};
 pub use san::SanError;
 pub use types::{Color, Piece, Role, Square};
