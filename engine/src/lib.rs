@@ -14,6 +14,7 @@
 //! - [`san`]: Standard Algebraic Notation, and insufficient material.
 //! - [`pgn`]: PGN export and import of whole games.
 //! - [`perft`]: move-tree counting, for proofs and benchmarks.
+//! - [`uci`]: the UCI shell behind the `rookery-engine` binary.
 //! - [`level`]: the difficulty levels shared by UCI and the server.
 //! - [`ai`]: the computer player's entry point for hosts.
 
@@ -34,6 +35,7 @@ pub mod pgn;
 pub mod position;
 pub mod san;
 pub mod types;
+pub mod uci;
 mod zobrist;
 
 pub use bitboard::Bitboard;
