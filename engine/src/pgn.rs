@@ -42,13 +42,18 @@ const LINE_WIDTH: usize = 80;
 
 /// Writes `game` as PGN. `tags` supplies the roster (missing ones get the
 /// standard's placeholders `?` and `????.??.??`) and any further tags, in
-/// the order given; `result` is `1-0`, `0-1`, `1/2-1/2` or `*`.
+/// the order given; `result` is `1-0`, `0-1`, `1/2-1/2` or `*` (anything
+/// else is written as `*`, so the output is always readable PGN).
 pub fn write_pgn(
     tags: &[(String, String)],
     game: &Game,
     result: &str,
     termination: Option<&str>,
 ) -> String {
+    let result = match result {
+        "1-0" | "0-1" | "1/2-1/2" => result,
+        _ => "*",
+    };
     let mut pgn = String::new();
     let mut tag = |name: &str, value: &str| {
         // Writing to a String cannot fail.
