@@ -2,7 +2,7 @@
 //! `listening on` line and serves until SIGINT or SIGTERM. Everything else
 //! is in the library (`rookery_server::App`).
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 
 use anyhow::Context;
 use clap::Parser;
@@ -20,6 +20,7 @@ async fn main() -> anyhow::Result<()> {
             EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
         )
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .init();
 
     let listener = TcpListener::bind(&config.addr)
