@@ -1,0 +1,92 @@
+//! A quick load measurement on loopback, not a test: it prints numbers and
+//! asserts only correctness. Run it in release mode:
+//!
+//!     cargo test --release -p rookery-server --test load -- --ignored --nocapture
+//!
+//! - moves/s: many games at once, each move a durable (fsynced) HTTP request;
+//! - WebSocket fan-out: how long one move takes to reach every spectator.
+
+mod support;
+
+use std::time::Instant;
+
+use serde_json::json;
+use support::*;
+
+const LINE: [&str; 16] = [
+    "e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6", "b5a4", "g8f6", "e1g1", "f8e7", "f1e1", "b7b5",
+    "a4b3", "d7d6", "c2c3", "e8g8",
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement: run explicitly in release mode"]
+async fn measure_moves_per_second_and_fan_out() {
+    let db = TestDb::new();
+    let server = TestServer::start(test_config(&db)).await;
+
+    // Moves per second: 32 games, each driven by its own client.
+    let games = 32;
+    let mut seated = Vec::new();
+    for _ in 0..games {
+        seated.push(server.human_game(json!({})).await);
+    }
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for (id, white, black) in seated {
+        let base = server.url("");
+        tasks.push(tokio::spawn(async move {
+            let http = reqwest::Client::new();
+            for (ply, uci) in LINE.iter().enumerate() {
+                let token = if ply % 2 == 0 { &white } else { &black };
+                let response = http
+                    .post(format!("{base}/api/games/{id}/move"))
+                    .bearer_auth(token)
+                    .json(&json!({ "uci": uci }))
+                    .send()
+                    .await
+                    .expect("move");
+                assert_eq!(response.status().as_u16(), 200);
+            }
+        }));
+    }
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let elapsed = started.elapsed();
+    let total = games * LINE.len();
+    println!(
+        "moves: {total} durable HTTP moves in {:.2} s = {:.0} moves/s ({games} games at once)",
+        elapsed.as_secs_f64(),
+        total as f64 / elapsed.as_secs_f64()
+    );
+
+    // Fan-out: 500 spectators on one game.
+    let (id, white, black) = server.human_game(json!({})).await;
+    let mut watchers = Vec::new();
+    for _ in 0..500 {
+        let mut ws = WsClient::connect(&server, &id, None).await;
+        ws.next_state().await;
+        watchers.push(ws);
+    }
+    // Drain the spectator-count updates the later connections caused (the
+    // last one saw 500 in its first state).
+    for ws in &mut watchers[..499] {
+        ws.state_where("the last count", |s| s["spectators"] == 500)
+            .await;
+    }
+    for (ply, uci) in LINE[..6].iter().enumerate() {
+        let token = if ply % 2 == 0 { &white } else { &black };
+        let started = Instant::now();
+        server.play(&id, token, uci).await;
+        for ws in &mut watchers {
+            ws.state_where("the move", |s| moves(s).len() == ply + 1)
+                .await;
+        }
+        println!(
+            "fan-out: move {} reached 500 spectators in {:.1} ms (move request included)",
+            ply + 1,
+            started.elapsed().as_secs_f64() * 1000.0
+        );
+    }
+    server.stop().await;
+}
