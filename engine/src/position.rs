@@ -5,6 +5,13 @@
 //! search copies it and plays the move on the copy instead of keeping undo
 //! information. Nothing to undo means nothing to get wrong, and the copy is a
 //! few vector stores.
+//!
+//! Measured (`cargo bench -p rookery-engine --bench perft`): a copy costs
+//! about 5 ns and the move itself about 10 ns, while perft with bulk counting
+//! copies at only 3.6% of its leaf count (interior nodes), so copying is
+//! about 6% of perft time: the most make/unmake could save, before paying
+//! for its own undo step. Search copies at every node but spends far more
+//! per node on evaluation and ordering than on the 88-byte copy.
 
 use std::fmt;
 
