@@ -36,6 +36,8 @@ pub enum FenError {
     TooManyPieces(Color),
     #[error("the side not to move is in check")]
     OppositeCheck,
+    #[error("the side to move is in a check no legal move could give")]
+    ImpossibleCheck,
 }
 
 impl Position {
@@ -69,6 +71,9 @@ impl Position {
         let them = !pos.turn;
         if pos.is_attacked(pos.king(them), pos.turn, pos.occupied()) {
             return Err(FenError::OppositeCheck);
+        }
+        if is_impossible_check(&pos) {
+            return Err(FenError::ImpossibleCheck);
         }
 
         pos.castling = parse_castling(&pos, fields[2])?;
@@ -243,6 +248,27 @@ fn parse_en_passant(pos: &Position, text: &str) -> Result<Square, FenError> {
     Ok(sq)
 }
 
+/// A move gives at most two checks: one by the moved piece and one it
+/// discovers, and a discovered check always comes from a slider. Two
+/// checkers on one line through the king cannot arise either: neither piece
+/// could have been blocking the other's ray. (The move generator would cope
+/// with such positions; refusing them keeps FENs to reachable positions.)
+fn is_impossible_check(pos: &Position) -> bool {
+    let checkers = pos.checkers();
+    if checkers.count() > 2 {
+        return true;
+    }
+    if !checkers.more_than_one() {
+        return false;
+    }
+    let sliders = pos.by_role(Role::Bishop) | pos.by_role(Role::Rook) | pos.by_role(Role::Queen);
+    let mut pair = checkers;
+    let (Some(a), Some(b)) = (pair.next(), pair.next()) else {
+        return false;
+    };
+    (checkers & sliders).is_empty() || crate::attacks::line(a, b).contains(pos.king(pos.turn))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -269,6 +295,13 @@ mod tests {
     }
 
     #[test]
+    fn accepts_possible_double_checks() {
+        // Knight check plus a discovered rook check (after Nd3+ from e5, say).
+        assert!(Position::from_fen("4k3/8/8/8/8/3n4/8/4K2r w - - 0 1").is_ok());
+        assert!(Position::from_fen("4k3/8/8/8/1b6/3n4/8/4K3 w - - 0 1").is_ok());
+    }
+
+    #[test]
     fn rejects_impossible_positions() {
         let cases = [
             ("", FenError::FieldCount(0)),
@@ -279,6 +312,16 @@ mod tests {
             ),
             ("4k3/8/8/8/8/8/8/P3K3 w - - 0 1", FenError::PawnsOnBackRank),
             ("4k3/8/8/8/8/8/4Q3/4K3 w - - 0 1", FenError::OppositeCheck),
+            // Three checkers; two knights; two rooks on one line.
+            (
+                "4k3/8/8/8/8/3n1n2/4q3/4K3 w - - 0 1",
+                FenError::ImpossibleCheck,
+            ),
+            (
+                "4k3/8/8/8/8/3n1n2/8/4K3 w - - 0 1",
+                FenError::ImpossibleCheck,
+            ),
+            ("4k3/8/8/8/8/8/8/r3K2r w - - 0 1", FenError::ImpossibleCheck),
         ];
         for (fen, expected) in cases {
             assert_eq!(Position::from_fen(fen), Err(expected), "{fen}");
