@@ -94,6 +94,9 @@ impl Position {
         pos.hash = pos.compute_hash();
         if fields[3] != "-" {
             let ep = parse_en_passant(&pos, fields[3])?;
+            if !check_explained_by_double_step(&pos, ep) {
+                return Err(FenError::ImpossibleCheck);
+            }
             pos.set_ep_if_capturable(ep);
         }
         Ok(pos)
@@ -248,6 +251,21 @@ fn parse_en_passant(pos: &Position, text: &str) -> Result<Square, FenError> {
     Ok(sq)
 }
 
+/// An en-passant square says the last move was a pawn's double step, so
+/// any check on the side to move must come from that move: the pawn itself,
+/// or a slider whose line to the king ran through the square the pawn left.
+/// (A line through the square it skipped was open before the move too.)
+fn check_explained_by_double_step(pos: &Position, ep: Square) -> bool {
+    let us = pos.turn;
+    let (Some(pushed), Some(origin)) = (ep.offset(0, us.fold(-1, 1)), ep.offset(0, us.fold(1, -1)))
+    else {
+        return false;
+    };
+    let king = pos.king(us);
+    pos.checkers()
+        .all(|checker| checker == pushed || crate::attacks::between(king, checker).contains(origin))
+}
+
 /// A move gives at most two checks: one by the moved piece and one it
 /// discovers, and a discovered check always comes from a slider. Two
 /// checkers on one line through the king cannot arise either: neither piece
@@ -299,6 +317,17 @@ mod tests {
         // Knight check plus a discovered rook check (after Nd3+ from e5, say).
         assert!(Position::from_fen("4k3/8/8/8/8/3n4/8/4K2r w - - 0 1").is_ok());
         assert!(Position::from_fen("4k3/8/8/8/1b6/3n4/8/4K3 w - - 0 1").is_ok());
+    }
+
+    #[test]
+    fn en_passant_square_must_explain_the_check() {
+        // After c2-c4 the bishop on a1 cannot have been checking through c3.
+        let fen = "8/8/1p3k2/3r1P2/1pP2N2/n6p/8/B6K b - c3 0 1";
+        assert_eq!(Position::from_fen(fen), Err(FenError::ImpossibleCheck));
+        // A check discovered through c2, or given by the pawn, is fine.
+        assert!(Position::from_fen("8/8/8/8/1pP5/8/8/K1R1k3 b - c3 0 1").is_err());
+        assert!(Position::from_fen("8/8/8/8/1pP5/8/R3k3/K7 b - c3 0 1").is_ok());
+        assert!(Position::from_fen("8/8/8/3k4/1pP5/8/8/K7 b - c3 0 1").is_ok());
     }
 
     #[test]
