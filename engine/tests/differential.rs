@@ -118,6 +118,17 @@ fn compare(ours: &Position, theirs: &Chess, seen: &mut Seen) {
     assert_eq!(our_set, their_set, "legal moves at {fen}");
     assert_eq!(our_moves.len(), our_set.len(), "duplicate moves at {fen}");
     assert_eq!(ours.count_legal_moves() as usize, our_moves.len());
+    // The capture generator (quiescence search) yields exactly the captures,
+    // en-passant captures and promotions among the legal moves.
+    let captures: BTreeSet<String> = ours.legal_captures().iter().map(|m| m.to_uci()).collect();
+    let expected: BTreeSet<String> = our_moves
+        .iter()
+        .filter(|m| {
+            m.is_en_passant() || m.promotion().is_some() || ours.occupied().contains(m.to())
+        })
+        .map(|m| m.to_uci())
+        .collect();
+    assert_eq!(captures, expected, "captures at {fen}");
 
     assert_eq!(ours.is_check(), theirs.is_check(), "check at {fen}");
     let mate = ours.is_check() && our_moves.is_empty();
