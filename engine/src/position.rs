@@ -228,7 +228,16 @@ impl Position {
     /// Is `sq` attacked by any piece of `by`, with `occupied` as blockers?
     #[inline]
     pub fn is_attacked(&self, sq: Square, by: Color, occupied: Bitboard) -> bool {
-        (self.attackers_to(sq, occupied) & self.by_color(by)).any()
+        // Cheapest tests first, and stop at the first attacker: the move
+        // generator asks this for every square the king might step to.
+        let theirs = self.by_color(by);
+        let rooks = (self.by_role(Role::Rook) | self.by_role(Role::Queen)) & theirs;
+        let bishops = (self.by_role(Role::Bishop) | self.by_role(Role::Queen)) & theirs;
+        (pawn_attacks(!by, sq) & self.by_role(Role::Pawn) & theirs).any()
+            || (knight_attacks(sq) & self.by_role(Role::Knight) & theirs).any()
+            || (king_attacks(sq) & self.by_role(Role::King) & theirs).any()
+            || (rooks.any() && (rook_attacks(sq, occupied) & rooks).any())
+            || (bishops.any() && (bishop_attacks(sq, occupied) & bishops).any())
     }
 
     /// Enemy pieces giving check to the side to move.
