@@ -112,7 +112,7 @@ impl Position {
         let theirs = self.by_color(them);
         let occupied = ours | theirs;
         let king = self.king(us);
-        let checkers = self.attackers_to(king, occupied) & theirs;
+        let checkers = self.checkers_of(us, king, occupied);
         let targets = if CAPTURES_ONLY { theirs } else { !ours };
 
         // King moves: test each target with the king lifted off the board.
