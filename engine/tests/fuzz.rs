@@ -14,7 +14,7 @@ use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Position as _};
 
 use rookery_engine::pgn::{read_pgn, write_pgn};
-use rookery_engine::uci::Command;
+use rookery_engine::uci::{Command, Output, UciShell};
 use rookery_engine::{Game, Position};
 
 struct Rng(u64);
@@ -53,6 +53,15 @@ fn random_string(rng: &mut Rng, max_len: usize) -> String {
         }
     }
     s
+}
+
+/// Raw random bytes, made into a string the way a server would read an
+/// untrusted body (invalid UTF-8 becomes U+FFFD).
+fn random_bytes(rng: &mut Rng, max_len: usize) -> String {
+    let bytes: Vec<u8> = (0..rng.below(max_len + 1))
+        .map(|_| rng.next() as u8)
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 /// Random edits: replace a character by one of its kind (a piece letter by
@@ -168,7 +177,9 @@ fn fen_reader_never_panics() {
     let mut rng = Rng(1);
     let mut accepted = 0;
     for i in 0..20_000 {
-        let text = if i % 4 == 0 {
+        let text = if i % 8 == 0 {
+            random_bytes(&mut rng, 90)
+        } else if i % 4 == 0 {
             random_string(&mut rng, 90)
         } else {
             {
@@ -193,6 +204,7 @@ fn san_and_uci_readers_never_panic() {
     for i in 0..50_000 {
         let pos = &positions[rng.below(positions.len())];
         let text = match i % 3 {
+            0 if i % 2 == 0 => random_bytes(&mut rng, 8),
             0 => random_string(&mut rng, 10),
             1 => {
                 let san = rng.pick(&SANS);
@@ -223,7 +235,9 @@ fn pgn_reader_never_panics() {
     assert!(check_pgn(PGN));
     let mut accepted = 0;
     for i in 0..5_000 {
-        let text = if i % 5 == 0 {
+        let text = if i % 10 == 0 {
+            random_bytes(&mut rng, 300)
+        } else if i % 5 == 0 {
             random_string(&mut rng, 300)
         } else {
             mutate(&mut rng, PGN)
@@ -246,9 +260,27 @@ fn uci_command_parser_never_panics() {
     ];
     for _ in 0..20_000 {
         let line = rng.pick(&lines);
-        let line = mutate(&mut rng, line);
+        let line = if rng.below(4) == 0 {
+            random_bytes(&mut rng, 40)
+        } else {
+            mutate(&mut rng, line)
+        };
         let _ = Command::parse(&line);
     }
+    // The shell itself survives mutated commands (deep perft aside: that
+    // is a long computation, not a failure).
+    let mut shell = UciShell::new(Output::new(std::io::sink()));
+    for _ in 0..2_000 {
+        let line = rng.pick(&lines);
+        let line = mutate(&mut rng, line);
+        let command = Command::parse(&line);
+        if matches!(&command, Command::Go(limits) if limits.perft.is_some_and(|d| d > 3)) {
+            continue;
+        }
+        shell.handle(command);
+    }
+    shell.handle(Command::Quit);
+
     // A game fed arbitrary UCI move strings changes only on legal moves.
     let mut game = Game::default();
     for _ in 0..5_000 {
