@@ -30,6 +30,9 @@ pub enum ApiError {
     Forbidden(String),
     #[error("{0}")]
     NotFound(String),
+    /// The path exists but not with this method (an addition to the table).
+    #[error("this method is not allowed here")]
+    MethodNotAllowed,
     #[error("it is not your turn")]
     NotYourTurn(String),
     #[error("the game is over")]
@@ -69,6 +72,7 @@ impl ApiError {
             ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::NotYourTurn(_)
             | ApiError::GameOver
             | ApiError::SeatTaken
@@ -87,6 +91,7 @@ impl ApiError {
             ApiError::Unauthorized => "unauthorized",
             ApiError::Forbidden(_) => "forbidden",
             ApiError::NotFound(_) => "not_found",
+            ApiError::MethodNotAllowed => "method_not_allowed",
             ApiError::NotYourTurn(_) => "not_your_turn",
             ApiError::GameOver => "game_over",
             ApiError::SeatTaken => "seat_taken",
