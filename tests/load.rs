@@ -90,3 +90,63 @@ async fn measure_moves_per_second_and_fan_out() {
     }
     server.stop().await;
 }
+
+/// Durations of `count` human moves (knight shuffles that never repeat a
+/// position three times before the count is reached), in milliseconds.
+async fn human_move_latencies(server: &TestServer, rounds: usize) -> Vec<f64> {
+    let mut latencies = Vec::new();
+    for _ in 0..rounds {
+        let (id, white, black) = server.human_game(json!({})).await;
+        for (ply, uci) in LINE.iter().enumerate() {
+            let token = if ply % 2 == 0 { &white } else { &black };
+            let started = Instant::now();
+            server.play(&id, token, uci).await;
+            latencies.push(started.elapsed().as_secs_f64() * 1000.0);
+        }
+    }
+    latencies.sort_by(f64::total_cmp);
+    latencies
+}
+
+fn summary(latencies: &[f64]) -> String {
+    let at = |q: f64| latencies[((latencies.len() - 1) as f64 * q) as usize];
+    format!(
+        "n={} p50={:.1} ms p90={:.1} ms max={:.1} ms",
+        latencies.len(),
+        at(0.5),
+        at(0.9),
+        at(1.0)
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement: run explicitly in release mode"]
+async fn measure_human_moves_while_every_core_thinks() {
+    let db = TestDb::new();
+    let server = TestServer::start(test_config(&db)).await;
+    let idle = human_move_latencies(&server, 3).await;
+    println!("human moves, AI idle:             {}", summary(&idle));
+    // Full-strength AI v AI games, more than there are cores: every search
+    // permit is taken for the whole measurement.
+    for _ in 0..4 {
+        server
+            .create_game(
+                json!({"white": {"kind": "ai", "level": 8}, "black": {"kind": "ai", "level": 8}}),
+                None,
+            )
+            .await;
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let busy = human_move_latencies(&server, 3).await;
+    println!("human moves, every core thinking: {}", summary(&busy));
+    let (_, games) = server.get("/api/games?status=active&limit=100").await;
+    let ai_moves: usize = games["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| g["white"]["kind"] == "ai")
+        .map(|g| moves(g).len())
+        .sum();
+    println!("AI moves made meanwhile: {ai_moves}");
+    server.stop().await;
+}

@@ -129,7 +129,14 @@ async fn session(
         _ = &mut send_task => {}
         _ = receive => send_task.abort(),
     }
-    handle.tell(Command::Presence { side, delta: -1 });
+    if handle
+        .send(Command::Presence { side, delta: -1 })
+        .await
+        .is_err()
+    {
+        // The game left memory (shutdown): there is no count to correct.
+        tracing::debug!(game = %id, "presence after close: actor gone");
+    }
 }
 
 async fn send_loop(

@@ -105,16 +105,6 @@ impl GameHandle {
     pub async fn send(&self, command: Command) -> Result<(), ActorGone> {
         self.commands.send(command).await.map_err(|_| ActorGone)
     }
-
-    /// Tells the actor without waiting for it. Used from `Drop`-like paths
-    /// where awaiting is impossible; a full or closed channel loses the
-    /// message, which for presence counts is harmless (the game is gone or
-    /// swamped).
-    pub fn tell(&self, command: Command) {
-        if let Err(err) = self.commands.try_send(command) {
-            tracing::debug!(game = %self.id, "presence update dropped: {err}");
-        }
-    }
 }
 
 /// Settings every actor shares.
