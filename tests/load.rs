@@ -91,8 +91,8 @@ async fn measure_moves_per_second_and_fan_out() {
     server.stop().await;
 }
 
-/// Durations of `count` human moves (knight shuffles that never repeat a
-/// position three times before the count is reached), in milliseconds.
+/// Round-trip times of the human moves of `rounds` games (the opening line
+/// above in each), in milliseconds, sorted.
 async fn human_move_latencies(server: &TestServer, rounds: usize) -> Vec<f64> {
     let mut latencies = Vec::new();
     for _ in 0..rounds {
