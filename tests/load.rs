@@ -108,6 +108,23 @@ async fn human_move_latencies(server: &TestServer, rounds: usize) -> Vec<f64> {
     latencies
 }
 
+/// CPU time this process has used (Linux: /proc/self/stat, 100 ticks/s).
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| rest.split_whitespace().collect())
+        .unwrap_or_default();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    // utime and stime are fields 14 and 15, i.e. 11 and 12 after the name.
+    (ticks(11) + ticks(12)) / 100.0
+}
+
 fn summary(latencies: &[f64]) -> String {
     let at = |q: f64| latencies[((latencies.len() - 1) as f64 * q) as usize];
     format!(
@@ -137,8 +154,11 @@ async fn measure_human_moves_while_every_core_thinks() {
             .await;
     }
     tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-    let busy = human_move_latencies(&server, 3).await;
+    let (cpu_before, wall) = (cpu_seconds(), Instant::now());
+    let busy = human_move_latencies(&server, 20).await;
+    let cores_busy = (cpu_seconds() - cpu_before) / wall.elapsed().as_secs_f64();
     println!("human moves, every core thinking: {}", summary(&busy));
+    println!("meanwhile this process used {cores_busy:.2} cores on average");
     let (_, games) = server.get("/api/games?status=active&limit=100").await;
     let ai_moves: usize = games["games"]
         .as_array()
