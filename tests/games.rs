@@ -448,6 +448,45 @@ async fn custom_start_list_and_pgn_round_trip() {
 }
 
 #[tokio::test]
+async fn the_creator_can_take_black() {
+    let db = TestDb::new();
+    let server = TestServer::start(test_config(&db)).await;
+    let (game, black) = server
+        .create_game(
+            json!({"white": {"kind": "human"}, "black": {"kind": "human"}, "as": "black"}),
+            None,
+        )
+        .await;
+    let id = game["id"].as_str().unwrap().to_string();
+    assert_eq!(game["black"]["taken"], true);
+    assert_eq!(game["white"]["taken"], false);
+    let (status, joined) = server
+        .post(&format!("/api/games/{id}/join"), None, None)
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(joined["seat"]["color"], "white");
+    let white = joined["seat"]["token"].as_str().unwrap().to_string();
+    server.play(&id, &white, "e2e4").await;
+    let state = server.play(&id, &black.unwrap(), "e7e5").await;
+    assert_eq!(moves(&state), ["e2e4", "e7e5"]);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn an_in_memory_database_works() {
+    let db = TestDb::new();
+    let mut config = test_config(&db);
+    config.database = "sqlite::memory:".into();
+    let server = TestServer::start(config).await;
+    let (id, white, black) = server.human_game(json!({})).await;
+    server.play(&id, &white, "e2e4").await;
+    server.play(&id, &black, "e7e5").await;
+    let (_, listed) = server.get("/api/games").await;
+    assert_eq!(listed["games"].as_array().unwrap().len(), 1);
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn levels_health_and_web_client() {
     let db = TestDb::new();
     let config = test_config(&db);
