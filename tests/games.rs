@@ -145,6 +145,17 @@ async fn human_v_human_to_checkmate_watched_live() {
     plies.dedup();
     assert_eq!(plies, (0..=7).collect::<Vec<_>>());
 
+    // A stream of a finished game is its one final state.
+    let again = server
+        .http
+        .get(server.url(&format!("/api/games/{id}/stream")))
+        .send()
+        .await
+        .unwrap();
+    let lines = read_ndjson(again).await;
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0]["termination"], "checkmate");
+
     // The finished game is listed and exported.
     let (_, finished) = server.get("/api/games?status=finished").await;
     assert!(finished["games"]
