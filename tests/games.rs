@@ -484,6 +484,25 @@ async fn the_creator_can_take_black() {
 }
 
 #[tokio::test]
+async fn json_bodies_are_read_whatever_their_content_type() {
+    let db = TestDb::new();
+    let server = TestServer::start(test_config(&db)).await;
+    // What `curl -d '{...}'` sends: a form content type.
+    let response = server
+        .http
+        .post(server.url("/api/games"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(r#"{"white": {"kind": "human"}, "black": {"kind": "ai", "level": 1}}"#)
+        .send()
+        .await
+        .unwrap();
+    let (status, created) = read(response).await;
+    assert_eq!(status, 201, "{created}");
+    assert_eq!(created["seat"]["color"], "white");
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn an_in_memory_database_works() {
     let db = TestDb::new();
     let mut config = test_config(&db);
