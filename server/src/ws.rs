@@ -156,12 +156,12 @@ async fn send_loop(
                 // States are complete snapshots: skipping stale ones is safe.
                 Err(RecvError::Lagged(_)) => continue,
                 Err(RecvError::Closed) => {
-                    // The game left memory: the server is shutting down. A
+                    // The game left memory (the server is shutting down). A
                     // client already gone cannot be told; nothing to do.
                     let _ = sink
                         .send(Message::Close(Some(CloseFrame {
                             code: 1001,
-                            reason: Utf8Bytes::from_static("server shutting down"),
+                            reason: Utf8Bytes::from_static("going away"),
                         })))
                         .await;
                     return;

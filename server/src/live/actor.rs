@@ -139,6 +139,7 @@ pub fn spawn(live: LiveGame, context: ActorContext) -> (GameHandle, tokio::task:
         held_ai_move: None,
         last_move_at: Instant::now(),
         idle_since: Instant::now(),
+        closing: false,
     };
     let task = tokio::spawn(actor.run(inbox, answers));
     (handle, task)
@@ -155,6 +156,8 @@ struct GameActor {
     held_ai_move: Option<(Move, Instant)>,
     last_move_at: Instant,
     idle_since: Instant,
+    /// Leaving memory: answer queued commands, start no search.
+    closing: bool,
 }
 
 impl GameActor {
@@ -171,6 +174,7 @@ impl GameActor {
             let idle_deadline = self.live.is_finished().then(|| self.idle_since + IDLE_EXIT);
             tokio::select! {
                 // Shutdown first: once it is asked, take no new work.
+                biased;
                 _ = stopping(&mut shutdown) => break,
                 command = inbox.recv() => match command {
                     Some(command) => {
@@ -194,6 +198,7 @@ impl GameActor {
                 }
             }
         }
+        self.closing = true;
         if let Some(thinking) = self.thinking.take() {
             thinking.stop();
         }
@@ -347,6 +352,9 @@ impl GameActor {
     /// Starts a search when the side to move is a computer seat and no search
     /// for this ply is running.
     fn start_ai_if_needed(&mut self) {
+        if self.closing {
+            return;
+        }
         let Some(level) = self.live.ai_to_move() else {
             self.thinking = None;
             return;
