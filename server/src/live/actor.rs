@@ -176,6 +176,15 @@ impl GameActor {
                 // Shutdown first: once it is asked, take no new work.
                 biased;
                 _ = stopping(&mut shutdown) => break,
+                // Then the rare events (a flag, an AI move), so that a busy
+                // inbox cannot starve them.
+                _ = sleep_until_opt(deadline) => self.on_clock_deadline().await,
+                _ = sleep_until_opt(held_until) => {
+                    if let Some((mv, _)) = self.held_ai_move.take() {
+                        self.apply_ai_move(mv).await;
+                    }
+                }
+                Some(answer) = answers.recv() => self.on_ai_answer(answer).await,
                 command = inbox.recv() => match command {
                     Some(command) => {
                         self.idle_since = Instant::now();
@@ -183,13 +192,6 @@ impl GameActor {
                     }
                     None => break,
                 },
-                Some(answer) = answers.recv() => self.on_ai_answer(answer).await,
-                _ = sleep_until_opt(deadline) => self.on_clock_deadline().await,
-                _ = sleep_until_opt(held_until) => {
-                    if let Some((mv, _)) = self.held_ai_move.take() {
-                        self.apply_ai_move(mv).await;
-                    }
-                }
                 _ = sleep_until_opt(idle_deadline) => {
                     if self.states.receiver_count() == 0 {
                         break;
