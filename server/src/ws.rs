@@ -117,6 +117,8 @@ async fn session(
         Ok(subscription) => subscription,
         Err(err) => {
             err.log();
+            // Undo the count; if the actor is gone there is none to undo.
+            let _ = handle.send(Command::Presence { side, delta: -1 }).await;
             return;
         }
     };
