@@ -120,3 +120,48 @@ impl AiScheduler {
         thinking
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(ply: usize, fen: &str) -> SearchRequest {
+        SearchRequest {
+            ply,
+            position: Position::from_fen(fen).unwrap(),
+            history: Vec::new(),
+            level: 1,
+            clock: None,
+        }
+    }
+
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+    #[tokio::test]
+    async fn answers_are_tagged_with_their_ply_and_legal() {
+        let scheduler = AiScheduler::new(1, Duration::ZERO);
+        let (tx, mut rx) = mpsc::channel(4);
+        let first = scheduler.start(request(0, START), tx.clone());
+        let second = scheduler.start(request(7, START), tx);
+        let mut plies = Vec::new();
+        for _ in 0..2 {
+            let answer = rx.recv().await.expect("an answer");
+            let mv = answer.mv.expect("a move");
+            assert!(Position::startpos().is_legal(mv));
+            plies.push(answer.ply);
+        }
+        plies.sort_unstable();
+        assert_eq!(plies, [0, 7]);
+        drop((first, second));
+    }
+
+    #[tokio::test]
+    async fn a_stopped_search_never_answers() {
+        let scheduler = AiScheduler::new(1, Duration::ZERO);
+        let (tx, mut rx) = mpsc::channel(4);
+        // Stopped (dropped) before its task first runs on this one-thread
+        // runtime: it must end without answering.
+        drop(scheduler.start(request(3, START), tx));
+        assert!(rx.recv().await.is_none(), "the channel closes unanswered");
+    }
+}
