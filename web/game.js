@@ -1,0 +1,577 @@
+// The game page (/games/{id}): play with a seat token, watch without one,
+// replay once finished. Everything drawn comes from the last GameState the
+// server sent; user input only ever becomes a request to the server.
+
+import { api, loadLevels } from './api.js';
+import { h, clear } from './dom.js';
+import { BoardView, destsOf } from './board.js';
+import { isStandardStart, kingSquare, parseFen, positionsOf, splitUci } from './chess.js';
+import { capitalize, formatClock, matchLabel, opposite, resultText, sideLabel } from './format.js';
+import { GameSocket } from './socket.js';
+import { getPlayer, getSeat, getSettings, savePlayer, saveSeat, saveSettings } from './storage.js';
+
+const PENDING_TIMEOUT_MS = 8000;
+const LOW_TIME_MS = 20000;
+
+export async function gamePage(root, gameId) {
+  document.title = 'Game · Rookery';
+  const levelsPromise = loadLevels();
+  let game;
+  try {
+    game = await api('GET', `/api/games/${encodeURIComponent(gameId)}`);
+  } catch (error) {
+    clear(root, h('section', { class: 'card narrow' },
+      h('h1', null, error.status === 404 ? 'Game not found' : 'Could not load the game'),
+      h('p', null, error.status === 404 ? 'This game does not exist. The link may be mistyped.' : error.message),
+      h('p', null, h('a', { class: 'button', href: '/' }, 'Start a new game'))));
+    return;
+  }
+  const levels = await levelsPromise;
+
+  let seat = getSeat(gameId);
+  let notice = null;
+  if (!seat && game.status === 'waiting') {
+    // Opening an invite link takes the free seat; without one we watch.
+    try {
+      const joined = await joinGame(gameId);
+      seat = joined.seat;
+      saveSeat(gameId, seat);
+      game = joined.game;
+      notice = `You joined the game as ${seat.color}.`;
+    } catch (error) {
+      if (error.code !== 'seat_taken') notice = `Could not join: ${error.message}`;
+    }
+  }
+  const view = new GameView(root, gameId, levels, seat);
+  view.update(game);
+  if (notice) view.flash(notice);
+  view.connect();
+}
+
+async function joinGame(gameId) {
+  const path = `/api/games/${encodeURIComponent(gameId)}/join`;
+  const player = getPlayer();
+  try {
+    return await api('POST', path, { token: player ? player.token : undefined });
+  } catch (error) {
+    if (player && error.status === 401) {
+      // The server no longer knows this player (e.g. a new database): join anonymously.
+      savePlayer(null);
+      return api('POST', path);
+    }
+    throw error;
+  }
+}
+
+class GameView {
+  constructor(root, gameId, levels, seat) {
+    this.gameId = gameId;
+    this.levels = levels;
+    this.seat = seat;
+    this.game = null;
+    this.receivedAt = 0;
+    this.viewPly = null;
+    this.pending = null;
+    this.pendingTimer = null;
+    this.positionsCache = null;
+    this.socket = null;
+    this.connection = 'connecting';
+    this.orientation = seat && seat.color === 'black' ? 'black' : 'white';
+    this.renderedMoves = -1;
+    this.resignArmed = null;
+
+    this.board = new BoardView({ onMove: (uci) => this.sendMove(uci), label: 'Chess board' });
+    this.bars = { top: this.playerBar(), bottom: this.playerBar() };
+    this.title = h('h1', { class: 'game-title' });
+    this.meta = h('p', { class: 'game-meta' });
+    this.statusEl = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
+    this.connectionEl = h('span', { class: 'connection' });
+    this.flashEl = h('p', { class: 'flash', role: 'alert' });
+    this.inviteEl = h('div', { class: 'invite', hidden: true });
+    this.bannerEl = h('div', { class: 'banner', hidden: true, 'aria-live': 'polite' });
+    this.drawEl = h('p', { class: 'draw-offer', hidden: true });
+    this.movesEl = h('ol', { class: 'moves', 'aria-label': 'Moves' });
+    this.navButtons = {
+      first: h('button', { type: 'button', 'aria-label': 'First position', onclick: () => this.goTo(0) }, '⏮'),
+      prev: h('button', { type: 'button', 'aria-label': 'Previous move', onclick: () => this.step(-1) }, '◀'),
+      next: h('button', { type: 'button', 'aria-label': 'Next move', onclick: () => this.step(1) }, '▶'),
+      last: h('button', { type: 'button', 'aria-label': 'Last move', onclick: () => this.goTo(Infinity) }, '⏭'),
+    };
+    this.resignButton = h('button', { type: 'button', class: 'danger', onclick: () => this.resign() }, 'Resign');
+    this.drawButton = h('button', { type: 'button', onclick: () => this.sendAction('draw') }, 'Offer draw');
+    this.flipButton = h('button', { type: 'button', 'aria-label': 'Flip board', onclick: () => this.flip() }, 'Flip board');
+    this.pgnLink = h('a', {
+      class: 'button',
+      href: `/api/games/${encodeURIComponent(gameId)}/pgn`,
+      download: `rookery-${gameId}.pgn`,
+    }, 'Download PGN');
+
+    clear(root, h('section', { class: 'game-page' },
+      h('div', { class: 'board-area' }, this.bars.top.el, h('div', { class: 'board-holder' }, this.board.el), this.bars.bottom.el),
+      h('aside', { class: 'panel' },
+        h('div', { class: 'game-head' }, this.title, this.meta),
+        this.inviteEl,
+        this.flashEl,
+        h('div', { class: 'status-line' }, this.statusEl, this.connectionEl),
+        this.bannerEl,
+        this.drawEl,
+        h('div', { class: 'moves-box' }, this.movesEl),
+        h('nav', { class: 'replay-nav', 'aria-label': 'Move navigation' }, Object.values(this.navButtons)),
+        h('div', { class: 'actions' }, this.resignButton, this.drawButton, this.flipButton, this.pgnLink))));
+
+    this.movesEl.addEventListener('click', (event) => {
+      const button = event.target instanceof Element ? event.target.closest('[data-ply]') : null;
+      if (button) this.goTo(Number(button.dataset.ply));
+    });
+    document.addEventListener('keydown', (event) => this.onKey(event));
+    this.clockTimer = setInterval(() => this.renderClocks(), 100);
+  }
+
+  playerBar() {
+    const name = h('span', { class: 'player-name' });
+    const tag = h('span', { class: 'player-tag' });
+    const presence = h('span', { class: 'presence' });
+    const clock = h('div', { class: 'clock', role: 'timer', 'aria-live': 'off' });
+    const el = h('div', { class: 'player-bar' }, h('div', { class: 'player' }, presence, name, tag), clock);
+    return { el, name, tag, presence, clock, color: null };
+  }
+
+  connect() {
+    if (this.game && this.game.status === 'finished') {
+      this.connection = 'finished';
+      this.renderConnection();
+      return;
+    }
+    this.socket = new GameSocket(this.gameId, this.seat && this.seat.token, {
+      onState: (game) => this.update(game),
+      onError: (message) => this.onServerError(message),
+      onStatus: (status) => {
+        this.connection = status;
+        this.renderConnection();
+      },
+    });
+  }
+
+  update(game) {
+    const previous = this.game;
+    this.game = game;
+    this.receivedAt = performance.now();
+    if (!previous || previous.moves.length !== game.moves.length || game.status === 'finished') this.clearPending();
+    if (this.viewPly !== null && this.viewPly >= game.moves.length) this.viewPly = null;
+    if (game.status === 'finished' && this.socket) {
+      this.socket.stop();
+      this.socket = null;
+      this.connection = 'finished';
+    }
+    this.render();
+  }
+
+  onServerError(message) {
+    this.clearPending();
+    this.flash(explain(message.code, message.message));
+    this.render();
+  }
+
+  flash(text) {
+    this.flashEl.textContent = text || '';
+  }
+
+  clearPending() {
+    this.pending = null;
+    clearTimeout(this.pendingTimer);
+  }
+
+  // --- input -------------------------------------------------------------
+
+  canMove() {
+    const game = this.game;
+    return !!this.seat && game.status !== 'finished' && game.turn === this.seat.color
+      && this.viewPly === null && !this.pending;
+  }
+
+  async sendMove(uci) {
+    if (!this.canMove() || !this.game.legal_moves.includes(uci)) return;
+    this.flash('');
+    this.pending = uci;
+    this.pendingTimer = setTimeout(() => {
+      this.pending = null;
+      this.render();
+    }, PENDING_TIMEOUT_MS);
+    this.render();
+    if (this.socket && this.socket.send({ type: 'move', uci })) return;
+    await this.post('move', { uci });
+  }
+
+  async sendAction(type) {
+    if (!this.seat || this.game.status === 'finished') return;
+    this.flash('');
+    if (this.socket && this.socket.send({ type })) return;
+    await this.post(type);
+  }
+
+  // HTTP fallback while the socket is down.
+  async post(action, body) {
+    try {
+      const game = await api('POST', `/api/games/${encodeURIComponent(this.gameId)}/${action}`, {
+        body, token: this.seat.token,
+      });
+      if (game && game.moves.length >= this.game.moves.length) this.update(game);
+    } catch (error) {
+      this.onServerError({ code: error.code, message: error.message });
+    }
+  }
+
+  resign() {
+    if (this.resignArmed) {
+      clearTimeout(this.resignArmed);
+      this.resignArmed = null;
+      this.sendAction('resign');
+      this.render();
+      return;
+    }
+    this.resignArmed = setTimeout(() => {
+      this.resignArmed = null;
+      this.render();
+    }, 4000);
+    this.render();
+  }
+
+  flip() {
+    this.orientation = opposite(this.orientation);
+    this.render();
+  }
+
+  step(delta) {
+    const current = this.viewPly === null ? this.game.moves.length : this.viewPly;
+    this.goTo(current + delta);
+  }
+
+  goTo(ply) {
+    const last = this.game.moves.length;
+    const target = Math.max(0, Math.min(last, ply));
+    this.viewPly = target >= last ? null : target;
+    this.render();
+  }
+
+  onKey(event) {
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    const target = event.target;
+    if (target instanceof Element && target.closest('input, textarea, select, .board, [role="dialog"]')) return;
+    const keys = { ArrowLeft: () => this.step(-1), ArrowRight: () => this.step(1), Home: () => this.goTo(0), End: () => this.goTo(Infinity) };
+    const action = keys[event.key];
+    if (!action || !this.game) return;
+    event.preventDefault();
+    action();
+  }
+
+  // --- rendering -----------------------------------------------------------
+
+  positions() {
+    const game = this.game;
+    if (!this.positionsCache || this.positionsCache.length !== game.moves.length + 1) {
+      this.positionsCache = positionsOf(game.initial_fen, game.moves);
+    }
+    return this.positionsCache;
+  }
+
+  render() {
+    const game = this.game;
+    const levels = this.levels;
+    const total = game.moves.length;
+    const ply = this.viewPly === null ? total : this.viewPly;
+
+    this.title.textContent = matchLabel(game, levels);
+    document.title = `${matchLabel(game, levels)} · Rookery`;
+    const meta = [];
+    if (game.clock) meta.push(`Clock ${clockLabel(game, this.gameId)}`);
+    else meta.push('No clock');
+    if (!isStandardStart(game.initial_fen)) meta.push('Custom start');
+    if (typeof game.spectators === 'number') meta.push(`${game.spectators} watching`);
+    if (this.seat) meta.push(`You play ${this.seat.color}`);
+    else meta.push('Spectating');
+    this.meta.textContent = meta.join(' · ');
+
+    // Board.
+    let position;
+    let check = null;
+    if (ply === total) {
+      position = parseFen(game.fen);
+      if (game.check) check = kingSquare(position.board, game.turn);
+    } else {
+      position = this.positions()[ply];
+      const san = game.san[ply - 1] || '';
+      if (/[+#]$/.test(san)) check = kingSquare(position.board, position.turn);
+    }
+    const last = ply > 0 ? splitUci(game.moves[ply - 1]) : null;
+    this.board.set({
+      position,
+      dests: this.canMove() ? destsOf(game.legal_moves) : new Map(),
+      lastMove: last ? [last.from, last.to] : null,
+      check,
+      orientation: this.orientation,
+    });
+    this.board.el.classList.toggle('history', ply !== total);
+    this.board.el.classList.toggle('pending', !!this.pending);
+
+    this.renderBars();
+    this.renderClocks();
+    this.renderStatus(ply, total);
+    this.renderInvite();
+    this.renderBanner();
+    this.renderDrawOffer();
+    this.renderMoves(ply);
+
+    this.navButtons.first.disabled = ply === 0;
+    this.navButtons.prev.disabled = ply === 0;
+    this.navButtons.next.disabled = ply === total;
+    this.navButtons.last.disabled = ply === total;
+
+    const playing = !!this.seat && game.status !== 'finished';
+    this.resignButton.hidden = !playing || game.status !== 'active';
+    this.resignButton.textContent = this.resignArmed ? 'Confirm resignation' : 'Resign';
+    this.drawButton.hidden = !playing || game.status !== 'active' || this.opponentIsAi();
+    const offer = game.draw_offer;
+    if (this.seat && offer === opposite(this.seat.color)) {
+      this.drawButton.textContent = 'Accept draw';
+      this.drawButton.disabled = false;
+    } else if (this.seat && offer === this.seat.color) {
+      this.drawButton.textContent = 'Draw offered';
+      this.drawButton.disabled = true;
+    } else {
+      this.drawButton.textContent = 'Offer draw';
+      this.drawButton.disabled = false;
+    }
+    this.renderConnection();
+  }
+
+  opponentIsAi() {
+    if (!this.seat) return false;
+    const other = this.game[opposite(this.seat.color)];
+    return !!other && other.kind === 'ai';
+  }
+
+  renderBars() {
+    const game = this.game;
+    const placement = { bottom: this.orientation, top: opposite(this.orientation) };
+    for (const [where, color] of Object.entries(placement)) {
+      const bar = this.bars[where];
+      const side = game[color];
+      bar.color = color;
+      bar.el.dataset.color = color;
+      bar.clock.dataset.clock = color;
+      bar.clock.setAttribute('aria-label', `${capitalize(color)} clock`);
+      bar.name.textContent = sideLabel(side, color, this.levels);
+      const mine = this.seat && this.seat.color === color;
+      bar.tag.textContent = mine ? '(you)' : '';
+      let presence = '';
+      let presenceLabel = '';
+      if (side && side.kind === 'human') {
+        const free = game.status === 'waiting' && !mine && !side.name && !side.connected;
+        presence = free ? 'free' : side.connected ? 'online' : 'offline';
+        presenceLabel = free ? 'Seat free' : side.connected ? 'Connected' : 'Not connected';
+        if (free) bar.name.textContent = 'Waiting for a player…';
+      } else if (side && side.kind === 'ai') {
+        presence = 'ai';
+        presenceLabel = 'Computer';
+      }
+      bar.presence.className = `presence ${presence}`;
+      bar.presence.setAttribute('aria-label', presenceLabel);
+      bar.presence.setAttribute('role', 'img');
+      bar.el.classList.toggle('to-move', game.status !== 'finished' && game.turn === color);
+    }
+  }
+
+  renderClocks() {
+    const game = this.game;
+    if (!game) return;
+    for (const bar of Object.values(this.bars)) {
+      if (!bar.color) continue;
+      if (!game.clock) {
+        bar.clock.hidden = true;
+        continue;
+      }
+      bar.clock.hidden = false;
+      let ms = game.clock[`${bar.color}_ms`];
+      const running = game.status !== 'finished' && game.clock.running === bar.color;
+      if (running) ms -= performance.now() - this.receivedAt;
+      const text = formatClock(ms);
+      if (bar.clock.textContent !== text) bar.clock.textContent = text;
+      bar.clock.classList.toggle('running', running);
+      bar.clock.classList.toggle('low', ms < LOW_TIME_MS);
+    }
+  }
+
+  renderStatus(ply, total) {
+    const game = this.game;
+    let text;
+    if (game.status === 'finished') {
+      const { headline, reason } = resultText(game);
+      text = reason ? `${headline} · ${reason}` : headline;
+    } else if (this.pending) {
+      text = 'Sending your move…';
+    } else if (game.status === 'waiting' && this.seat) {
+      text = 'Waiting for your friend to join. Send them the link above.';
+    } else if (game.status === 'waiting') {
+      text = 'Waiting for a player to join.';
+    } else if (this.seat) {
+      const mine = game.turn === this.seat.color;
+      const other = game[opposite(this.seat.color)];
+      if (mine) text = game.check ? 'Your move: you are in check!' : 'Your move.';
+      else text = other && other.kind === 'ai' ? 'Rookery is thinking…' : 'Waiting for your opponent to move.';
+    } else {
+      text = `${capitalize(game.turn)} to move${game.check ? ', in check' : ''}.`;
+    }
+    if (ply !== total) text = `Viewing position after ${ply} of ${total} moves. ${game.status === 'finished' ? '' : 'Press ⏭ to return to the game.'}`.trim();
+    this.statusEl.textContent = text;
+  }
+
+  renderConnection() {
+    const labels = { connecting: 'Connecting…', open: 'Live', closed: 'Connection lost, reconnecting…', finished: '' };
+    this.connectionEl.textContent = labels[this.connection] ?? '';
+    this.connectionEl.className = `connection ${this.connection}`;
+  }
+
+  renderInvite() {
+    const game = this.game;
+    const show = game.status === 'waiting' && !!this.seat;
+    this.inviteEl.hidden = !show;
+    if (!show || this.inviteEl.childElementCount) return;
+    const link = `${window.location.origin}/games/${encodeURIComponent(this.gameId)}`;
+    const input = h('input', { id: 'invite-link', class: 'invite-link', type: 'text', readonly: true, value: link });
+    const copy = h('button', { type: 'button' }, 'Copy link');
+    copy.addEventListener('click', async () => {
+      input.select();
+      try {
+        await navigator.clipboard.writeText(link);
+        copy.textContent = 'Copied';
+      } catch {
+        copy.textContent = 'Select and copy';
+      }
+    });
+    clear(this.inviteEl,
+      h('label', { for: 'invite-link' }, 'Invite a friend: send them this link'),
+      h('div', { class: 'invite-row' }, input, copy));
+  }
+
+  renderBanner() {
+    const game = this.game;
+    if (game.status !== 'finished') {
+      this.bannerEl.hidden = true;
+      return;
+    }
+    if (!this.bannerEl.hidden && this.bannerEl.dataset.result === `${game.result}/${game.termination}`) return;
+    this.bannerEl.hidden = false;
+    this.bannerEl.dataset.result = `${game.result}/${game.termination}`;
+    const { headline, reason } = resultText(game);
+    let verdict = '';
+    if (this.seat && (game.result === '1-0' || game.result === '0-1')) {
+      const winner = game.result === '1-0' ? 'white' : 'black';
+      verdict = winner === this.seat.color ? 'You won!' : 'You lost.';
+    }
+    const rematch = h('button', { type: 'button', class: 'primary', onclick: () => this.rematch(rematch) },
+      this.seat ? 'Rematch' : 'Play these settings');
+    clear(this.bannerEl,
+      h('h2', { class: 'banner-headline' }, headline),
+      reason ? h('p', { class: 'banner-reason' }, reason) : null,
+      verdict ? h('p', { class: 'banner-verdict' }, verdict) : null,
+      h('p', { class: 'banner-result' }, game.result || ''),
+      h('div', { class: 'banner-actions' }, rematch, h('a', { class: 'button', href: '/' }, 'New game')));
+  }
+
+  renderDrawOffer() {
+    const game = this.game;
+    const offer = game.status === 'active' ? game.draw_offer : null;
+    this.drawEl.hidden = !offer;
+    if (!offer) return;
+    if (this.seat && offer !== this.seat.color) this.drawEl.textContent = 'Your opponent offers a draw. Accept it with “Accept draw”, or decline by moving.';
+    else if (this.seat) this.drawEl.textContent = 'You offered a draw.';
+    else this.drawEl.textContent = `${capitalize(offer)} offers a draw.`;
+  }
+
+  renderMoves(ply) {
+    const game = this.game;
+    if (this.renderedMoves !== game.moves.length) {
+      this.renderedMoves = game.moves.length;
+      const fields = String(game.initial_fen).trim().split(/\s+/);
+      const blackFirst = fields[1] === 'b';
+      let number = Number(fields[5]) || 1;
+      const rows = [];
+      let row = null;
+      game.san.forEach((san, index) => {
+        const color = (index + (blackFirst ? 1 : 0)) % 2 === 0 ? 'white' : 'black';
+        if (!row || color === 'white') {
+          row = h('li', { class: 'move-row' }, h('span', { class: 'move-number' }, `${number}.`));
+          rows.push(row);
+          if (color === 'black') row.append(h('span', { class: 'move placeholder', 'aria-hidden': 'true' }, '…'));
+          number += 1;
+        }
+        row.append(h('button', {
+          type: 'button',
+          class: 'move',
+          dataset: { ply: String(index + 1) },
+          'aria-label': `${capitalize(color)}: ${san}`,
+        }, san));
+      });
+      clear(this.movesEl, rows.length ? rows : h('li', { class: 'no-moves' }, 'No moves yet.'));
+    }
+    for (const button of this.movesEl.querySelectorAll('[data-ply]')) {
+      const current = Number(button.dataset.ply) === ply;
+      button.classList.toggle('current', current);
+      if (current) button.setAttribute('aria-current', 'step');
+      else button.removeAttribute('aria-current');
+    }
+    const current = this.movesEl.querySelector('.current');
+    if (current && typeof current.scrollIntoView === 'function') current.scrollIntoView({ block: 'nearest' });
+  }
+
+  async rematch(button) {
+    const game = this.game;
+    const settings = getSettings(this.gameId);
+    const swap = (side) => (side.kind === 'ai' ? { kind: 'ai', level: side.level } : { kind: 'human' });
+    const body = { white: swap(game.black), black: swap(game.white) };
+    if (this.seat && body.white.kind === 'human' && body.black.kind === 'human') body.as = opposite(this.seat.color);
+    const clock = settings && 'clock' in settings ? settings.clock : guessClock(game);
+    if (clock) body.clock = clock;
+    if (!isStandardStart(game.initial_fen)) body.fen = game.initial_fen;
+    button.disabled = true;
+    try {
+      const player = getPlayer();
+      const created = await api('POST', '/api/games', { body, token: player ? player.token : undefined });
+      if (created.seat) saveSeat(created.game.id, created.seat);
+      saveSettings(created.game.id, { clock: clock || null });
+      window.location.assign(`/games/${encodeURIComponent(created.game.id)}`);
+    } catch (error) {
+      button.disabled = false;
+      this.flash(`Could not start a new game: ${error.message}`);
+    }
+  }
+}
+
+function clockLabel(game, gameId) {
+  const settings = getSettings(gameId);
+  const clock = settings && settings.clock ? settings.clock : guessClock(game);
+  return clock ? `${Math.round((clock.initial / 60) * 100) / 100}+${clock.increment}` : '';
+}
+
+// Without the creation settings (a friend who joined), the initial time is
+// known exactly only if the server reports it; otherwise the larger remaining
+// time rounded up to a whole minute is the best guess.
+function guessClock(game) {
+  if (!game.clock) return null;
+  const increment = Math.round((game.clock.increment_ms || 0) / 1000);
+  if (typeof game.clock.initial_ms === 'number') return { initial: Math.round(game.clock.initial_ms / 1000), increment };
+  const most = Math.max(game.clock.white_ms, game.clock.black_ms);
+  return { initial: Math.max(60, Math.ceil(most / 60000) * 60), increment };
+}
+
+function explain(code, message) {
+  const known = {
+    illegal_move: 'That move is not legal here.',
+    not_your_turn: 'It is not your turn.',
+    game_over: 'The game is already over.',
+    forbidden: 'You are watching this game and cannot move.',
+    unauthorized: 'Your seat is not recognised by the server.',
+    rate_limited: 'Too many actions; slow down a little.',
+  };
+  return known[code] || message || 'The server refused that.';
+}
