@@ -92,10 +92,10 @@ class GameView {
     this.drawEl = h('p', { class: 'draw-offer', hidden: true });
     this.movesEl = h('ol', { class: 'moves', 'aria-label': 'Moves' });
     this.navButtons = {
-      first: h('button', { type: 'button', 'aria-label': 'First position', onclick: () => this.goTo(0) }, '⏮'),
-      prev: h('button', { type: 'button', 'aria-label': 'Previous move', onclick: () => this.step(-1) }, '◀'),
-      next: h('button', { type: 'button', 'aria-label': 'Next move', onclick: () => this.step(1) }, '▶'),
-      last: h('button', { type: 'button', 'aria-label': 'Last move', onclick: () => this.goTo(Infinity) }, '⏭'),
+      first: h('button', { type: 'button', 'aria-label': 'First position', onclick: () => this.goTo(0) }, icon('first')),
+      prev: h('button', { type: 'button', 'aria-label': 'Previous move', onclick: () => this.step(-1) }, icon('prev')),
+      next: h('button', { type: 'button', 'aria-label': 'Next move', onclick: () => this.step(1) }, icon('next')),
+      last: h('button', { type: 'button', 'aria-label': 'Last move', onclick: () => this.goTo(Infinity) }, icon('last')),
     };
     this.resignButton = h('button', { type: 'button', class: 'danger', onclick: () => this.resign() }, 'Resign');
     this.drawButton = h('button', { type: 'button', onclick: () => this.sendAction('draw') }, 'Offer draw');
@@ -421,7 +421,7 @@ class GameView {
     } else {
       text = `${capitalize(game.turn)} to move${game.check ? ', in check' : ''}.`;
     }
-    if (ply !== total) text = `Viewing position after ${ply} of ${total} moves. ${game.status === 'finished' ? '' : 'Press ⏭ to return to the game.'}`.trim();
+    if (ply !== total) text = `Viewing position after ${ply} of ${total} moves. ${game.status === 'finished' ? '' : 'Press “Last move” to return to the game.'}`.trim();
     this.statusEl.textContent = text;
   }
 
@@ -545,6 +545,28 @@ class GameView {
       this.flash(`Could not start a new game: ${error.message}`);
     }
   }
+}
+
+const ICONS = {
+  first: 'M5 4h2v12H5z M16 4v12L8 10z',
+  prev: 'M14 4v12L6 10z',
+  next: 'M6 4v12l8-6z',
+  last: 'M13 4h2v12h-2z M4 4v12l8-6z',
+};
+
+// Step buttons as drawn triangles: media-control glyphs are missing from many fonts.
+function icon(name) {
+  const ns = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('viewBox', '0 0 20 20');
+  svg.setAttribute('width', '20');
+  svg.setAttribute('height', '20');
+  svg.setAttribute('aria-hidden', 'true');
+  const path = document.createElementNS(ns, 'path');
+  path.setAttribute('d', ICONS[name]);
+  path.setAttribute('fill', 'currentColor');
+  svg.append(path);
+  return svg;
 }
 
 function clockLabel(game, gameId) {

@@ -1,0 +1,321 @@
+// Browser end-to-end tests: real rookery-server (port 0, temporary SQLite),
+// real headless Chromium. Every test fails on any console error.
+
+import { after, afterEach, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import {
+  api, boardPieces, fenPieces, launchBrowser, openPage, screenshot, startServer, waitUntil,
+} from './harness.mjs';
+
+let server;
+let browser;
+let errors;
+let contexts;
+const finishedGames = [];
+
+async function newContext(options = {}) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true, ...options });
+  contexts.push(context);
+  return context;
+}
+
+// Seats a browser context in a game created through the API, the way the
+// client itself remembers seats (localStorage, one entry per game).
+async function seatedContext(gameId, seat, options) {
+  const context = await newContext(options);
+  await context.addInitScript(([key, value]) => {
+    if (!window.localStorage.getItem(key)) window.localStorage.setItem(key, value);
+  }, [`rookery:seat:${gameId}`, JSON.stringify(seat)]);
+  return context;
+}
+
+async function clickMove(page, uci) {
+  await page.click(`.board [data-square="${uci.slice(0, 2)}"]`);
+  await page.click(`.board [data-square="${uci.slice(2, 4)}"]`);
+}
+
+async function expectPiece(page, square, piece) {
+  await page.waitForSelector(`.board [data-square="${square}"] [data-piece="${piece}"]`, { timeout: 15_000 });
+}
+
+async function friendGame(body = {}) {
+  const created = await api(server.url, 'POST', '/api/games', {
+    body: { white: { kind: 'human' }, black: { kind: 'human' }, as: 'white', ...body },
+  });
+  const joined = await api(server.url, 'POST', `/api/games/${created.game.id}/join`);
+  return { id: created.game.id, white: created.seat, black: joined.seat };
+}
+
+describe('web client in Chromium against the real server', () => {
+  before(async () => {
+    server = await startServer();
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    if (browser) await browser.close();
+    if (server) await server.stop();
+  });
+
+  afterEach(async () => {
+    for (const context of contexts || []) await context.close();
+    const seen = errors || [];
+    errors = [];
+    contexts = [];
+    assert.deepEqual(seen, [], 'the pages logged console errors');
+  });
+
+  before(() => {
+    errors = [];
+    contexts = [];
+  });
+
+  test('two browsers play a friend game to checkmate by clicks', { timeout: 120_000 }, async () => {
+    const alice = await openPage(await newContext(), errors, `${server.url}/`);
+    await alice.getByRole('radio', { name: 'A friend' }).check();
+    await alice.getByRole('button', { name: 'Create game and get link' }).click();
+    await alice.waitForURL(/\/games\/[^/]+$/);
+    const invite = await alice.locator('#invite-link').inputValue();
+    assert.match(invite, /\/games\/[^/]+$/);
+    await alice.getByText('Waiting for your friend to join').waitFor();
+
+    const bob = await openPage(await newContext(), errors, invite);
+    await bob.getByText('You play black').waitFor();
+    // Black sees the board from its side: h1 is the top-left square.
+    assert.equal(await bob.locator('.board [data-square]').first().getAttribute('data-square'), 'h1');
+    assert.equal(await alice.locator('.board [data-square]').first().getAttribute('data-square'), 'a8');
+    await alice.getByText('Your move.').waitFor();
+
+    // Picking a piece shows its legal moves as dots.
+    await alice.click('.board [data-square="f2"]');
+    await alice.waitForSelector('.board [data-square="f3"].dest');
+    await alice.waitForSelector('.board [data-square="f4"].dest');
+    assert.equal(await alice.locator('.board .dest, .board .capture').count(), 2);
+    await alice.click('.board [data-square="f3"]');
+    await expectPiece(bob, 'f3', 'wP');
+    await expectPiece(alice, 'f3', 'wP');
+
+    await clickMove(bob, 'e7e5');
+    await expectPiece(alice, 'e5', 'bP');
+    await clickMove(alice, 'g2g4');
+    await expectPiece(bob, 'g4', 'wP');
+    // The queen's capture ring is not shown for quiet moves; h4 is an empty square.
+    await clickMove(bob, 'd8h4');
+
+    for (const page of [alice, bob]) {
+      await page.locator('.banner-headline').getByText('Black wins').waitFor();
+      assert.equal(await page.locator('.banner-reason').textContent(), 'By checkmate');
+      await page.waitForSelector('.board [data-square="e1"].check');
+      assert.deepEqual(await page.locator('.moves .move[data-ply]').allTextContents(), ['f3', 'e5', 'g4', 'Qh4#']);
+    }
+    assert.equal(await bob.locator('.banner-verdict').textContent(), 'You won!');
+    assert.equal(await alice.locator('.banner-verdict').textContent(), 'You lost.');
+    const gameId = new URL(alice.url()).pathname.split('/').pop();
+    const state = await api(server.url, 'GET', `/api/games/${gameId}`);
+    assert.equal(state.result, '0-1');
+    assert.equal(state.termination, 'checkmate');
+    assert.deepEqual(await boardPieces(alice), fenPieces(state.fen));
+    await screenshot(alice, 'game-checkmate');
+    finishedGames.push(gameId);
+  });
+
+  test('a browser plays the AI, sees its reply, and keeps its seat after a reload', { timeout: 120_000 }, async () => {
+    const page = await openPage(await newContext(), errors, `${server.url}/`);
+    await page.getByRole('radio', { name: 'The computer' }).check();
+    const levels = await api(server.url, 'GET', '/api/levels');
+    const options = await page.locator('#level option').allTextContents();
+    assert.equal(options.length, levels.length);
+    assert.ok(options[0].includes(levels[0].name), `level option shows the level's name: ${options[0]}`);
+    await page.selectOption('#level', '1');
+    await page.getByRole('radio', { name: 'White', exact: true }).check();
+    await page.getByRole('button', { name: 'Play the computer' }).click();
+    await page.waitForURL(/\/games\/[^/]+$/);
+    const gameId = new URL(page.url()).pathname.split('/').pop();
+
+    await clickMove(page, 'e2e4');
+    await page.waitForSelector('.moves [data-ply="2"]', { timeout: 30_000 });
+    const state = await api(server.url, 'GET', `/api/games/${gameId}`);
+    assert.equal(state.moves.length, 2);
+    await waitUntil(async () => JSON.stringify(await boardPieces(page)) === JSON.stringify(fenPieces(state.fen)), { what: 'board to match the server' });
+    await screenshot(page, 'game-vs-ai');
+
+    // Reload: the seat token is remembered and the game continues.
+    await page.reload();
+    await page.getByText('You play white').waitFor();
+    await page.getByText('Your move.').waitFor();
+    const move = state.legal_moves.find((uci) => uci.startsWith('g1')) || state.legal_moves[0];
+    await clickMove(page, move);
+    await page.waitForSelector('.moves [data-ply="4"]', { timeout: 30_000 });
+    const after = await api(server.url, 'GET', `/api/games/${gameId}`);
+    assert.equal(after.moves[2], move);
+  });
+
+  test('drag and drop moves a piece; the promotion picker promotes', { timeout: 120_000 }, async () => {
+    const page = await openPage(await newContext(), errors, `${server.url}/`);
+    await page.getByRole('radio', { name: 'A friend' }).check();
+    await page.locator('summary').getByText('Start from a position').click();
+    await page.fill('#fen', 'k7/4P3/8/8/8/8/8/K7 w - - 0 1');
+    await page.getByRole('button', { name: 'Create game and get link' }).click();
+    await page.waitForURL(/\/games\/[^/]+$/);
+    const gameId = new URL(page.url()).pathname.split('/').pop();
+    const black = (await api(server.url, 'POST', `/api/games/${gameId}/join`)).seat;
+    await page.getByText('Your move.').waitFor();
+
+    const from = await page.locator('.board [data-square="a1"]').boundingBox();
+    const to = await page.locator('.board [data-square="b2"]').boundingBox();
+    await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(from.x + from.width, from.y, { steps: 5 });
+    await page.mouse.move(to.x + to.width / 2, to.y + to.height / 2, { steps: 5 });
+    await page.mouse.up();
+    await expectPiece(page, 'b2', 'wK');
+
+    await api(server.url, 'POST', `/api/games/${gameId}/move`, { body: { uci: 'a8b7' }, token: black.token });
+    await expectPiece(page, 'b7', 'bK');
+    await clickMove(page, 'e7e8');
+    await page.waitForSelector('[role="dialog"] [data-promotion="n"]');
+    await page.click('[data-promotion="n"]');
+    await expectPiece(page, 'e8', 'wN');
+    const state = await api(server.url, 'GET', `/api/games/${gameId}`);
+    assert.equal(state.moves.at(-1), 'e7e8n');
+  });
+
+  test('a spectator watches live; the watch page puts AI v AI first', { timeout: 120_000 }, async () => {
+    const game = await friendGame();
+    const aiGame = await api(server.url, 'POST', '/api/games', {
+      body: { white: { kind: 'ai', level: 1 }, black: { kind: 'ai', level: 1 } },
+    });
+    assert.equal(aiGame.seat, null);
+
+    const watcher = await openPage(await newContext(), errors, `${server.url}/watch`);
+    const first = watcher.locator('#live-games .game-item').first();
+    await first.waitFor();
+    assert.equal(await first.getAttribute('data-game-id'), aiGame.game.id);
+    await watcher.locator(`#live-games [data-game-id="${game.id}"]`).waitFor();
+
+    await watcher.goto(`${server.url}/games/${game.id}`);
+    await watcher.getByText('Spectating').waitFor();
+    await watcher.getByText('Live', { exact: true }).waitFor();
+    await api(server.url, 'POST', `/api/games/${game.id}/move`, { body: { uci: 'e2e4' }, token: game.white.token });
+    await expectPiece(watcher, 'e4', 'wP');
+    await api(server.url, 'POST', `/api/games/${game.id}/move`, { body: { uci: 'c7c5' }, token: game.black.token });
+    await expectPiece(watcher, 'c5', 'bP');
+    assert.deepEqual(await watcher.locator('.moves .move[data-ply]').allTextContents(), ['e4', 'c5']);
+    // A spectator cannot pick pieces up.
+    await watcher.click('.board [data-square="g1"]');
+    assert.equal(await watcher.locator('.board .selected, .board .dest').count(), 0);
+
+    // The AI v AI game streams its moves to a watcher.
+    await watcher.goto(`${server.url}/games/${aiGame.game.id}`);
+    await watcher.waitForSelector('.moves [data-ply="2"]', { timeout: 30_000 });
+    const seen = await watcher.locator('.moves .move[data-ply]').count();
+    await watcher.waitForSelector(`.moves [data-ply="${seen + 1}"]`, { timeout: 30_000 });
+  });
+
+  test('replay steps through a finished game and downloads its PGN', { timeout: 120_000 }, async () => {
+    let gameId = finishedGames[0];
+    if (!gameId) {
+      const game = await friendGame();
+      for (const [uci, token] of [['f2f3', game.white.token], ['e7e5', game.black.token], ['g2g4', game.white.token], ['d8h4', game.black.token]]) {
+        await api(server.url, 'POST', `/api/games/${game.id}/move`, { body: { uci }, token });
+      }
+      gameId = game.id;
+    }
+    const page = await openPage(await newContext(), errors, `${server.url}/games/${gameId}`);
+    await page.locator('.banner-headline').getByText('Black wins').waitFor();
+    await page.waitForSelector('.moves [data-ply="4"].current');
+    await expectPiece(page, 'h4', 'bQ');
+
+    await page.keyboard.press('ArrowLeft');
+    await page.waitForSelector('.moves [data-ply="3"].current');
+    await expectPiece(page, 'd8', 'bQ');
+    await expectPiece(page, 'g4', 'wP');
+    await page.getByRole('button', { name: 'First position' }).click();
+    await expectPiece(page, 'g2', 'wP');
+    await expectPiece(page, 'f2', 'wP');
+    assert.equal(await page.locator('.moves .current').count(), 0);
+    await page.getByRole('button', { name: 'Next move' }).click();
+    await expectPiece(page, 'f3', 'wP');
+    await page.click('.moves [data-ply="2"]');
+    await expectPiece(page, 'e5', 'bP');
+    await expectPiece(page, 'g2', 'wP');
+    await page.keyboard.press('End');
+    await expectPiece(page, 'h4', 'bQ');
+    await page.waitForSelector('.board [data-square="e1"].check');
+
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download PGN' }).click(),
+    ]);
+    const pgn = readFileSync(await download.path(), 'utf8');
+    assert.match(pgn, /\[Result "0-1"\]/);
+    assert.match(pgn, /Qh4#/);
+  });
+
+  test('draw by agreement and resignation end the game with a banner', { timeout: 120_000 }, async () => {
+    const game = await friendGame();
+    const white = await openPage(await seatedContext(game.id, game.white), errors, `${server.url}/games/${game.id}`);
+    const black = await openPage(await seatedContext(game.id, game.black), errors, `${server.url}/games/${game.id}`);
+    await clickMove(white, 'd2d4');
+    await expectPiece(black, 'd4', 'wP');
+    await black.getByRole('button', { name: 'Offer draw' }).click();
+    await white.getByRole('button', { name: 'Accept draw' }).click();
+    for (const page of [white, black]) {
+      await page.locator('.banner-headline').getByText('Draw').waitFor();
+      assert.equal(await page.locator('.banner-reason').textContent(), 'By agreement');
+    }
+
+    const second = await friendGame();
+    const page = await openPage(await seatedContext(second.id, second.black), errors, `${server.url}/games/${second.id}`);
+    await api(server.url, 'POST', `/api/games/${second.id}/move`, { body: { uci: 'e2e4' }, token: second.white.token });
+    await expectPiece(page, 'e4', 'wP');
+    await page.getByRole('button', { name: 'Resign' }).click();
+    await page.getByRole('button', { name: 'Confirm resignation' }).click();
+    await page.locator('.banner-headline').getByText('White wins').waitFor();
+    assert.equal(await page.locator('.banner-reason').textContent(), 'Black resigned');
+    const state = await api(server.url, 'GET', `/api/games/${second.id}`);
+    assert.equal(state.termination, 'resignation');
+  });
+
+  test('clocks tick from the server clock state', { timeout: 120_000 }, async () => {
+    const game = await friendGame({ clock: { initial: 120, increment: 1 } });
+    const page = await openPage(await seatedContext(game.id, game.white), errors, `${server.url}/games/${game.id}`);
+    assert.equal(await page.locator('[data-clock="white"]').textContent(), '2:00');
+    await clickMove(page, 'e2e4');
+    await expectPiece(page, 'e4', 'wP');
+    await api(server.url, 'POST', `/api/games/${game.id}/move`, { body: { uci: 'e7e5' }, token: game.black.token });
+    await expectPiece(page, 'e5', 'bP');
+    const state = await api(server.url, 'GET', `/api/games/${game.id}`);
+    if (state.clock.running === 'white') {
+      const before = await page.locator('[data-clock="white"]').textContent();
+      await waitUntil(async () => (await page.locator('[data-clock="white"]').textContent()) !== before, { what: 'the running clock to tick' });
+    }
+  });
+
+  test('phone-sized screen: the game page fits without sideways scrolling', { timeout: 120_000 }, async () => {
+    const game = await friendGame();
+    const context = await seatedContext(game.id, game.black, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const page = await openPage(context, errors, `${server.url}/games/${game.id}`);
+    await page.getByText('You play black').waitFor();
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= 390, `page is ${width}px wide on a 390px screen`);
+    const board = await page.locator('.board').boundingBox();
+    assert.ok(board.width >= 300 && board.x >= 0 && board.x + board.width <= 390, `board box ${JSON.stringify(board)}`);
+    await screenshot(page, 'game-phone');
+    const lobby = await openPage(context, errors, `${server.url}/`);
+    assert.ok(await lobby.evaluate(() => document.documentElement.scrollWidth) <= 390);
+    await screenshot(lobby, 'lobby-phone');
+  });
+
+  test('the scoreboard counts finished games', { timeout: 60_000 }, async () => {
+    const board = await api(server.url, 'GET', '/api/scoreboard');
+    const page = await openPage(await newContext(), errors, `${server.url}/scoreboard`);
+    await page.locator('#score-black').waitFor();
+    assert.equal(await page.locator('#score-black').textContent(), String(board.colors.black));
+    assert.equal(await page.locator('#score-white').textContent(), String(board.colors.white));
+    assert.equal(await page.locator('#score-draws').textContent(), String(board.colors.draws));
+    assert.ok(board.colors.black >= 1, 'the checkmate game counts for black');
+    await screenshot(page, 'scoreboard');
+  });
+});
