@@ -366,7 +366,10 @@ class GameView {
       let presence = '';
       let presenceLabel = '';
       if (side && side.kind === 'human') {
-        const free = game.status === 'waiting' && !mine && !side.name && !side.connected;
+        // `taken` is the server's addition to the contract; without it a
+        // nameless, unconnected seat of a waiting game is the free one.
+        const free = game.status === 'waiting' && !mine
+          && (side.taken === false || (side.taken === undefined && !side.name && !side.connected));
         presence = free ? 'free' : side.connected ? 'online' : 'offline';
         presenceLabel = free ? 'Seat free' : side.connected ? 'Connected' : 'Not connected';
         if (free) bar.name.textContent = 'Waiting for a player…';

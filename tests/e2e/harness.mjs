@@ -16,8 +16,8 @@ export async function startServer() {
   const bin = process.env.ROOKERY_SERVER_BIN || join(ROOT, 'target', 'debug', 'rookery-server');
   const dir = mkdtempSync(join(tmpdir(), 'rookery-e2e-'));
   const database = `sqlite://${join(dir, 'e2e.db')}`;
-  const args = ['--addr', '127.0.0.1:0', '--database', database];
-  if (process.env.ROOKERY_WEB_DIR_FLAG) args.push(process.env.ROOKERY_WEB_DIR_FLAG, join(ROOT, 'web'));
+  // The client under test is this checkout's web/, whatever the binary's default.
+  const args = ['--addr', '127.0.0.1:0', '--database', database, '--web-dir', join(ROOT, 'web')];
   const child = spawn(bin, args, {
     cwd: ROOT,
     env: { ...process.env, RUST_LOG: process.env.RUST_LOG || 'warn' },
