@@ -253,6 +253,27 @@ describe('web client in Chromium against the real server', () => {
     assert.match(pgn, /Qh4#/);
   });
 
+  test('replayed positions match the server at every ply (castling, en passant)', { timeout: 120_000 }, async () => {
+    const game = await friendGame();
+    const moves = ['e2e4', 'a7a6', 'e4e5', 'd7d5', 'e5d6', 'c7d6', 'g1f3', 'b8c6', 'f1e2', 'c8g4', 'e1g1', 'd8d7', 'b1c3', 'e8c8'];
+    const fens = [(await api(server.url, 'GET', `/api/games/${game.id}`)).fen];
+    for (const [index, uci] of moves.entries()) {
+      const token = index % 2 === 0 ? game.white.token : game.black.token;
+      fens.push((await api(server.url, 'POST', `/api/games/${game.id}/move`, { body: { uci }, token })).fen);
+    }
+    await api(server.url, 'POST', `/api/games/${game.id}/resign`, { token: game.white.token });
+
+    const page = await openPage(await newContext(), errors, `${server.url}/games/${game.id}`);
+    await page.locator('.banner-headline').getByText('Black wins').waitFor();
+    await page.keyboard.press('Home');
+    for (let ply = 0; ply <= moves.length; ply++) {
+      if (ply > 0) await page.keyboard.press('ArrowRight');
+      await waitUntil(async () => JSON.stringify(await boardPieces(page)) === JSON.stringify(fenPieces(fens[ply])), { what: `ply ${ply} to match the server` });
+    }
+    assert.deepEqual(await page.locator('.moves .move[data-ply]').allTextContents(),
+      ['e4', 'a6', 'e5', 'd5', 'exd6', 'cxd6', 'Nf3', 'Nc6', 'Be2', 'Bg4', 'O-O', 'Qd7', 'Nc3', 'O-O-O']);
+  });
+
   test('draw by agreement and resignation end the game with a banner', { timeout: 120_000 }, async () => {
     const game = await friendGame();
     const white = await openPage(await seatedContext(game.id, game.white), errors, `${server.url}/games/${game.id}`);
@@ -281,7 +302,7 @@ describe('web client in Chromium against the real server', () => {
   test('clocks tick from the server clock state', { timeout: 120_000 }, async () => {
     const game = await friendGame({ clock: { initial: 120, increment: 1 } });
     const page = await openPage(await seatedContext(game.id, game.white), errors, `${server.url}/games/${game.id}`);
-    assert.equal(await page.locator('[data-clock="white"]').textContent(), '2:00');
+    assert.match(await page.locator('[data-clock="white"]').textContent(), /^(2:00|1:5\d)$/);
     await clickMove(page, 'e2e4');
     await expectPiece(page, 'e4', 'wP');
     await api(server.url, 'POST', `/api/games/${game.id}/move`, { body: { uci: 'e7e5' }, token: game.black.token });
