@@ -286,7 +286,7 @@ class GameView {
     if (game.clock) meta.push(`Clock ${clockLabel(game, this.gameId)}`);
     else meta.push('No clock');
     if (!isStandardStart(game.initial_fen)) meta.push('Custom start');
-    if (typeof game.spectators === 'number') meta.push(`${game.spectators} watching`);
+    if (typeof game.spectators === 'number' && game.status !== 'finished') meta.push(`${game.spectators} watching`);
     if (this.seat) meta.push(`You play ${this.seat.color}`);
     else meta.push('Spectating');
     this.meta.textContent = meta.join(' · ');
