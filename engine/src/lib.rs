@@ -9,8 +9,12 @@
 //! - [`position`]: the position, copy-make move application, Zobrist hashing.
 //! - [`movegen`]: fully legal move generation.
 //! - [`fen`]: FEN parsing and writing.
+//! - [`game`]: a game's history, repetitions and automatic endings.
 //! - [`moves`]: the packed move type and UCI spelling.
+//! - [`san`]: Standard Algebraic Notation, and insufficient material.
+//! - [`pgn`]: PGN export and import of whole games.
 //! - [`perft`]: move-tree counting, for proofs and benchmarks.
+//! - [`uci`]: the UCI shell behind the `rookery-engine` binary.
 //! - [`level`]: the difficulty levels shared by UCI and the server.
 //! - [`ai`]: the computer player's entry point for hosts.
 
@@ -18,6 +22,7 @@ pub mod ai;
 pub mod attacks;
 pub mod bitboard;
 pub mod fen;
+pub mod game;
 /// Geometry shared with the build script (see its header comment); the
 /// build script alone uses some of it.
 #[allow(dead_code)]
@@ -26,13 +31,19 @@ pub mod level;
 pub mod movegen;
 pub mod moves;
 pub mod perft;
+pub mod pgn;
 pub mod position;
+pub mod san;
 pub mod types;
+pub mod uci;
 mod zobrist;
 
 pub use bitboard::Bitboard;
 pub use fen::FenError;
+pub use game::{Game, Outcome, Termination};
 pub use movegen::MoveList;
 pub use moves::{Move, MoveKind};
+pub use pgn::{read_pgn, write_pgn, PgnError, PgnGame};
 pub use position::{CastlingRights, IllegalMoveError, Position, UciMoveError};
+pub use san::SanError;
 pub use types::{Color, Piece, Role, Square};
