@@ -5,7 +5,7 @@ import { api, loadLevels } from './api.js';
 import { h, clear } from './dom.js';
 import { levelLabel } from './format.js';
 import { getPlayer, savePlayer, saveSeat, saveSettings } from './storage.js';
-import { gameList } from './watch.js';
+import { gameList, sortForWatching } from './watch.js';
 
 const CLOCKS = [
   ['none', 'No clock'],
@@ -111,7 +111,7 @@ export async function lobbyPage(root) {
   const refresh = async () => {
     try {
       const { games } = await api('GET', '/api/games?status=active&limit=8');
-      clear(liveList, gameList(games, levels, { empty: 'No games in progress. Start one!' }));
+      clear(liveList, gameList(sortForWatching(games), levels, { empty: 'No games in progress. Start one!' }));
     } catch {
       clear(liveList, h('p', { class: 'muted' }, 'Live games are unavailable right now.'));
     }

@@ -118,6 +118,12 @@ describe('web client in Chromium against the real server', () => {
     assert.deepEqual(await boardPieces(alice), fenPieces(state.fen));
     await screenshot(alice, 'game-checkmate');
     finishedGames.push(gameId);
+
+    // Rematch: a new game with the colours swapped and a fresh invite link.
+    await alice.getByRole('button', { name: 'Rematch' }).click();
+    await alice.waitForURL((url) => url.pathname.startsWith('/games/') && !url.pathname.endsWith(gameId));
+    await alice.getByText('You play black').waitFor();
+    assert.match(await alice.locator('#invite-link').inputValue(), /\/games\/[^/]+$/);
   });
 
   test('a browser plays the AI, sees its reply, and keeps its seat after a reload', { timeout: 120_000 }, async () => {
@@ -205,6 +211,18 @@ describe('web client in Chromium against the real server', () => {
     // A spectator cannot pick pieces up.
     await watcher.click('.board [data-square="g1"]');
     assert.equal(await watcher.locator('.board .selected, .board .dest').count(), 0);
+
+    // AI v AI started from the lobby: the creator lands on the game as a spectator.
+    const lobby = await openPage(await newContext(), errors, `${server.url}/`);
+    await lobby.getByRole('radio', { name: 'Computer v computer' }).check();
+    await lobby.selectOption('#white-level', '1');
+    await lobby.selectOption('#black-level', '2');
+    await lobby.getByRole('button', { name: 'Start and watch' }).click();
+    await lobby.waitForURL(/\/games\/[^/]+$/);
+    await lobby.getByText('Spectating').waitFor();
+    await lobby.waitForSelector('.moves [data-ply="1"]', { timeout: 30_000 });
+    const created = await api(server.url, 'GET', `/api/games/${new URL(lobby.url()).pathname.split('/').pop()}`);
+    assert.deepEqual([created.white.level, created.black.level], [1, 2]);
 
     // The AI v AI game streams its moves to a watcher.
     await watcher.goto(`${server.url}/games/${aiGame.game.id}`);
