@@ -332,6 +332,39 @@ describe('web client in Chromium against the real server', () => {
     }
   });
 
+  test('after a server crash the page reconnects and keeps its seat', { timeout: 120_000 }, async () => {
+    const first = await startServer();
+    let second = null;
+    try {
+      const created = await api(first.url, 'POST', '/api/games', { body: { white: { kind: 'human' }, black: { kind: 'human' } } });
+      const id = created.game.id;
+      const black = (await api(first.url, 'POST', `/api/games/${id}/join`)).seat;
+      const page = await openPage(await seatedContext(id, created.seat), errors, `${first.url}/games/${id}`);
+      await page.getByText('Live', { exact: true }).waitFor();
+      await clickMove(page, 'e2e4');
+      await expectPiece(page, 'e4', 'wP');
+
+      await first.kill();
+      await page.getByText('Connection lost, reconnecting…').waitFor();
+      second = await startServer({ dir: first.dir, addr: new URL(first.url).host });
+      await api(second.url, 'POST', `/api/games/${id}/move`, { body: { uci: 'e7e5' }, token: black.token });
+      await expectPiece(page, 'e5', 'bP');
+      await page.getByText('Live', { exact: true }).waitFor();
+      await clickMove(page, 'g1f3');
+      await waitUntil(async () => (await api(second.url, 'GET', `/api/games/${id}`)).moves.length === 3, { what: 'the move after reconnecting' });
+      await expectPiece(page, 'f3', 'wN');
+      // While the server was down the browser reported the failed reconnection
+      // attempts; those are the expected ones, anything else still fails the test.
+      const expected = /WebSocket connection to .* failed/;
+      for (let index = errors.length - 1; index >= 0; index--) if (expected.test(errors[index])) errors.splice(index, 1);
+    } finally {
+      for (const context of contexts) await context.close();
+      contexts = [];
+      if (second) await second.stop();
+      await first.stop();
+    }
+  });
+
   test('phone-sized screen: the game page fits without sideways scrolling', { timeout: 120_000 }, async () => {
     const game = await friendGame();
     const context = await seatedContext(game.id, game.black, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });

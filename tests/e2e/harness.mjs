@@ -12,12 +12,12 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const ARTIFACTS = join(ROOT, 'artifacts', 'e2e');
 const STARTUP_TIMEOUT_MS = 60_000;
 
-export async function startServer() {
+// `dir` and `addr` let a test restart a server on the same database and port.
+export async function startServer({ dir = mkdtempSync(join(tmpdir(), 'rookery-e2e-')), addr = '127.0.0.1:0' } = {}) {
   const bin = process.env.ROOKERY_SERVER_BIN || join(ROOT, 'target', 'debug', 'rookery-server');
-  const dir = mkdtempSync(join(tmpdir(), 'rookery-e2e-'));
   const database = `sqlite://${join(dir, 'e2e.db')}`;
   // The client under test is this checkout's web/, whatever the binary's default.
-  const args = ['--addr', '127.0.0.1:0', '--database', database, '--web-dir', join(ROOT, 'web')];
+  const args = ['--addr', addr, '--database', database, '--web-dir', join(ROOT, 'web')];
   const child = spawn(bin, args, {
     cwd: ROOT,
     env: { ...process.env, RUST_LOG: process.env.RUST_LOG || 'warn' },
@@ -45,9 +45,18 @@ export async function startServer() {
   child.removeAllListeners('exit');
   return {
     url,
+    dir,
     log: () => log,
+    // A crash: SIGKILL, database left in place for a restart.
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((done) => child.once('exit', done));
+        child.kill('SIGKILL');
+        await exited;
+      }
+    },
     async stop() {
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((done) => child.once('exit', done));
         child.kill('SIGTERM');
         const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
