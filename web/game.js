@@ -142,14 +142,48 @@ class GameView {
       this.renderConnection();
       return;
     }
+    this.failures = 0;
     this.socket = new GameSocket(this.gameId, this.seat && this.seat.token, {
-      onState: (game) => this.update(game),
+      onState: (game) => {
+        this.failures = 0;
+        this.update(game);
+      },
       onError: (message) => this.onServerError(message),
       onStatus: (status) => {
         this.connection = status;
         this.renderConnection();
+        if (status === 'closed') {
+          this.failures += 1;
+          if (this.failures >= 2 && this.seat) this.checkSeat();
+        }
       },
     });
+  }
+
+  // The server refuses the upgrade for a token it does not know (say, the
+  // database was reset). If a spectator connection works while ours keeps
+  // failing, the stored seat is dead: forget it and watch instead.
+  checkSeat() {
+    if (this.checkingSeat) return;
+    this.checkingSeat = true;
+    const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws';
+    const probe = new WebSocket(`${scheme}://${window.location.host}/ws/games/${encodeURIComponent(this.gameId)}`);
+    const done = () => {
+      this.checkingSeat = false;
+    };
+    probe.addEventListener('message', () => {
+      probe.close(1000);
+      done();
+      if (!this.seat || this.failures < 2 || !this.socket) return;
+      saveSeat(this.gameId, null);
+      this.seat = null;
+      this.socket.stop();
+      this.socket = null;
+      this.flash('The server no longer recognises this browser’s seat in the game, so you are watching it.');
+      this.connect();
+      this.render();
+    }, { once: true });
+    probe.addEventListener('close', done, { once: true });
   }
 
   update(game) {

@@ -181,6 +181,7 @@ describe('web client in Chromium against the real server', () => {
     await expectPiece(page, 'b7', 'bK');
     await clickMove(page, 'e7e8');
     await page.waitForSelector('[role="dialog"] [data-promotion="n"]');
+    await screenshot(page, 'promotion-picker');
     await page.click('[data-promotion="n"]');
     await expectPiece(page, 'e8', 'wN');
     const state = await api(server.url, 'GET', `/api/games/${gameId}`);
@@ -199,6 +200,7 @@ describe('web client in Chromium against the real server', () => {
     await first.waitFor();
     assert.equal(await first.getAttribute('data-game-id'), aiGame.game.id);
     await watcher.locator(`#live-games [data-game-id="${game.id}"]`).waitFor();
+    await screenshot(watcher, 'watch');
 
     await watcher.goto(`${server.url}/games/${game.id}`);
     await watcher.getByText('Spectating').waitFor();
@@ -363,6 +365,34 @@ describe('web client in Chromium against the real server', () => {
       if (second) await second.stop();
       await first.stop();
     }
+  });
+
+  test('a seat token the server does not know falls back to watching', { timeout: 60_000 }, async () => {
+    const game = await friendGame();
+    const page = await openPage(await seatedContext(game.id, { color: 'white', token: 'not-a-real-token' }), errors, `${server.url}/games/${game.id}`);
+    await page.getByText('you are watching it').waitFor({ timeout: 30_000 });
+    await page.getByText('Spectating').waitFor();
+    await page.getByText('Live', { exact: true }).waitFor();
+    assert.equal(await page.evaluate((key) => window.localStorage.getItem(key), `rookery:seat:${game.id}`), null);
+    // The refused upgrades are reported by the browser; nothing else may be.
+    const expected = /WebSocket connection to .* failed/;
+    for (let index = errors.length - 1; index >= 0; index--) if (expected.test(errors[index])) errors.splice(index, 1);
+  });
+
+  test('keyboard: squares are buttons; arrows move the focus, Enter picks and drops', { timeout: 60_000 }, async () => {
+    const game = await friendGame();
+    const page = await openPage(await seatedContext(game.id, game.white), errors, `${server.url}/games/${game.id}`);
+    await page.getByText('Your move.').waitFor();
+    await page.focus('.board [data-square="e2"]');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('.board [data-square="e2"].selected');
+    assert.match(await page.locator('.board [data-square="e4"]').getAttribute('aria-label'), /e4, empty, legal move/);
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('ArrowUp');
+    assert.equal(await page.evaluate(() => document.activeElement.dataset.square), 'e4');
+    await page.keyboard.press('Enter');
+    await expectPiece(page, 'e4', 'wP');
+    assert.deepEqual((await api(server.url, 'GET', `/api/games/${game.id}`)).moves, ['e2e4']);
   });
 
   test('phone-sized screen: the game page fits without sideways scrolling', { timeout: 120_000 }, async () => {
