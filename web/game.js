@@ -219,7 +219,9 @@ class GameView {
 
   canMove() {
     const game = this.game;
-    return !!this.seat && game.status !== 'finished' && game.turn === this.seat.color
+    // Moves count only once both seats are filled (the server says
+    // not_your_turn while waiting), so the board stays still until then.
+    return !!this.seat && game.status === 'active' && game.turn === this.seat.color
       && this.viewPly === null && !this.pending;
   }
 

@@ -79,6 +79,9 @@ describe('web client in Chromium against the real server', () => {
     const invite = await alice.locator('#invite-link').inputValue();
     assert.match(invite, /\/games\/[^/]+$/);
     await alice.getByText('Waiting for your friend to join').waitFor();
+    // No moves before the friend arrives: the server would refuse them.
+    await alice.click('.board [data-square="e2"]');
+    assert.equal(await alice.locator('.board .selected, .board .dest').count(), 0);
 
     const bob = await openPage(await newContext(), errors, invite);
     await bob.getByText('You play black').waitFor();
@@ -332,6 +335,17 @@ describe('web client in Chromium against the real server', () => {
       const before = await page.locator('[data-clock="white"]').textContent();
       await waitUntil(async () => (await page.locator('[data-clock="white"]').textContent()) !== before, { what: 'the running clock to tick' });
     }
+  });
+
+  test('a flag fall ends the game on the page with the reason', { timeout: 60_000 }, async () => {
+    const game = await friendGame({ clock: { initial: 3, increment: 0 } });
+    const page = await openPage(await seatedContext(game.id, game.black), errors, `${server.url}/games/${game.id}`);
+    await page.getByText('Waiting for your opponent to move.').waitFor();
+    await api(server.url, 'POST', `/api/games/${game.id}/move`, { body: { uci: 'e2e4' }, token: game.white.token });
+    await page.waitForSelector('[data-clock="black"].running.low');
+    await page.locator('.banner-headline').getByText('White wins').waitFor({ timeout: 30_000 });
+    assert.equal(await page.locator('.banner-reason').textContent(), 'Black ran out of time');
+    assert.equal(await page.locator('[data-clock="black"]').textContent(), '0:00.0');
   });
 
   test('after a server crash the page reconnects and keeps its seat', { timeout: 120_000 }, async () => {
