@@ -5,7 +5,7 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import {
-  api, boardPieces, fenPieces, launchBrowser, openPage, screenshot, startServer, waitUntil,
+  api, boardPieces, fenPieces, launchBrowser, openPage, screenshot, startServer, unnamedControls, waitUntil,
 } from './harness.mjs';
 
 let server;
@@ -77,6 +77,7 @@ describe('web client in Chromium against the real server', () => {
     await alice.getByRole('button', { name: 'Create game and get link' }).click();
     await alice.waitForURL(/\/games\/[^/]+$/);
     const invite = await alice.locator('#invite-link').inputValue();
+    assert.deepEqual(await unnamedControls(alice), []);
     assert.match(invite, /\/games\/[^/]+$/);
     await alice.getByText('Waiting for your friend to join').waitFor();
     // No moves before the friend arrives: the server would refuse them.
@@ -120,6 +121,7 @@ describe('web client in Chromium against the real server', () => {
     assert.equal(state.termination, 'checkmate');
     assert.deepEqual(await boardPieces(alice), fenPieces(state.fen));
     await screenshot(alice, 'game-checkmate');
+    assert.deepEqual(await unnamedControls(alice), []);
     finishedGames.push(gameId);
 
     // Rematch: a new game with the colours swapped and a fresh invite link.
@@ -204,6 +206,10 @@ describe('web client in Chromium against the real server', () => {
     assert.equal(await first.getAttribute('data-game-id'), aiGame.game.id);
     await watcher.locator(`#live-games [data-game-id="${game.id}"]`).waitFor();
     await screenshot(watcher, 'watch');
+    assert.deepEqual(await unnamedControls(watcher), []);
+    // The list is live: a game created now shows up without a reload.
+    const later = await friendGame();
+    await watcher.locator(`#live-games [data-game-id="${later.id}"]`).waitFor({ timeout: 15_000 });
 
     await watcher.goto(`${server.url}/games/${game.id}`);
     await watcher.getByText('Spectating').waitFor();
@@ -422,6 +428,32 @@ describe('web client in Chromium against the real server', () => {
     const lobby = await openPage(context, errors, `${server.url}/`);
     assert.ok(await lobby.evaluate(() => document.documentElement.scrollWidth) <= 390);
     await screenshot(lobby, 'lobby-phone');
+    assert.deepEqual(await unnamedControls(lobby), []);
+  });
+
+  test('a registered name plays the AI and shows on the scoreboard', { timeout: 120_000 }, async () => {
+    const page = await openPage(await newContext(), errors, `${server.url}/`);
+    await page.fill('#player-name', 'e2e_carol');
+    await page.getByRole('button', { name: 'Save name' }).click();
+    await page.locator('.player-self').getByText('e2e_carol').waitFor();
+    await page.getByRole('radio', { name: 'The computer' }).check();
+    await page.selectOption('#level', '2');
+    await page.getByRole('radio', { name: 'Black', exact: true }).check();
+    await page.getByRole('button', { name: 'Play the computer' }).click();
+    await page.waitForURL(/\/games\/[^/]+$/);
+    await page.getByText('You play black').waitFor();
+    await page.locator('.game-title').getByText('e2e_carol').waitFor();
+    // The computer has white and opens; then we give up.
+    await page.waitForSelector('.moves [data-ply="1"]', { timeout: 30_000 });
+    await page.getByRole('button', { name: 'Resign' }).click();
+    await page.getByRole('button', { name: 'Confirm resignation' }).click();
+    await page.locator('.banner-headline').getByText('White wins').waitFor();
+
+    await page.goto(`${server.url}/scoreboard`);
+    const row = page.locator('.score-table tr', { hasText: 'e2e_carol' });
+    await row.waitFor();
+    assert.deepEqual(await row.locator('th, td').allTextContents(), ['e2e_carol', '1', '0', '1', '0']);
+    await page.locator('.score-table tr', { hasText: 'Level 2' }).waitFor();
   });
 
   test('the scoreboard counts finished games', { timeout: 60_000 }, async () => {

@@ -153,3 +153,17 @@ export function fenPieces(fen) {
   });
   return result.sort();
 }
+
+// Controls without an accessible name, described for the failure message:
+// every button, link and form field must have one (text, label or aria-label).
+export async function unnamedControls(page) {
+  return page.$$eval('button, a[href], input:not([type="hidden"]), select, textarea', (elements) => elements
+    .filter((el) => !el.closest('[hidden]') && el.getClientRects().length > 0)
+    .filter((el) => {
+      const label = el.getAttribute('aria-label') || el.getAttribute('aria-labelledby');
+      const text = el.textContent.trim();
+      const labels = el.labels ? el.labels.length : 0;
+      return !label && !labels && !(el.matches('button, a') && text);
+    })
+    .map((el) => el.outerHTML.slice(0, 120)));
+}
