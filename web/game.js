@@ -8,6 +8,7 @@ import { BoardView, destsOf } from './board.js';
 import { isStandardStart, kingSquare, parseFen, positionsOf, splitUci } from './chess.js';
 import { capitalize, formatClock, matchLabel, opposite, resultText, sideLabel } from './format.js';
 import { GameSocket } from './socket.js';
+import { pieceElement } from './pieces.js';
 import { getPlayer, getSeat, getSettings, savePlayer, saveSeat, saveSettings } from './storage.js';
 
 const PENDING_TIMEOUT_MS = 8000;
@@ -132,8 +133,9 @@ class GameView {
     const tag = h('span', { class: 'player-tag' });
     const presence = h('span', { class: 'presence' });
     const clock = h('div', { class: 'clock', role: 'timer', 'aria-live': 'off' });
-    const el = h('div', { class: 'player-bar' }, h('div', { class: 'player' }, presence, name, tag), clock);
-    return { el, name, tag, presence, clock, color: null };
+    const material = h('span', { class: 'material' });
+    const el = h('div', { class: 'player-bar' }, h('div', { class: 'player' }, presence, name, tag, material), clock);
+    return { el, name, tag, presence, clock, material, color: null };
   }
 
   connect() {
@@ -317,7 +319,8 @@ class GameView {
     const ply = this.viewPly === null ? total : this.viewPly;
 
     this.title.textContent = matchLabel(game, levels);
-    document.title = `${matchLabel(game, levels)} · Rookery`;
+    const yourMove = this.seat && game.status === 'active' && game.turn === this.seat.color;
+    document.title = `${yourMove ? '● Your move · ' : ''}${matchLabel(game, levels)} · Rookery`;
     const meta = [];
     if (game.clock) meta.push(`Clock ${clockLabel(game, this.gameId)}`);
     else meta.push('No clock');
@@ -349,7 +352,7 @@ class GameView {
     this.board.el.classList.toggle('history', ply !== total);
     this.board.el.classList.toggle('pending', !!this.pending);
 
-    this.renderBars();
+    this.renderBars(position);
     this.renderClocks();
     this.renderStatus(ply, total);
     this.renderInvite();
@@ -386,8 +389,9 @@ class GameView {
     return !!other && other.kind === 'ai';
   }
 
-  renderBars() {
+  renderBars(position) {
     const game = this.game;
+    const advantage = materialAdvantage(position.board);
     const placement = { bottom: this.orientation, top: opposite(this.orientation) };
     for (const [where, color] of Object.entries(placement)) {
       const bar = this.bars[where];
@@ -417,6 +421,16 @@ class GameView {
       bar.presence.setAttribute('aria-label', presenceLabel);
       bar.presence.setAttribute('role', 'img');
       bar.el.classList.toggle('to-move', game.status !== 'finished' && game.turn === color);
+      const lead = advantage[color];
+      const key = `${lead.pieces}${lead.points}`;
+      if (bar.material.dataset.key !== key) {
+        bar.material.dataset.key = key;
+        clear(bar.material, lead.points > 0 || lead.pieces
+          ? [...lead.pieces].map((role) => pieceElement((color === 'white' ? 'b' : 'w') + role, { automation: false })).concat(lead.points > 0 ? ` +${lead.points}` : '')
+          : []);
+        if (lead.points > 0) bar.material.setAttribute('aria-label', `${capitalize(color)} is ahead by ${lead.points} in material`);
+        else bar.material.removeAttribute('aria-label');
+      }
     }
   }
 
@@ -522,7 +536,7 @@ class GameView {
     const offer = game.status === 'active' ? game.draw_offer : null;
     this.drawEl.hidden = !offer;
     if (!offer) return;
-    if (this.seat && offer !== this.seat.color) this.drawEl.textContent = 'Your opponent offers a draw. Accept it with “Accept draw”, or decline by moving.';
+    if (this.seat && offer !== this.seat.color) this.drawEl.textContent = 'Your opponent offers a draw. Accept it, or play on: your next move declines it.';
     else if (this.seat) this.drawEl.textContent = 'You offered a draw.';
     else this.drawEl.textContent = `${capitalize(offer)} offers a draw.`;
   }
@@ -559,8 +573,19 @@ class GameView {
       if (current) button.setAttribute('aria-current', 'step');
       else button.removeAttribute('aria-current');
     }
+    // Keep the current move visible by scrolling the list's own box only:
+    // scrollIntoView would also scroll the page, which on a phone would drag
+    // the board out of view on every move.
     const current = this.movesEl.querySelector('.current');
-    if (current && typeof current.scrollIntoView === 'function') current.scrollIntoView({ block: 'nearest' });
+    const box = this.movesEl.parentElement;
+    if (current) {
+      const top = current.offsetTop;
+      const bottom = top + current.offsetHeight;
+      if (top < box.scrollTop) box.scrollTop = top;
+      else if (bottom > box.scrollTop + box.clientHeight) box.scrollTop = bottom - box.clientHeight;
+    } else if (ply === 0) {
+      box.scrollTop = 0;
+    }
   }
 
   async rematch(button) {
@@ -584,6 +609,28 @@ class GameView {
       this.flash(`Could not start a new game: ${error.message}`);
     }
   }
+}
+
+const VALUES = { P: 1, N: 3, B: 3, R: 5, Q: 9 };
+
+// Material in the shown position, per side: the roles one side has beyond
+// the other's (shown as the opponent's pieces it has captured), and the
+// difference in pawns (1/3/3/5/9).
+function materialAdvantage(board) {
+  const count = { w: {}, b: {} };
+  for (const piece of board.values()) count[piece[0]][piece[1]] = (count[piece[0]][piece[1]] || 0) + 1;
+  const result = {};
+  for (const [color, me, them] of [['white', 'w', 'b'], ['black', 'b', 'w']]) {
+    let pieces = '';
+    let points = 0;
+    for (const role of Object.keys(VALUES)) {
+      const extra = (count[me][role] || 0) - (count[them][role] || 0);
+      if (extra > 0) pieces += role.repeat(extra);
+    }
+    for (const role of Object.keys(VALUES)) points += VALUES[role] * ((count[me][role] || 0) - (count[them][role] || 0));
+    result[color] = { pieces, points };
+  }
+  return result;
 }
 
 const ICONS = {

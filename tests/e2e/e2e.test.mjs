@@ -77,6 +77,7 @@ describe('web client in Chromium against the real server', () => {
     await alice.getByRole('button', { name: 'Create game and get link' }).click();
     await alice.waitForURL(/\/games\/[^/]+$/);
     const invite = await alice.locator('#invite-link').inputValue();
+    await screenshot(alice, 'game-invite');
     assert.deepEqual(await unnamedControls(alice), []);
     assert.match(invite, /\/games\/[^/]+$/);
     await alice.getByText('Waiting for your friend to join').waitFor();
@@ -310,6 +311,8 @@ describe('web client in Chromium against the real server', () => {
     await clickMove(white, 'd2d4');
     await expectPiece(black, 'd4', 'wP');
     await black.getByRole('button', { name: 'Offer draw' }).click();
+    await white.getByText('Your opponent offers a draw').waitFor();
+    await screenshot(white, 'draw-offer');
     await white.getByRole('button', { name: 'Accept draw' }).click();
     for (const page of [white, black]) {
       await page.locator('.banner-headline').getByText('Draw').waitFor();
