@@ -1,6 +1,8 @@
 // The only way the client talks HTTP to the server: the routes and error
 // shape of the public contract (docs/API.md).
 
+import { getPlayer, savePlayer, saveSeat, saveSettings } from './storage.js';
+
 export class ApiError extends Error {
   constructor(status, code, message) {
     super(message);
@@ -53,4 +55,42 @@ export function loadLevels() {
     );
   }
   return levelsPromise;
+}
+
+// Sends a request as the registered player when there is one. The server
+// answers 401 for a player token it does not know (say, after a database
+// reset); then the player is forgotten and the request goes out anonymously.
+export async function asPlayer(method, path, body) {
+  const player = getPlayer();
+  try {
+    return await api(method, path, { body, token: player ? player.token : undefined });
+  } catch (error) {
+    if (player && error.status === 401) {
+      savePlayer(null);
+      return api(method, path, { body });
+    }
+    throw error;
+  }
+}
+
+// Creates a game, remembers its seat and settings, and returns its id.
+export async function createGame(body) {
+  const created = await asPlayer('POST', '/api/games', body);
+  const id = created.game.id;
+  if (created.seat) saveSeat(id, created.seat);
+  saveSettings(id, { clock: body.clock || null });
+  return id;
+}
+
+// The time control of a game from its PGN's TimeControl tag ("300+3"), for
+// pages that did not create the game; null when absent or unreadable.
+export async function timeControlOf(gameId) {
+  try {
+    const response = await fetch(`/api/games/${encodeURIComponent(gameId)}/pgn`);
+    if (!response.ok) return null;
+    const match = (await response.text()).match(/\[TimeControl "(\d+)\+(\d+)"\]/);
+    return match ? { initial: Number(match[1]), increment: Number(match[2]) } : null;
+  } catch {
+    return null;
+  }
 }

@@ -2,14 +2,14 @@
 // replay once finished. Everything drawn comes from the last GameState the
 // server sent; user input only ever becomes a request to the server.
 
-import { api, loadLevels } from './api.js';
+import { api, asPlayer, createGame, loadLevels, timeControlOf } from './api.js';
 import { h, clear } from './dom.js';
 import { BoardView, destsOf } from './board.js';
 import { isStandardStart, kingSquare, parseFen, positionsOf, splitUci } from './chess.js';
 import { capitalize, formatClock, matchLabel, opposite, resultText, sideLabel } from './format.js';
 import { GameSocket } from './socket.js';
 import { pieceElement } from './pieces.js';
-import { getPlayer, getSeat, getSettings, savePlayer, saveSeat, saveSettings } from './storage.js';
+import { getSeat, getSettings, saveSeat, saveSettings } from './storage.js';
 
 const PENDING_TIMEOUT_MS = 8000;
 const LOW_TIME_MS = 20000;
@@ -47,21 +47,19 @@ export async function gamePage(root, gameId) {
   view.update(game);
   if (notice) view.flash(notice);
   view.connect();
+  if (game.clock && !getSettings(gameId)) {
+    // A friend or spectator did not create the game: read its time control
+    // from the PGN, for the clock label and a rematch at the same speed.
+    const clock = await timeControlOf(gameId);
+    if (clock) {
+      saveSettings(gameId, { clock });
+      view.render();
+    }
+  }
 }
 
-async function joinGame(gameId) {
-  const path = `/api/games/${encodeURIComponent(gameId)}/join`;
-  const player = getPlayer();
-  try {
-    return await api('POST', path, { token: player ? player.token : undefined });
-  } catch (error) {
-    if (player && error.status === 401) {
-      // The server no longer knows this player (e.g. a new database): join anonymously.
-      savePlayer(null);
-      return api('POST', path);
-    }
-    throw error;
-  }
+function joinGame(gameId) {
+  return asPlayer('POST', `/api/games/${encodeURIComponent(gameId)}/join`);
 }
 
 class GameView {
@@ -100,6 +98,8 @@ class GameView {
     };
     this.resignButton = h('button', { type: 'button', class: 'danger', onclick: () => this.resign() }, 'Resign');
     this.drawButton = h('button', { type: 'button', onclick: () => this.sendAction('draw') }, 'Offer draw');
+    // Resigning before the opponent arrives aborts the game (no result).
+    this.cancelButton = h('button', { type: 'button', onclick: () => this.sendAction('resign') }, 'Cancel game');
     this.flipButton = h('button', { type: 'button', 'aria-label': 'Flip board', onclick: () => this.flip() }, 'Flip board');
     this.pgnLink = h('a', {
       class: 'button',
@@ -118,7 +118,7 @@ class GameView {
         this.drawEl,
         h('div', { class: 'moves-box' }, this.movesEl),
         h('nav', { class: 'replay-nav', 'aria-label': 'Move navigation' }, Object.values(this.navButtons)),
-        h('div', { class: 'actions' }, this.resignButton, this.drawButton, this.flipButton, this.pgnLink))));
+        h('div', { class: 'actions' }, this.resignButton, this.drawButton, this.cancelButton, this.flipButton, this.pgnLink))));
 
     this.movesEl.addEventListener('click', (event) => {
       const button = event.target instanceof Element ? event.target.closest('[data-ply]') : null;
@@ -369,6 +369,7 @@ class GameView {
     this.resignButton.hidden = !playing || game.status !== 'active';
     this.resignButton.textContent = this.resignArmed ? 'Confirm resignation' : 'Resign';
     this.drawButton.hidden = !playing || game.status !== 'active' || this.opponentIsAi();
+    this.cancelButton.hidden = !playing || game.status !== 'waiting';
     const offer = game.draw_offer;
     if (this.seat && offer === opposite(this.seat.color)) {
       this.drawButton.textContent = 'Accept draw';
@@ -599,11 +600,8 @@ class GameView {
     if (!isStandardStart(game.initial_fen)) body.fen = game.initial_fen;
     button.disabled = true;
     try {
-      const player = getPlayer();
-      const created = await api('POST', '/api/games', { body, token: player ? player.token : undefined });
-      if (created.seat) saveSeat(created.game.id, created.seat);
-      saveSettings(created.game.id, { clock: clock || null });
-      window.location.assign(`/games/${encodeURIComponent(created.game.id)}`);
+      const id = await createGame(body);
+      window.location.assign(`/games/${encodeURIComponent(id)}`);
     } catch (error) {
       button.disabled = false;
       this.flash(`Could not start a new game: ${error.message}`);

@@ -1,10 +1,10 @@
 // The lobby (/): start a game against a friend, the AI, or AI v AI; register
 // a name for the scoreboard; see what is being played now.
 
-import { api, loadLevels } from './api.js';
+import { api, createGame, loadLevels } from './api.js';
 import { h, clear } from './dom.js';
 import { levelLabel } from './format.js';
-import { getPlayer, savePlayer, saveSeat, saveSettings } from './storage.js';
+import { getPlayer, savePlayer } from './storage.js';
 import { gameList, sortForWatching } from './watch.js';
 
 const CLOCKS = [
@@ -86,11 +86,7 @@ export async function lobbyPage(root) {
     }
     submit.disabled = true;
     try {
-      const player = getPlayer();
-      const created = await api('POST', '/api/games', { body: request.body, token: player ? player.token : undefined });
-      const id = created.game.id;
-      if (created.seat) saveSeat(id, created.seat);
-      saveSettings(id, { clock: request.body.clock || null });
+      const id = await createGame(request.body);
       window.location.assign(`/games/${encodeURIComponent(id)}`);
     } catch (problem) {
       submit.disabled = false;

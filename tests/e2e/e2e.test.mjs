@@ -418,6 +418,37 @@ describe('web client in Chromium against the real server', () => {
     assert.deepEqual((await api(server.url, 'GET', `/api/games/${game.id}`)).moves, ['e2e4']);
   });
 
+  test('a player token the server does not know is dropped and the game still starts', { timeout: 60_000 }, async () => {
+    const context = await newContext();
+    await context.addInitScript(() => {
+      if (!window.sessionStorage.getItem('seeded')) {
+        window.sessionStorage.setItem('seeded', '1');
+        window.localStorage.setItem('rookery:player', JSON.stringify({ id: 'x', name: 'ghost', token: 'unknown-player-token' }));
+      }
+    });
+    const page = await openPage(context, errors, `${server.url}/`);
+    await page.locator('.player-self').getByText('ghost').waitFor();
+    await page.getByRole('radio', { name: 'The computer' }).check();
+    await page.getByRole('button', { name: 'Play the computer' }).click();
+    await page.waitForURL(/\/games\/[^/]+$/);
+    await page.getByText('You play white').waitFor();
+    assert.equal(await page.evaluate(() => window.localStorage.getItem('rookery:player')), null);
+    // The browser reports the refused first attempt (401); that one is expected.
+    const expected = /status of 401/;
+    for (let index = errors.length - 1; index >= 0; index--) if (expected.test(errors[index])) errors.splice(index, 1);
+  });
+
+  test('the creator can cancel a game nobody joined', { timeout: 60_000 }, async () => {
+    const created = await api(server.url, 'POST', '/api/games', { body: { white: { kind: 'human' }, black: { kind: 'human' }, as: 'black', clock: { initial: 180, increment: 2 } } });
+    const page = await openPage(await seatedContext(created.game.id, created.seat), errors, `${server.url}/games/${created.game.id}`);
+    await page.getByText('Waiting for your friend to join').waitFor();
+    await page.getByText('Clock 3+2').waitFor();
+    await page.getByRole('button', { name: 'Cancel game' }).click();
+    await page.locator('.banner-headline').getByText('Game aborted').waitFor();
+    const state = await api(server.url, 'GET', `/api/games/${created.game.id}`);
+    assert.equal(state.termination, 'aborted');
+  });
+
   test('phone-sized screen: the game page fits without sideways scrolling', { timeout: 120_000 }, async () => {
     const game = await friendGame();
     const context = await seatedContext(game.id, game.black, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
