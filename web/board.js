@@ -189,6 +189,11 @@ export class BoardView {
           return button;
         })),
       h('button', { type: 'button', class: 'promotion-cancel', onclick: (event) => { event.stopPropagation(); this.closePromotion(); } }, 'Cancel'));
+    dialog.addEventListener('click', (event) => {
+      // A click beside the choices cancels, like Escape.
+      event.stopPropagation();
+      if (event.target === dialog) this.closePromotion();
+    });
     dialog.addEventListener('keydown', (event) => {
       if (event.key === 'Escape') {
         event.stopPropagation();
