@@ -26,6 +26,12 @@ if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   apt_install nodejs npm
 fi
 
+NODE_MAJOR="$(node -p 'process.versions.node.split(".")[0]')"
+if [ "$NODE_MAJOR" -lt 20 ]; then
+  echo "tests/e2e needs Node.js 20 or newer (playwright-core); found $(node --version)" >&2
+  exit 1
+fi
+
 cd "$HERE"
 if [ ! -f node_modules/playwright-core/package.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "== installing npm packages"
