@@ -44,6 +44,8 @@ export async function gamePage(root, gameId) {
     }
   }
   const view = new GameView(root, gameId, levels, seat);
+  // A spectator of a game with one human sees it from that human's side.
+  if (!seat && game.white.kind === 'ai' && game.black.kind === 'human') view.orientation = 'black';
   view.update(game);
   if (notice) view.flash(notice);
   view.connect();
