@@ -9,7 +9,10 @@
 //! - [`position`]: the position, copy-make move application, Zobrist hashing.
 //! - [`movegen`]: fully legal move generation.
 //! - [`fen`]: FEN parsing and writing.
+//! - [`game`]: a game's history, repetitions and automatic endings.
 //! - [`moves`]: the packed move type and UCI spelling.
+//! - [`san`]: Standard Algebraic Notation, and insufficient material.
+//! - [`pgn`]: PGN export and import of whole games.
 //! - [`perft`]: move-tree counting, for proofs and benchmarks.
 //! - [`eval`]: static evaluation (tapered material, piece-square tables,
 //!   mobility, pawn structure, king safety).
@@ -17,6 +20,7 @@
 //!   [`search::Searcher`], with time management.
 //! - [`tt`]: the transposition table.
 //! - [`bench`]: the fixed-depth search benchmark (`rookery-engine bench`).
+//! - [`uci`]: the UCI shell behind the `rookery-engine` binary.
 //! - [`level`]: the difficulty levels shared by UCI and the server.
 //! - [`ai`]: the computer player's entry point for hosts.
 
@@ -26,6 +30,7 @@ pub mod bench;
 pub mod bitboard;
 pub mod eval;
 pub mod fen;
+pub mod game;
 /// Geometry shared with the build script (see its header comment); the
 /// build script alone uses some of it.
 #[allow(dead_code)]
@@ -34,15 +39,21 @@ pub mod level;
 pub mod movegen;
 pub mod moves;
 pub mod perft;
+pub mod pgn;
 pub mod position;
+pub mod san;
 pub mod search;
 pub mod tt;
 pub mod types;
+pub mod uci;
 mod zobrist;
 
 pub use bitboard::Bitboard;
 pub use fen::FenError;
+pub use game::{Game, Outcome, Termination};
 pub use movegen::MoveList;
 pub use moves::{Move, MoveKind};
+pub use pgn::{read_pgn, write_pgn, PgnError, PgnGame};
 pub use position::{CastlingRights, IllegalMoveError, Position, UciMoveError};
+pub use san::SanError;
 pub use types::{Color, Piece, Role, Square};

@@ -1,0 +1,592 @@
+//! The UCI shell: the engine as a program that chess GUIs and match tools
+//! drive through stdin/stdout (the Universal Chess Interface).
+//!
+//! Reading and thinking are on different threads. The main loop reads
+//! commands line by line; `go` hands a copy of the position to a search
+//! thread that prints `bestmove` itself when done. So `stop`, `isready` and
+//! `quit` are answered while the engine thinks, as UCI requires. Lines are
+//! parsed into a typed [`Command`] first, so the protocol's grammar lives in
+//! one place and the loop only deals with meanings.
+//!
+//! Unknown commands and malformed arguments are ignored, as the UCI
+//! specification asks; where a GUI would otherwise be left guessing (a bad
+//! FEN, an illegal move in `position`), an `info string` line says why and
+//! the previous position is kept.
+
+use std::io::{BufRead, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crate::ai::ClockBudget;
+use crate::game::Game;
+use crate::level;
+use crate::perft;
+use crate::position::Position;
+use crate::search::{GameClock, Info, Limits, Searcher};
+use crate::types::Color;
+
+pub const ENGINE_NAME: &str = "Rookery";
+pub const ENGINE_AUTHOR: &str = "the Rookery developers";
+
+/// Difficulty levels offered by the `Level` option (see [`crate::level`]).
+pub const LEVEL_MIN: u8 = 1;
+pub const LEVEL_MAX: u8 = 8;
+/// Transposition-table size bounds for the `Hash` option, in MiB.
+pub const HASH_DEFAULT_MB: usize = 16;
+pub const HASH_MIN_MB: usize = 1;
+pub const HASH_MAX_MB: usize = 4096;
+
+/// The parameters of `go`. Times are as the GUI sent them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GoLimits {
+    pub wtime: Option<Duration>,
+    pub btime: Option<Duration>,
+    pub winc: Option<Duration>,
+    pub binc: Option<Duration>,
+    pub movestogo: Option<u32>,
+    pub depth: Option<u32>,
+    pub nodes: Option<u64>,
+    pub mate: Option<u32>,
+    pub movetime: Option<Duration>,
+    pub infinite: bool,
+    pub ponder: bool,
+    /// Root moves to restrict the search to, in UCI notation.
+    pub searchmoves: Vec<String>,
+    /// `go perft N`: count the move tree instead of searching.
+    pub perft: Option<u32>,
+}
+
+impl GoLimits {
+    /// The clock of the side to move, if the GUI sent one.
+    pub fn clock_for(&self, color: Color) -> Option<ClockBudget> {
+        let (time, inc) = match color {
+            Color::White => (self.wtime, self.winc),
+            Color::Black => (self.btime, self.binc),
+        };
+        time.map(|remaining| ClockBudget {
+            remaining,
+            increment: inc.unwrap_or_default(),
+        })
+    }
+}
+
+/// Where the position of a `position` command starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StartPosition {
+    Startpos,
+    Fen(String),
+}
+
+/// One line of UCI input, parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    Uci,
+    IsReady,
+    UciNewGame,
+    SetOption {
+        name: String,
+        value: Option<String>,
+    },
+    Position {
+        start: StartPosition,
+        moves: Vec<String>,
+    },
+    Go(GoLimits),
+    Stop,
+    PonderHit,
+    Quit,
+    /// Anything else, including commands we accept and ignore (`debug`,
+    /// `register`) and malformed ones.
+    Ignored,
+}
+
+impl Command {
+    pub fn parse(line: &str) -> Command {
+        let mut words = line.split_whitespace();
+        match words.next() {
+            Some("uci") => Command::Uci,
+            Some("isready") => Command::IsReady,
+            Some("ucinewgame") => Command::UciNewGame,
+            Some("setoption") => parse_setoption(words),
+            Some("position") => parse_position(words),
+            Some("go") => Command::Go(parse_go(words)),
+            Some("stop") => Command::Stop,
+            Some("ponderhit") => Command::PonderHit,
+            Some("quit") => Command::Quit,
+            _ => Command::Ignored,
+        }
+    }
+}
+
+/// `setoption name <words...> [value <words...>]`; names may hold spaces.
+fn parse_setoption<'a>(mut words: impl Iterator<Item = &'a str>) -> Command {
+    if words.next() != Some("name") {
+        return Command::Ignored;
+    }
+    let mut name = Vec::new();
+    let mut value: Option<Vec<&str>> = None;
+    for word in words {
+        match &mut value {
+            None if word == "value" => value = Some(Vec::new()),
+            None => name.push(word),
+            Some(v) => v.push(word),
+        }
+    }
+    if name.is_empty() {
+        return Command::Ignored;
+    }
+    Command::SetOption {
+        name: name.join(" "),
+        value: value.map(|v| v.join(" ")),
+    }
+}
+
+fn parse_position<'a>(mut words: impl Iterator<Item = &'a str>) -> Command {
+    let start = match words.next() {
+        Some("startpos") => StartPosition::Startpos,
+        Some("fen") => {
+            let fen: Vec<&str> = words.by_ref().take_while(|w| *w != "moves").collect();
+            let moves = words.map(str::to_string).collect();
+            return Command::Position {
+                start: StartPosition::Fen(fen.join(" ")),
+                moves,
+            };
+        }
+        _ => return Command::Ignored,
+    };
+    match words.next() {
+        None => Command::Position {
+            start,
+            moves: Vec::new(),
+        },
+        Some("moves") => Command::Position {
+            start,
+            moves: words.map(str::to_string).collect(),
+        },
+        Some(_) => Command::Ignored,
+    }
+}
+
+fn parse_go<'a>(words: impl Iterator<Item = &'a str>) -> GoLimits {
+    let mut limits = GoLimits::default();
+    let mut words = words.peekable();
+    let ms = |w: Option<&str>| {
+        // Some GUIs send negative times when a clock has run out.
+        w.and_then(|w| w.parse::<i64>().ok())
+            .map(|ms| Duration::from_millis(ms.max(0) as u64))
+    };
+    let num = |w: Option<&str>| w.and_then(|w| w.parse::<u64>().ok());
+    while let Some(word) = words.next() {
+        match word {
+            "wtime" => limits.wtime = ms(words.next()),
+            "btime" => limits.btime = ms(words.next()),
+            "winc" => limits.winc = ms(words.next()),
+            "binc" => limits.binc = ms(words.next()),
+            "movetime" => limits.movetime = ms(words.next()),
+            "movestogo" => limits.movestogo = num(words.next()).map(|n| n as u32),
+            "depth" => limits.depth = num(words.next()).map(|n| n.min(u32::MAX as u64) as u32),
+            "mate" => limits.mate = num(words.next()).map(|n| n.min(u32::MAX as u64) as u32),
+            "nodes" => limits.nodes = num(words.next()),
+            "perft" => limits.perft = num(words.next()).map(|n| n.min(u32::MAX as u64) as u32),
+            "infinite" => limits.infinite = true,
+            "ponder" => limits.ponder = true,
+            "searchmoves" => {
+                while let Some(mv) = words.next_if(|w| looks_like_uci_move(w)) {
+                    limits.searchmoves.push(mv.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    limits
+}
+
+fn looks_like_uci_move(word: &str) -> bool {
+    let b = word.as_bytes();
+    (4..=5).contains(&b.len())
+        && (b'a'..=b'h').contains(&b[0])
+        && (b'1'..=b'8').contains(&b[1])
+        && (b'a'..=b'h').contains(&b[2])
+        && (b'1'..=b'8').contains(&b[3])
+}
+
+/// Where the shell writes. Shared with the search thread, which prints
+/// `info` and `bestmove` itself; each line is written and flushed whole
+/// under the lock, so lines from the two threads never interleave.
+#[derive(Clone)]
+pub struct Output(Arc<Mutex<Box<dyn Write + Send>>>);
+
+impl Output {
+    pub fn new(writer: impl Write + Send + 'static) -> Output {
+        Output(Arc::new(Mutex::new(Box::new(writer))))
+    }
+
+    pub fn line(&self, text: &str) {
+        // A poisoned lock only means another thread panicked mid-line; the
+        // writer itself is still usable.
+        let mut out = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        // If the GUI closed our stdout there is nobody left to tell.
+        let _ = writeln!(out, "{text}").and_then(|()| out.flush());
+    }
+}
+
+/// Everything a search thread needs: its own copy of the game state and
+/// settings, so the shell can take new commands while it runs.
+#[derive(Debug, Clone)]
+pub struct SearchJob {
+    pub position: Position,
+    /// Hashes of the positions before `position` in this game, oldest first.
+    pub history: Vec<u64>,
+    pub level: u8,
+    pub limits: GoLimits,
+}
+
+impl SearchJob {
+    /// The search limits for this `go`, restricted by the `Level` option.
+    pub fn search_limits(&self, seed: u64) -> Limits {
+        let turn = self.position.turn();
+        let go = &self.limits;
+        let limits = Limits {
+            // `go mate N` is answered by searching deep enough to see it.
+            depth: match (go.depth, go.mate) {
+                (Some(d), _) => Some(d),
+                (None, Some(m)) => Some(m.saturating_mul(2).saturating_add(1)),
+                (None, None) => None,
+            },
+            nodes: go.nodes,
+            movetime: go.movetime,
+            clock: go.clock_for(turn).map(|c| GameClock {
+                remaining: c.remaining,
+                increment: c.increment,
+                moves_to_go: go.movestogo,
+            }),
+            infinite: go.infinite || go.ponder,
+            max_time: None,
+            handicap: None,
+        };
+        let level = level::level(self.level).unwrap_or(&level::LEVELS[level::LEVELS.len() - 1]);
+        level.restrict(&limits, seed)
+    }
+}
+
+/// One `info` line for a finished iteration.
+pub fn info_line(info: &Info) -> String {
+    let pv: Vec<String> = info.pv.iter().map(|m| m.to_string()).collect();
+    format!(
+        "info depth {} seldepth {} score {} nodes {} nps {} hashfull {} time {} pv {}",
+        info.depth,
+        info.seldepth,
+        info.score,
+        info.nodes,
+        info.nps(),
+        info.hashfull,
+        info.time.as_millis(),
+        pv.join(" ")
+    )
+}
+
+/// What runs on the search thread for `go`: think, printing an `info` line
+/// per finished iteration, then print `bestmove`. UCI forbids `bestmove`
+/// before `stop` (or `ponderhit`) after `go infinite` or `go ponder`, so in
+/// those cases a search that finishes early waits for the word.
+pub fn run_search(job: SearchJob, searcher: &Mutex<Searcher>, stop: &AtomicBool, out: &Output) {
+    let seed = job.position.hash() ^ job.history.len() as u64;
+    let limits = job.search_limits(seed);
+    // The shell only touches the searcher between searches; a poisoned
+    // lock means an earlier search panicked, and its table is still usable.
+    let mut searcher = searcher.lock().unwrap_or_else(|e| e.into_inner());
+    let result = searcher.search(&job.position, &job.history, &limits, stop, |info| {
+        out.line(&info_line(info))
+    });
+    drop(searcher);
+    if job.limits.infinite || job.limits.ponder {
+        while !stop.load(Ordering::Acquire) {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+    match (result.best_move, result.pv.get(1)) {
+        (Some(mv), Some(ponder)) => out.line(&format!("bestmove {mv} ponder {ponder}")),
+        (Some(mv), None) => out.line(&format!("bestmove {mv}")),
+        // No legal move (mate or stalemate): UCI's null move.
+        (None, _) => out.line("bestmove 0000"),
+    }
+}
+
+/// A search in progress on its own thread.
+struct RunningSearch {
+    stop: Arc<AtomicBool>,
+    thread: JoinHandle<()>,
+}
+
+impl RunningSearch {
+    fn stop_and_wait(self) {
+        self.stop.store(true, Ordering::Release);
+        // A panicking search already reported itself on stderr; the shell
+        // carries on with the next command.
+        let _ = self.thread.join();
+    }
+}
+
+/// The shell's state between commands.
+pub struct UciShell {
+    out: Output,
+    game: Game,
+    level: u8,
+    hash_mb: usize,
+    /// Kept from move to move so the transposition table and history carry
+    /// over; shared with the search thread, which holds it while thinking.
+    searcher: Arc<Mutex<Searcher>>,
+    search: Option<RunningSearch>,
+}
+
+impl UciShell {
+    pub fn new(out: Output) -> UciShell {
+        UciShell {
+            out,
+            game: Game::default(),
+            level: LEVEL_MAX,
+            hash_mb: HASH_DEFAULT_MB,
+            searcher: Arc::new(Mutex::new(Searcher::new(HASH_DEFAULT_MB))),
+            search: None,
+        }
+    }
+
+    /// Handles one command; returns false after `quit`.
+    pub fn handle(&mut self, command: Command) -> bool {
+        match command {
+            Command::Uci => {
+                self.out.line(&format!("id name {ENGINE_NAME}"));
+                self.out.line(&format!("id author {ENGINE_AUTHOR}"));
+                self.out.line(&format!(
+                    "option name Level type spin default {LEVEL_MAX} min {LEVEL_MIN} max {LEVEL_MAX}"
+                ));
+                self.out.line(&format!(
+                    "option name Hash type spin default {HASH_DEFAULT_MB} min {HASH_MIN_MB} max {HASH_MAX_MB}"
+                ));
+                self.out.line("uciok");
+            }
+            Command::IsReady => self.out.line("readyok"),
+            Command::UciNewGame => {
+                self.finish_search();
+                self.game = Game::default();
+                self.lock_searcher().clear();
+            }
+            Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
+            Command::Position { start, moves } => self.set_position(start, &moves),
+            Command::Go(limits) => self.go(limits),
+            Command::Stop | Command::PonderHit => {
+                if let Some(search) = &self.search {
+                    search.stop.store(true, Ordering::Release);
+                }
+            }
+            Command::Quit => {
+                self.finish_search();
+                return false;
+            }
+            Command::Ignored => {}
+        }
+        true
+    }
+
+    /// Stops the running search, if any, and waits for its `bestmove`.
+    pub fn finish_search(&mut self) {
+        if let Some(search) = self.search.take() {
+            search.stop_and_wait();
+        }
+    }
+
+    fn set_option(&mut self, name: &str, value: Option<&str>) {
+        let number = value.and_then(|v| v.trim().parse::<i64>().ok());
+        match name.to_ascii_lowercase().as_str() {
+            "level" => match number {
+                Some(n) if (LEVEL_MIN as i64..=LEVEL_MAX as i64).contains(&n) => {
+                    self.level = n as u8
+                }
+                _ => self.info(&format!("Level must be {LEVEL_MIN} to {LEVEL_MAX}")),
+            },
+            "hash" => match number {
+                Some(n) if (HASH_MIN_MB as i64..=HASH_MAX_MB as i64).contains(&n) => {
+                    self.finish_search();
+                    self.hash_mb = n as usize;
+                    self.lock_searcher().resize(self.hash_mb);
+                }
+                _ => self.info(&format!("Hash must be {HASH_MIN_MB} to {HASH_MAX_MB}")),
+            },
+            _ => self.info(&format!("unknown option {name}")),
+        }
+    }
+
+    fn set_position(&mut self, start: StartPosition, moves: &[String]) {
+        let mut game = match start {
+            StartPosition::Startpos => Game::default(),
+            StartPosition::Fen(fen) => match Game::from_fen(&fen) {
+                Ok(game) => game,
+                Err(e) => return self.info(&format!("bad FEN, position unchanged: {e}")),
+            },
+        };
+        for uci in moves {
+            if let Err(e) = game.play_uci(uci) {
+                return self.info(&format!("{e}, position unchanged"));
+            }
+        }
+        self.game = game;
+    }
+
+    /// `go`: perft runs right here (it is a test of the move generator and
+    /// prints its own result); everything else goes to a search thread.
+    fn go(&mut self, limits: GoLimits) {
+        self.finish_search();
+        if let Some(depth) = limits.perft {
+            return self.perft(depth);
+        }
+        let hashes = self.game.hashes();
+        let job = SearchJob {
+            position: self.game.position().clone(),
+            history: hashes[..hashes.len() - 1].to_vec(),
+            level: self.level,
+            limits,
+        };
+        let stop = Arc::new(AtomicBool::new(false));
+        let out = self.out.clone();
+        let thread_stop = Arc::clone(&stop);
+        let searcher = Arc::clone(&self.searcher);
+        let spawned = std::thread::Builder::new()
+            .name("search".into())
+            .spawn(move || run_search(job, &searcher, &thread_stop, &out));
+        match spawned {
+            Ok(thread) => self.search = Some(RunningSearch { stop, thread }),
+            Err(e) => self.info(&format!("cannot start a search thread: {e}")),
+        }
+    }
+
+    /// Perft divided by root move, in Stockfish's format.
+    fn perft(&self, depth: u32) {
+        let position = self.game.position();
+        let mut total = 0;
+        for (mv, nodes) in perft::divide(position, depth) {
+            self.out.line(&format!("{mv}: {nodes}"));
+            total += nodes;
+        }
+        if depth == 0 {
+            total = 1;
+        }
+        self.out.line("");
+        self.out.line(&format!("Nodes searched: {total}"));
+    }
+
+    /// The searcher, once no search holds it.
+    fn lock_searcher(&self) -> std::sync::MutexGuard<'_, Searcher> {
+        // A poisoned lock means a search panicked; the searcher is still
+        // in a usable state (at worst its table holds junk moves, which
+        // are only ever tried if legal).
+        self.searcher.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn info(&self, text: &str) {
+        self.out.line(&format!("info string {text}"));
+    }
+}
+
+/// Runs the shell until `quit` or the end of input.
+pub fn run(input: impl BufRead, out: Output) {
+    let mut shell = UciShell::new(out);
+    for line in input.lines() {
+        // A read error (not valid UTF-8, say) ends input like EOF would.
+        let Ok(line) = line else { break };
+        if !shell.handle(Command::parse(&line)) {
+            return;
+        }
+    }
+    shell.finish_search();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_go_parameters() {
+        let Command::Go(limits) = Command::parse(
+            "go wtime 1000 btime -5 winc 10 binc 20 movestogo 30 depth 7 nodes 5000 \
+             movetime 250 infinite searchmoves e2e4 g1f3 ponder",
+        ) else {
+            panic!("not go");
+        };
+        assert_eq!(limits.wtime, Some(Duration::from_millis(1000)));
+        assert_eq!(limits.btime, Some(Duration::ZERO));
+        assert_eq!(limits.winc, Some(Duration::from_millis(10)));
+        assert_eq!(limits.binc, Some(Duration::from_millis(20)));
+        assert_eq!(limits.movestogo, Some(30));
+        assert_eq!(limits.depth, Some(7));
+        assert_eq!(limits.nodes, Some(5000));
+        assert_eq!(limits.movetime, Some(Duration::from_millis(250)));
+        assert!(limits.infinite && limits.ponder);
+        assert_eq!(limits.searchmoves, ["e2e4", "g1f3"]);
+        assert_eq!(
+            limits.clock_for(Color::Black),
+            Some(ClockBudget {
+                remaining: Duration::ZERO,
+                increment: Duration::from_millis(20)
+            })
+        );
+        assert_eq!(
+            Command::parse("go perft 4"),
+            Command::Go(GoLimits {
+                perft: Some(4),
+                ..GoLimits::default()
+            })
+        );
+    }
+
+    #[test]
+    fn parses_position_and_setoption() {
+        assert_eq!(
+            Command::parse("position startpos moves e2e4 e7e5"),
+            Command::Position {
+                start: StartPosition::Startpos,
+                moves: vec!["e2e4".into(), "e7e5".into()]
+            }
+        );
+        assert_eq!(
+            Command::parse("position fen 4k3/8/8/8/8/8/8/4K3 w - - 0 1"),
+            Command::Position {
+                start: StartPosition::Fen("4k3/8/8/8/8/8/8/4K3 w - - 0 1".into()),
+                moves: vec![]
+            }
+        );
+        assert_eq!(
+            Command::parse("setoption name Clear Hash"),
+            Command::SetOption {
+                name: "Clear Hash".into(),
+                value: None
+            }
+        );
+        assert_eq!(
+            Command::parse("setoption name Level value 3"),
+            Command::SetOption {
+                name: "Level".into(),
+                value: Some("3".into())
+            }
+        );
+        assert_eq!(Command::parse("position"), Command::Ignored);
+        assert_eq!(Command::parse("xyzzy"), Command::Ignored);
+        assert_eq!(Command::parse(""), Command::Ignored);
+    }
+
+    #[test]
+    fn bad_position_keeps_the_old_one() {
+        let mut shell = UciShell::new(Output::new(std::io::sink()));
+        shell.handle(Command::parse("position startpos moves e2e4"));
+        let before = shell.game.clone();
+        shell.handle(Command::parse("position startpos moves e2e4 e2e4"));
+        assert_eq!(shell.game, before);
+        shell.handle(Command::parse("position fen 8/8/8 w - - 0 1"));
+        assert_eq!(shell.game, before);
+        shell.handle(Command::parse("setoption name Level value 9"));
+        assert_eq!(shell.level, LEVEL_MAX);
+        shell.handle(Command::parse("setoption name level value 2"));
+        assert_eq!(shell.level, 2);
+    }
+}

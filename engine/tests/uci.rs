@@ -1,0 +1,238 @@
+//! Drives the real `rookery-engine` binary through stdin/stdout, as a GUI
+//! would. Every wait for output has a timeout, so a silent engine fails the
+//! test instead of hanging it.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::Duration;
+
+use rookery_engine::Position;
+
+const TIMEOUT: Duration = Duration::from_secs(20);
+
+struct Engine {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl Engine {
+    fn start() -> Engine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rookery-engine"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start rookery-engine");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break; // the test is over
+                }
+            }
+        });
+        Engine {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").expect("write to engine");
+        self.stdin.flush().expect("flush");
+    }
+
+    fn next_line(&self) -> String {
+        self.lines
+            .recv_timeout(TIMEOUT)
+            .expect("engine answered within the timeout")
+    }
+
+    /// Lines up to and including the first one for which `last` holds.
+    fn read_until(&self, last: impl Fn(&str) -> bool) -> Vec<String> {
+        let mut lines = Vec::new();
+        loop {
+            let line = self.next_line();
+            let done = last(&line);
+            lines.push(line);
+            if done {
+                return lines;
+            }
+        }
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        let _ = writeln!(self.stdin, "quit");
+        let _ = self.stdin.flush();
+        // Give it a moment to exit on its own, then make sure it is gone.
+        for _ in 0..100 {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn handshake_and_options() {
+    let mut engine = Engine::start();
+    engine.send("uci");
+    let lines = engine.read_until(|l| l == "uciok");
+    assert!(lines.contains(&"id name Rookery".to_string()), "{lines:?}");
+    assert!(lines.iter().any(|l| l.starts_with("id author ")));
+    assert!(lines.contains(&"option name Level type spin default 8 min 1 max 8".to_string()));
+    assert!(lines
+        .iter()
+        .any(|l| l.starts_with("option name Hash type spin")));
+    engine.send("xyzzy unknown command");
+    engine.send("setoption name Level value 3");
+    engine.send("isready");
+    assert_eq!(engine.next_line(), "readyok");
+}
+
+#[test]
+fn go_perft_in_stockfish_format() {
+    let mut engine = Engine::start();
+    engine.send("position startpos");
+    engine.send("go perft 3");
+    let lines = engine.read_until(|l| l.starts_with("Nodes searched"));
+    let (moves, tail) = lines.split_at(20);
+    assert_eq!(tail, ["", "Nodes searched: 8902"]);
+    let mut moves = moves.to_vec();
+    moves.sort();
+    let mut expected = [
+        "a2a3: 380",
+        "b2b3: 420",
+        "c2c3: 420",
+        "d2d3: 539",
+        "e2e3: 599",
+        "f2f3: 380",
+        "g2g3: 420",
+        "h2h3: 380",
+        "a2a4: 420",
+        "b2b4: 421",
+        "c2c4: 441",
+        "d2d4: 560",
+        "e2e4: 600",
+        "f2f4: 401",
+        "g2g4: 421",
+        "h2h4: 420",
+        "b1a3: 400",
+        "b1c3: 440",
+        "g1f3: 440",
+        "g1h3: 400",
+    ];
+    expected.sort();
+    assert_eq!(moves, expected);
+
+    // Kiwipete after a move, from a FEN with moves: the counts follow the
+    // position, and the total is the sum of the lines.
+    engine.send(
+        "position fen r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1 \
+         moves e1g1",
+    );
+    engine.send("go perft 2");
+    let lines = engine.read_until(|l| l.starts_with("Nodes searched"));
+    let sum: u64 = lines[..lines.len() - 2]
+        .iter()
+        .filter_map(|l| l.split_once(": ")?.1.parse::<u64>().ok())
+        .sum();
+    let total: u64 = lines.last().unwrap()["Nodes searched: ".len()..]
+        .parse()
+        .unwrap();
+    assert_eq!(sum, total);
+    let after_castle =
+        Position::from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R4RK1 b kq - 1 1")
+            .unwrap();
+    assert_eq!(total, rookery_engine::perft::perft(&after_castle, 2));
+}
+
+#[test]
+fn go_returns_a_legal_bestmove() {
+    let mut engine = Engine::start();
+    engine.send("ucinewgame");
+    engine.send("position startpos moves e2e4 e7e5 g1f3");
+    engine.send("go depth 1");
+    let lines = engine.read_until(|l| l.starts_with("bestmove "));
+    let best = lines.last().unwrap()["bestmove ".len()..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string();
+    let mut position = Position::startpos();
+    for uci in ["e2e4", "e7e5", "g1f3"] {
+        position = position.play(position.parse_uci(uci).unwrap()).unwrap();
+    }
+    assert!(position.parse_uci(&best).is_ok(), "illegal bestmove {best}");
+
+    // Clock parameters, from a position with black to move and one reply.
+    engine.send("position fen 7k/8/8/8/8/8/8/R5K1 b - - 0 1");
+    engine.send("go wtime 1000 btime 1000 winc 10 binc 10");
+    let lines = engine.read_until(|l| l.starts_with("bestmove "));
+    assert!(lines.last().unwrap().starts_with("bestmove h8"));
+}
+
+#[test]
+fn infinite_search_waits_for_stop_and_mate_has_no_move() {
+    let mut engine = Engine::start();
+    engine.send("position startpos");
+    engine.send("go infinite");
+    // The engine must still answer while it thinks, and not give a
+    // bestmove until told to stop (`info` lines may come first).
+    engine.send("isready");
+    let before_ready = engine.read_until(|l| l == "readyok");
+    assert!(before_ready
+        .iter()
+        .all(|l| l.starts_with("info ") || l == "readyok"));
+    engine.send("stop");
+    let lines = engine.read_until(|l| l.starts_with("bestmove "));
+    let best = lines.last().unwrap().split_whitespace().nth(1).unwrap();
+    assert!(Position::startpos().parse_uci(best).is_ok());
+
+    engine.send("position startpos moves f2f3 e7e5 g2g4 d8h4");
+    engine.send("go depth 3");
+    assert_eq!(
+        engine
+            .read_until(|l| l.starts_with("bestmove "))
+            .last()
+            .unwrap(),
+        "bestmove 0000"
+    );
+}
+
+#[test]
+fn bad_input_is_reported_and_ignored() {
+    let mut engine = Engine::start();
+    engine.send("position fen not a fen");
+    assert!(engine.next_line().starts_with("info string"));
+    engine.send("position startpos moves e2e5");
+    assert!(engine.next_line().starts_with("info string"));
+    engine.send("go perft 1");
+    let lines = engine.read_until(|l| l.starts_with("Nodes searched"));
+    assert_eq!(lines.last().unwrap(), "Nodes searched: 20");
+}
+
+#[test]
+fn quit_ends_the_process() {
+    let mut engine = Engine::start();
+    engine.send("quit");
+    for _ in 0..500 {
+        if let Some(status) = engine.child.try_wait().expect("wait") {
+            assert!(status.success());
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("engine did not exit after quit");
+}
