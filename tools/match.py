@@ -59,7 +59,7 @@ def start_engine(command, options):
     return engine
 
 
-def play_game(opening, white, black, base, inc, max_plies):
+def play_game(opening, white, black, base, inc, max_plies, time_margin):
     """Returns (result, reason) with result "1-0", "0-1" or "1/2-1/2"."""
     board = opening.copy()
     clocks = {chess.WHITE: base, chess.BLACK: base}
@@ -86,7 +86,7 @@ def play_game(opening, white, black, base, inc, max_plies):
             return ("0-1" if side == chess.WHITE else "1-0"), "engine_error"
         used = time.monotonic() - started
         clocks[side] -= used
-        if clocks[side] < 0:
+        if clocks[side] < -time_margin:
             if board.has_insufficient_material(not side):
                 return "1/2-1/2", "timeout_vs_insufficient"
             return ("0-1" if side == chess.WHITE else "1-0"), "timeout"
@@ -133,6 +133,9 @@ def main():
     ap.add_argument("--concurrency", type=int, default=2)
     ap.add_argument("--max-plies", type=int, default=400)
     ap.add_argument("--name", default="match")
+    ap.add_argument("--time-margin", type=float, default=0.0,
+                    help="seconds a clock may go below zero before the flag falls "
+                         "(like cutechess-cli's timemargin, for busy machines)")
     args = ap.parse_args()
 
     base, _, inc = args.tc.partition("+")
@@ -161,7 +164,10 @@ def main():
                 all_engines.extend([e1, e2])
         engine1_white = index % 2 == 0
         white, black = (e1, e2) if engine1_white else (e2, e1)
-        result, reason = play_game(opening, white, black, base, inc, args.max_plies)
+        result, reason = play_game(opening, white, black, base, inc, args.max_plies, args.time_margin)
+        if reason in ("timeout", "illegal_move", "engine_error"):
+            engine1_lost = (result == "0-1") == engine1_white
+            reason += "_engine1" if engine1_lost else "_engine2"
         if result == "1/2-1/2":
             key = "d"
         elif (result == "1-0") == engine1_white:

@@ -319,15 +319,17 @@ impl Worker<'_> {
             .unwrap_or(MAX_PLY as u32 - 8)
             .clamp(1, MAX_PLY as u32 - 8);
         let handicap = limits.handicap.filter(|h| h.temperature_cp > 0);
+        // A handicapped search keeps part of its node budget for scoring
+        // every root move at the end (see `score_root_moves`).
+        if handicap.is_some() {
+            self.node_limit = limits.nodes.map(|n| n * 7 / 10);
+        }
         let mut score = 0;
         let mut best_changes = 0u32;
         for depth in 1..=max_depth as i32 {
             self.seldepth = 0;
             let previous_best = self.root_moves[0].mv;
-            let iteration_score = match handicap {
-                Some(h) => self.search_root_all(root, depth, h.temperature_cp),
-                None => self.aspiration(root, depth, score),
-            };
+            let iteration_score = self.aspiration(root, depth, score);
             // A stopped iteration still counts if it proved a new best move.
             if self.stopped && self.root_moves[0].score == -INFINITY {
                 break;
@@ -372,16 +374,55 @@ impl Worker<'_> {
                 }
             }
         }
-        result.nodes = self.nodes;
         if let Some(h) = handicap {
-            if let Some(mv) = self.pick_with_temperature(h) {
-                if Some(mv) != result.best_move {
-                    result.best_move = Some(mv);
-                    result.pv = vec![mv];
+            if self.score_root_moves(root, &result, limits, score, h) {
+                if let Some(mv) = self.pick_with_temperature(h) {
+                    if Some(mv) != result.best_move {
+                        result.best_move = Some(mv);
+                        result.pv = vec![mv];
+                    }
                 }
             }
         }
+        result.nodes = self.nodes;
         result
+    }
+
+    /// For [`Handicap`]: after the normal search, scores every root move
+    /// exactly (within a margin below the best) one ply shallower than the
+    /// normal search reached, for the weighted random choice. The best
+    /// move keeps its deeper score. Returns false if there was no time or
+    /// budget left to do it (then the best move is played).
+    fn score_root_moves(
+        &mut self,
+        root: &Position,
+        result: &SearchResult,
+        limits: &Limits,
+        best_score: i32,
+        handicap: Handicap,
+    ) -> bool {
+        let out_of_time = self
+            .hard_limit
+            .is_some_and(|hard| self.start.elapsed() >= hard);
+        if result.depth == 0 || self.stop.load(Ordering::Relaxed) || out_of_time {
+            return false;
+        }
+        // Only the main phase's share of the node budget stopped us.
+        self.stopped = false;
+        self.node_limit = limits.nodes;
+        for m in &mut self.root_moves {
+            m.score = -INFINITY;
+        }
+        let depth = (result.depth as i32 - 1).max(1);
+        self.search_root_all(root, depth, handicap.temperature_cp);
+        if let Some(best) = self
+            .root_moves
+            .iter_mut()
+            .find(|m| Some(m.mv) == result.best_move)
+        {
+            best.score = best_score;
+        }
+        true
     }
 
     /// Searches the root with a narrow window around the last score first.
@@ -464,7 +505,7 @@ impl Worker<'_> {
     /// One root iteration that scores every move exactly (within a margin
     /// below the best), for [`Handicap`]'s weighted choice.
     fn search_root_all(&mut self, root: &Position, depth: i32, temperature: u32) -> i32 {
-        let margin = (temperature as i32 * 5).clamp(50, 2000);
+        let margin = (temperature as i32 * 4).clamp(50, 2000);
         let mut best = -INFINITY;
         self.path.push(root.hash());
         for i in 0..self.root_moves.len() {
@@ -527,16 +568,18 @@ impl Worker<'_> {
     /// Checks the stop flag, the node limit and the clock.
     #[inline]
     fn check_limits(&mut self) {
+        if let Some(limit) = self.node_limit {
+            if self.nodes >= limit {
+                self.stopped = true;
+            }
+        }
+        // The flag and the clock are dearer to read: every 1024 nodes,
+        // about a millisecond.
         if self.nodes & 1023 != 0 {
             return;
         }
         if self.stop.load(Ordering::Relaxed) {
             self.stopped = true;
-        }
-        if let Some(limit) = self.node_limit {
-            if self.nodes >= limit {
-                self.stopped = true;
-            }
         }
         if let Some(hard) = self.hard_limit {
             if self.start.elapsed() >= hard {
