@@ -137,6 +137,11 @@ impl Level {
         }
     }
 
+    /// No caps and no randomness: the engine as strong as it gets.
+    pub fn is_full_strength(&self) -> bool {
+        self.max_depth.is_none() && self.max_nodes.is_none() && self.temperature_cp == 0
+    }
+
     /// Restricts limits from elsewhere (UCI `go`) to this level: the tighter
     /// of each cap, and this level's randomness.
     pub fn restrict(&self, limits: &Limits, seed: u64) -> Limits {
@@ -144,6 +149,11 @@ impl Level {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
+        // Full strength takes the GUI's word on time: its own think cap is
+        // for hosts that give no clock (the server's untimed games).
+        if self.is_full_strength() {
+            return *limits;
+        }
         let own = self.limits(None, seed);
         Limits {
             depth: min_opt(limits.depth.map(u64::from), own.depth.map(u64::from)).map(|d| d as u32),
@@ -191,10 +201,13 @@ mod tests {
             ..Limits::default()
         };
         let limits = level.restrict(&go, 7);
-        assert_eq!(limits.depth, Some(3));
-        assert_eq!(limits.nodes, Some(1_000));
+        assert!(level.max_depth.is_some_and(|d| d < 10));
+        assert_eq!(limits.depth, level.max_depth);
+        assert_eq!(limits.nodes, level.max_nodes.map(|n| n.min(1_000)));
+        assert!(limits.max_time.is_some());
         assert!(limits.handicap.is_some());
         let full = super::level(8).expect("level 8").restrict(&go, 7);
+        assert_eq!(full, go, "full strength keeps the GUI's limits");
         assert_eq!(
             (full.depth, full.nodes, full.handicap),
             (Some(10), Some(1_000), None)
