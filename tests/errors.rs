@@ -157,6 +157,7 @@ async fn every_http_error_code_leaves_the_game_untouched() {
         "not_found",
     );
     assert_error(&server.get("/api/nothing-here").await, 404, "not_found");
+    assert_error(&server.get(&move_path).await, 405, "method_not_allowed");
     // 409 not_your_turn.
     assert_error(
         &server.post(&move_path, Some(&white), mv("d2d4")).await,

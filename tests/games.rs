@@ -145,6 +145,17 @@ async fn human_v_human_to_checkmate_watched_live() {
     plies.dedup();
     assert_eq!(plies, (0..=7).collect::<Vec<_>>());
 
+    // A stream of a finished game is its one final state.
+    let again = server
+        .http
+        .get(server.url(&format!("/api/games/{id}/stream")))
+        .send()
+        .await
+        .unwrap();
+    let lines = read_ndjson(again).await;
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0]["termination"], "checkmate");
+
     // The finished game is listed and exported.
     let (_, finished) = server.get("/api/games?status=finished").await;
     assert!(finished["games"]
@@ -444,6 +455,64 @@ async fn custom_start_list_and_pgn_round_trip() {
         .map(|g| g["created_at"].as_i64().unwrap())
         .collect();
     assert!(created.windows(2).all(|w| w[0] >= w[1]));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_creator_can_take_black() {
+    let db = TestDb::new();
+    let server = TestServer::start(test_config(&db)).await;
+    let (game, black) = server
+        .create_game(
+            json!({"white": {"kind": "human"}, "black": {"kind": "human"}, "as": "black"}),
+            None,
+        )
+        .await;
+    let id = game["id"].as_str().unwrap().to_string();
+    assert_eq!(game["black"]["taken"], true);
+    assert_eq!(game["white"]["taken"], false);
+    let (status, joined) = server
+        .post(&format!("/api/games/{id}/join"), None, None)
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(joined["seat"]["color"], "white");
+    let white = joined["seat"]["token"].as_str().unwrap().to_string();
+    server.play(&id, &white, "e2e4").await;
+    let state = server.play(&id, &black.unwrap(), "e7e5").await;
+    assert_eq!(moves(&state), ["e2e4", "e7e5"]);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn json_bodies_are_read_whatever_their_content_type() {
+    let db = TestDb::new();
+    let server = TestServer::start(test_config(&db)).await;
+    // What `curl -d '{...}'` sends: a form content type.
+    let response = server
+        .http
+        .post(server.url("/api/games"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(r#"{"white": {"kind": "human"}, "black": {"kind": "ai", "level": 1}}"#)
+        .send()
+        .await
+        .unwrap();
+    let (status, created) = read(response).await;
+    assert_eq!(status, 201, "{created}");
+    assert_eq!(created["seat"]["color"], "white");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn an_in_memory_database_works() {
+    let db = TestDb::new();
+    let mut config = test_config(&db);
+    config.database = "sqlite::memory:".into();
+    let server = TestServer::start(config).await;
+    let (id, white, black) = server.human_game(json!({})).await;
+    server.play(&id, &white, "e2e4").await;
+    server.play(&id, &black, "e7e5").await;
+    let (_, listed) = server.get("/api/games").await;
+    assert_eq!(listed["games"].as_array().unwrap().len(), 1);
     server.stop().await;
 }
 

@@ -123,3 +123,49 @@ async fn ai_seats_think_again_after_a_restart() {
         .await;
     server.stop().await;
 }
+
+/// Every acknowledged or broadcast move is already in the database when the
+/// client sees it (read through a separate connection to the file).
+#[tokio::test]
+async fn moves_are_committed_before_they_are_seen() {
+    let db = TestDb::new();
+    let server = TestServer::start(test_config(&db)).await;
+    let reader = sqlx::SqlitePool::connect(&db.url()).await.unwrap();
+    let stored = |id: String| {
+        let reader = reader.clone();
+        async move {
+            let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM moves WHERE game_id = ?")
+                .bind(id)
+                .fetch_one(&reader)
+                .await
+                .unwrap();
+            count as usize
+        }
+    };
+    let (game, token) = server
+        .create_game(
+            json!({"white": {"kind": "human"}, "black": {"kind": "ai", "level": 1}}),
+            None,
+        )
+        .await;
+    let id = game["id"].as_str().unwrap().to_string();
+    let token = token.unwrap();
+    let mut watcher = WsClient::connect(&server, &id, None).await;
+    watcher.next_state().await;
+    for _ in 0..4 {
+        let state = server.state(&id).await;
+        if state["status"] == "finished" {
+            break; // a quick mate by the AI: nothing more to check
+        }
+        let uci = state["legal_moves"][0].as_str().unwrap().to_string();
+        let acknowledged = server.play(&id, &token, &uci).await;
+        assert!(stored(id.clone()).await >= moves(&acknowledged).len());
+        // The human's move, then the AI's, as the spectator sees them.
+        for _ in 0..2 {
+            let seen = watcher.next_state().await;
+            assert!(stored(id.clone()).await >= moves(&seen).len());
+        }
+    }
+    reader.close().await;
+    server.stop().await;
+}

@@ -102,3 +102,50 @@ impl Config {
         self.http_rate()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_parse() {
+        let config = Config::try_parse_from([
+            "rookery-server",
+            "--addr",
+            "0.0.0.0:0",
+            "--database",
+            "/tmp/x.db",
+            "--ai-move-delay-ms",
+            "5",
+            "--rate-burst",
+            "7",
+        ])
+        .unwrap();
+        assert_eq!(config.addr, "0.0.0.0:0");
+        assert_eq!(config.database, "/tmp/x.db");
+        assert_eq!(config.ai_move_delay(), Duration::from_millis(5));
+        assert_eq!(config.http_rate().burst, 7);
+        assert!(config.ai_threads() >= 1);
+        assert!(Config::try_parse_from(["rookery-server", "--ai-move-delay-ms", "soon"]).is_err());
+    }
+
+    #[test]
+    fn defaults_match_the_flags_defaults() {
+        let variables = [
+            "ROOKERY_ADDR",
+            "DATABASE_URL",
+            "ROOKERY_WEB_DIR",
+            "ROOKERY_AI_MOVE_DELAY_MS",
+            "ROOKERY_AI_THREADS",
+            "ROOKERY_RATE_LIMIT",
+            "ROOKERY_RATE_BURST",
+            "ROOKERY_MAX_BODY_BYTES",
+            "ROOKERY_MAX_WS_MESSAGE_BYTES",
+        ];
+        if variables.iter().any(|v| std::env::var_os(v).is_some()) {
+            return; // the environment chose other values on purpose
+        }
+        let parsed = Config::try_parse_from(["rookery-server"]).unwrap();
+        assert_eq!(format!("{parsed:?}"), format!("{:?}", Config::defaults()));
+    }
+}

@@ -6,7 +6,8 @@
 //! Internal causes (database failures, a vanished actor) are logged here and
 //! never sent to the client: the client gets a generic message.
 
-use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::body::Bytes;
+use axum::extract::rejection::{BytesRejection, QueryRejection};
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::StatusCode;
@@ -30,6 +31,9 @@ pub enum ApiError {
     Forbidden(String),
     #[error("{0}")]
     NotFound(String),
+    /// The path exists but not with this method (an addition to the table).
+    #[error("this method is not allowed here")]
+    MethodNotAllowed,
     #[error("it is not your turn")]
     NotYourTurn(String),
     #[error("the game is over")]
@@ -69,6 +73,7 @@ impl ApiError {
             ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::NotYourTurn(_)
             | ApiError::GameOver
             | ApiError::SeatTaken
@@ -87,6 +92,7 @@ impl ApiError {
             ApiError::Unauthorized => "unauthorized",
             ApiError::Forbidden(_) => "forbidden",
             ApiError::NotFound(_) => "not_found",
+            ApiError::MethodNotAllowed => "method_not_allowed",
             ApiError::NotYourTurn(_) => "not_your_turn",
             ApiError::GameOver => "game_over",
             ApiError::SeatTaken => "seat_taken",
@@ -149,23 +155,9 @@ impl IntoResponse for ApiError {
     }
 }
 
-/// Turns axum's JSON rejection into our shape: a body over the limit is
-/// `too_large`, anything else the client got wrong is `bad_request`.
-impl From<JsonRejection> for ApiError {
-    fn from(rejection: JsonRejection) -> ApiError {
-        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            return ApiError::TooLarge("request body too large".into());
-        }
-        match rejection {
-            JsonRejection::MissingJsonContentType(_) => {
-                ApiError::BadRequest("expected a JSON body (Content-Type: application/json)".into())
-            }
-            other => ApiError::BadRequest(other.body_text()),
-        }
-    }
-}
-
-/// `axum::Json`, except that a bad body is answered with our error shape.
+/// `axum::Json`, except that a bad body is answered with our error shape,
+/// and that the body is read as JSON whatever its `Content-Type` (so `curl
+/// -d '{...}'` works): the contract says every body is JSON.
 pub struct ApiJson<T>(pub T);
 
 impl<T, S> FromRequest<S> for ApiJson<T>
@@ -176,7 +168,24 @@ where
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let axum::Json(value) = axum::Json::<T>::from_request(req, state).await?;
+        let body = Bytes::from_request(req, state)
+            .await
+            .map_err(|rejection: BytesRejection| {
+                if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                    ApiError::TooLarge("request body too large".into())
+                } else {
+                    ApiError::BadRequest(rejection.body_text())
+                }
+            })?;
+        if body.iter().all(u8::is_ascii_whitespace) {
+            return Err(ApiError::BadRequest("expected a JSON body".into()));
+        }
+        let mut deserializer = serde_json::Deserializer::from_slice(&body);
+        let value = serde_path_to_error::deserialize(&mut deserializer)
+            .map_err(|err| ApiError::BadRequest(format!("bad JSON body: {err}")))?;
+        deserializer
+            .end()
+            .map_err(|err| ApiError::BadRequest(format!("bad JSON body: {err}")))?;
         Ok(ApiJson(value))
     }
 }

@@ -65,8 +65,18 @@ impl Store {
             .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(5));
-        let pool = SqlitePoolOptions::new()
-            .max_connections(8)
+        // Each connection to `:memory:` is its own empty database: keep
+        // exactly one, forever (for tests and throwaway servers).
+        let pool = if url.contains(":memory:") {
+            SqlitePoolOptions::new()
+                .min_connections(1)
+                .max_connections(1)
+                .idle_timeout(None)
+                .max_lifetime(None)
+        } else {
+            SqlitePoolOptions::new().max_connections(8)
+        };
+        let pool = pool
             .connect_with(options)
             .await
             .with_context(|| format!("opening database {url:?}"))?;

@@ -129,7 +129,14 @@ async fn session(
         _ = &mut send_task => {}
         _ = receive => send_task.abort(),
     }
-    handle.tell(Command::Presence { side, delta: -1 });
+    if handle
+        .send(Command::Presence { side, delta: -1 })
+        .await
+        .is_err()
+    {
+        // The game left memory (shutdown): there is no count to correct.
+        tracing::debug!(game = %id, "presence after close: actor gone");
+    }
 }
 
 async fn send_loop(
@@ -149,7 +156,8 @@ async fn send_loop(
                 // States are complete snapshots: skipping stale ones is safe.
                 Err(RecvError::Lagged(_)) => continue,
                 Err(RecvError::Closed) => {
-                    // The game left memory: the server is shutting down.
+                    // The game left memory: the server is shutting down. A
+                    // client already gone cannot be told; nothing to do.
                     let _ = sink
                         .send(Message::Close(Some(CloseFrame {
                             code: 1001,

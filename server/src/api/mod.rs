@@ -32,6 +32,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/games/{id}/draw", post(games::draw))
         .route("/api", any(not_found))
         .route("/api/{*rest}", any(not_found))
+        .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(state.config.max_body_bytes))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
@@ -42,6 +43,10 @@ pub fn router(state: AppState) -> Router {
 
 async fn not_found() -> ApiError {
     ApiError::NotFound("no such endpoint".into())
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::MethodNotAllowed
 }
 
 /// A game id from the path. Something that is not a UUID names no game.

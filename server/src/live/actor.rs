@@ -23,7 +23,7 @@ use super::game::{LiveGame, PlayedMove, PlayerRef};
 use crate::ai::{AiAnswer, AiScheduler, SearchRequest, Thinking};
 use crate::auth::TokenHash;
 use crate::error::ApiError;
-use crate::protocol::{GameState, Side};
+use crate::protocol::{GameState, Side, Status};
 use crate::store::Store;
 
 /// What a seat holder can do.
@@ -104,16 +104,6 @@ impl GameHandle {
     /// Queues a command that has no reply.
     pub async fn send(&self, command: Command) -> Result<(), ActorGone> {
         self.commands.send(command).await.map_err(|_| ActorGone)
-    }
-
-    /// Tells the actor without waiting for it. Used from `Drop`-like paths
-    /// where awaiting is impossible; a full or closed channel loses the
-    /// message, which for presence counts is harmless (the game is gone or
-    /// swamped).
-    pub fn tell(&self, command: Command) {
-        if let Err(err) = self.commands.try_send(command) {
-            tracing::debug!(game = %self.id, "presence update dropped: {err}");
-        }
     }
 }
 
@@ -298,7 +288,21 @@ impl GameActor {
         let mut next = self.live.clone();
         let (value, played) = apply(&mut next, now)?;
         self.context.store.record(&next, played.as_ref()).await?;
+        let before = self.live.status();
         self.live = next;
+        match (before, self.live.ending()) {
+            (Status::Finished, _) => {}
+            (_, Some(ending)) => tracing::info!(
+                game = %self.live.id,
+                result = ending.result().unwrap_or("none"),
+                termination = ending.termination.as_str(),
+                "game over"
+            ),
+            (Status::Waiting, None) if self.live.status() == Status::Active => {
+                tracing::info!(game = %self.live.id, "game started")
+            }
+            _ => {}
+        }
         if played.is_some() {
             self.last_move_at = now;
             self.held_ai_move = None;
