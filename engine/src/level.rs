@@ -106,7 +106,7 @@ pub const LEVELS: [Level; 8] = [
         elo: None,
         max_depth: None,
         max_nodes: None,
-        max_think_ms: 10_000,
+        max_think_ms: 6_000,
         temperature_cp: 0,
     },
 ];

@@ -61,10 +61,12 @@ impl TimeBudget {
     }
 
     /// Never think longer than `cap` (difficulty levels keep games lively).
+    /// Without a clock, the cap is all there is: then iterations stop
+    /// being started past half of it, so a move usually comes well before.
     pub fn capped(self, cap: Option<Duration>) -> TimeBudget {
         let Some(cap) = cap else { return self };
         TimeBudget {
-            soft: Some(self.soft.map_or(cap, |s| s.min(cap))),
+            soft: Some(self.soft.map_or(cap / 2, |s| s.min(cap))),
             hard: Some(self.hard.map_or(cap, |h| h.min(cap))),
         }
     }
