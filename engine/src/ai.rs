@@ -1,17 +1,17 @@
 //! The computer player's entry point for hosts such as the server: pick a
 //! move for a level, within a time budget, stoppable from another thread.
 //!
-//! PLACEHOLDER SEARCH: until the real alpha-beta search lands (AI issue),
-//! [`choose_move`] runs a one-ply material grab. It is named and documented as
-//! a placeholder; the signature is the one the server builds on.
+//! [`choose_move`] is the one-call form; hosts that play many moves in a row
+//! can keep a [`Searcher`] per game and call [`choose_move_with`], so the
+//! transposition table carries over between moves.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::level::Level;
 use crate::moves::Move;
 use crate::position::Position;
-use crate::types::Role;
+use crate::search::Searcher;
 
 /// Time the computer seat has on its clock, if the game has one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,10 +20,16 @@ pub struct ClockBudget {
     pub increment: Duration,
 }
 
+/// Table size for one-off searches: big enough for a few seconds of
+/// thinking, small enough that allocating it per move is cheap.
+const ONE_OFF_HASH_MB: usize = 8;
+
 /// Chooses a move for `level` in `position`. `history` holds the Zobrist
-/// hashes of the earlier positions of the game (oldest first), so a search
-/// can recognise repetitions. Returns `None` only when there is no legal move
-/// or `stop` was raised before any move was chosen.
+/// hashes of the earlier positions of the game (oldest first; a trailing
+/// hash of `position` itself is ignored), so the search can recognise
+/// repetitions. Returns `None` only when there is no legal move. If `stop`
+/// is raised the search ends at once and the best move found so far (at
+/// worst the first legal move) is returned.
 pub fn choose_move(
     position: &Position,
     history: &[u64],
@@ -31,25 +37,29 @@ pub fn choose_move(
     clock: Option<ClockBudget>,
     stop: &AtomicBool,
 ) -> Option<Move> {
-    let _ = (history, level, clock); // the placeholder ignores them
-    if stop.load(Ordering::Relaxed) {
-        return None;
-    }
-    placeholder_material_grab(position)
+    let mut searcher = Searcher::new(ONE_OFF_HASH_MB);
+    choose_move_with(&mut searcher, position, history, level, clock, stop)
 }
 
-/// Placeholder: the move that captures the most material, else the first
-/// legal move.
-fn placeholder_material_grab(position: &Position) -> Option<Move> {
-    let value = |role: Option<Role>| match role {
-        Some(Role::Pawn) => 1,
-        Some(Role::Knight | Role::Bishop) => 3,
-        Some(Role::Rook) => 5,
-        Some(Role::Queen) => 9,
-        _ => 0,
-    };
-    position
-        .legal_moves()
-        .into_iter()
-        .max_by_key(|mv| value(position.role_at(mv.to())) + value(mv.promotion()))
+/// [`choose_move`] with a caller-owned [`Searcher`].
+pub fn choose_move_with(
+    searcher: &mut Searcher,
+    position: &Position,
+    history: &[u64],
+    level: &Level,
+    clock: Option<ClockBudget>,
+    stop: &AtomicBool,
+) -> Option<Move> {
+    let limits = level.limits(clock, fresh_seed(position));
+    searcher
+        .search(position, history, &limits, stop, |_| {})
+        .best_move
+}
+
+/// A seed that differs from game to game and move to move.
+fn fresh_seed(position: &Position) -> u64 {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    nanos ^ position.hash().rotate_left(17)
 }

@@ -1,8 +1,22 @@
 //! The difficulty levels, one table for both the UCI `Level` option and the
 //! server's AI seats.
 //!
-//! PROVISIONAL: the limits below are first guesses and `elo` is `None` until
-//! the levels are calibrated by real matches (the AI issue replaces this).
+//! A level weakens the same search in three ways: it stops early (depth,
+//! node and time caps), and below full strength it picks its move at random
+//! among the root moves, weighted by how good each one is
+//! ([`crate::search::Handicap`]): the hotter the temperature, the more often
+//! it plays a worse move, and the worse a move the rarer. That errs the way
+//! people do (a slightly passive move often, a hung piece now and then)
+//! rather than playing perfectly and then blundering on purpose.
+//!
+//! `elo` is measured, not guessed: matches against Stockfish 15.1 with
+//! `UCI_LimitStrength` (and, below its floor of 1350, against levels already
+//! measured) at 5 s + 0.05 s per move; `tools/match.py` plays them.
+
+use std::time::Duration;
+
+use crate::ai::ClockBudget;
+use crate::search::{GameClock, Handicap, Limits};
 
 /// One difficulty level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,8 +28,12 @@ pub struct Level {
     pub elo: Option<u32>,
     /// Maximum search depth in plies (`None`: no limit).
     pub max_depth: Option<u32>,
+    /// Maximum nodes per move (`None`: no limit).
+    pub max_nodes: Option<u64>,
     /// Longest think per move in milliseconds, before clock limits.
     pub max_think_ms: u64,
+    /// Randomness of the move choice in centipawns (0: always the best).
+    pub temperature_cp: u32,
 }
 
 pub const LEVELS: [Level; 8] = [
@@ -23,61 +41,176 @@ pub const LEVELS: [Level; 8] = [
         number: 1,
         name: "Beginner",
         elo: None,
-        max_depth: Some(1),
-        max_think_ms: 200,
+        max_depth: Some(2),
+        max_nodes: Some(400),
+        max_think_ms: 300,
+        temperature_cp: 160,
     },
     Level {
         number: 2,
         name: "Novice",
         elo: None,
-        max_depth: Some(2),
+        max_depth: Some(3),
+        max_nodes: Some(700),
         max_think_ms: 300,
+        temperature_cp: 90,
     },
     Level {
         number: 3,
         name: "Casual",
         elo: None,
-        max_depth: Some(3),
+        max_depth: Some(4),
+        max_nodes: Some(1_200),
         max_think_ms: 400,
+        temperature_cp: 55,
     },
     Level {
         number: 4,
         name: "Intermediate",
         elo: None,
-        max_depth: Some(4),
+        max_depth: Some(6),
+        max_nodes: Some(2_500),
         max_think_ms: 500,
+        temperature_cp: 30,
     },
     Level {
         number: 5,
         name: "Club",
         elo: None,
-        max_depth: Some(6),
-        max_think_ms: 700,
+        max_depth: None,
+        max_nodes: Some(5_000),
+        max_think_ms: 600,
+        temperature_cp: 15,
     },
     Level {
         number: 6,
         name: "Strong club",
         elo: None,
-        max_depth: Some(8),
-        max_think_ms: 1000,
+        max_depth: None,
+        max_nodes: Some(12_000),
+        max_think_ms: 700,
+        temperature_cp: 5,
     },
     Level {
         number: 7,
         name: "Expert",
         elo: None,
         max_depth: None,
-        max_think_ms: 2000,
+        max_nodes: Some(40_000),
+        max_think_ms: 900,
+        temperature_cp: 0,
     },
     Level {
         number: 8,
         name: "Master",
         elo: None,
         max_depth: None,
-        max_think_ms: 5000,
+        max_nodes: None,
+        max_think_ms: 6_000,
+        temperature_cp: 0,
     },
 ];
 
 /// The level numbered `number` (1–8).
 pub fn level(number: u8) -> Option<&'static Level> {
     LEVELS.iter().find(|level| level.number == number)
+}
+
+impl Level {
+    /// The search limits of this level for one move: its own caps, combined
+    /// with the clock if the game has one. `seed` drives the random choice.
+    pub fn limits(&self, clock: Option<ClockBudget>, seed: u64) -> Limits {
+        Limits {
+            depth: self.max_depth,
+            nodes: self.max_nodes,
+            clock: clock.map(|c| GameClock {
+                remaining: c.remaining,
+                increment: c.increment,
+                moves_to_go: None,
+            }),
+            max_time: Some(Duration::from_millis(self.max_think_ms)),
+            handicap: (self.temperature_cp > 0).then_some(Handicap {
+                temperature_cp: self.temperature_cp,
+                seed,
+            }),
+            ..Limits::default()
+        }
+    }
+
+    /// No caps and no randomness: the engine as strong as it gets.
+    pub fn is_full_strength(&self) -> bool {
+        self.max_depth.is_none() && self.max_nodes.is_none() && self.temperature_cp == 0
+    }
+
+    /// Restricts limits from elsewhere (UCI `go`) to this level: the tighter
+    /// of each cap, and this level's randomness.
+    pub fn restrict(&self, limits: &Limits, seed: u64) -> Limits {
+        let min_opt = |a: Option<u64>, b: Option<u64>| match (a, b) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        // Full strength takes the GUI's word on time: its own think cap is
+        // for hosts that give no clock (the server's untimed games).
+        if self.is_full_strength() {
+            return *limits;
+        }
+        let own = self.limits(None, seed);
+        Limits {
+            depth: min_opt(limits.depth.map(u64::from), own.depth.map(u64::from)).map(|d| d as u32),
+            nodes: min_opt(limits.nodes, own.nodes),
+            max_time: match (limits.max_time, own.max_time) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
+            handicap: own.handicap,
+            ..*limits
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_are_numbered_and_get_stronger() {
+        for (i, level) in LEVELS.iter().enumerate() {
+            assert_eq!(level.number as usize, i + 1);
+            assert_eq!(super::level(level.number), Some(level));
+        }
+        for pair in LEVELS.windows(2) {
+            let (weak, strong) = (&pair[0], &pair[1]);
+            assert!(weak.temperature_cp >= strong.temperature_cp);
+            assert!(weak.max_think_ms <= strong.max_think_ms);
+            assert!(weak.max_depth.unwrap_or(u32::MAX) <= strong.max_depth.unwrap_or(u32::MAX));
+        }
+        assert_eq!(super::level(0), None);
+        assert_eq!(super::level(9), None);
+        // Low levels keep games lively.
+        for level in &LEVELS[..5] {
+            assert!(level.max_think_ms < 1000);
+        }
+    }
+
+    #[test]
+    fn restrict_takes_the_tighter_caps() {
+        let level = super::level(3).expect("level 3");
+        let go = Limits {
+            depth: Some(10),
+            nodes: Some(1_000),
+            ..Limits::default()
+        };
+        let limits = level.restrict(&go, 7);
+        assert!(level.max_depth.is_some_and(|d| d < 10));
+        assert_eq!(limits.depth, level.max_depth);
+        assert_eq!(limits.nodes, level.max_nodes.map(|n| n.min(1_000)));
+        assert!(limits.max_time.is_some());
+        assert!(limits.handicap.is_some());
+        let full = super::level(8).expect("level 8").restrict(&go, 7);
+        assert_eq!(full, go, "full strength keeps the GUI's limits");
+        assert_eq!(
+            (full.depth, full.nodes, full.handicap),
+            (Some(10), Some(1_000), None)
+        );
+    }
 }

@@ -14,13 +14,21 @@
 //! - [`san`]: Standard Algebraic Notation, and insufficient material.
 //! - [`pgn`]: PGN export and import of whole games.
 //! - [`perft`]: move-tree counting, for proofs and benchmarks.
+//! - [`eval`]: static evaluation (tapered material, piece-square tables,
+//!   mobility, pawn structure, king safety).
+//! - [`search`]: iterative-deepening alpha-beta search in a caller-owned
+//!   [`search::Searcher`], with time management.
+//! - [`tt`]: the transposition table.
+//! - [`bench`]: the fixed-depth search benchmark (`rookery-engine bench`).
 //! - [`uci`]: the UCI shell behind the `rookery-engine` binary.
 //! - [`level`]: the difficulty levels shared by UCI and the server.
 //! - [`ai`]: the computer player's entry point for hosts.
 
 pub mod ai;
 pub mod attacks;
+pub mod bench;
 pub mod bitboard;
+pub mod eval;
 pub mod fen;
 pub mod game;
 /// Geometry shared with the build script (see its header comment); the
@@ -34,6 +42,8 @@ pub mod perft;
 pub mod pgn;
 pub mod position;
 pub mod san;
+pub mod search;
+pub mod tt;
 pub mod types;
 pub mod uci;
 mod zobrist;

@@ -3,6 +3,7 @@
 use std::io;
 use std::process::ExitCode;
 
+use rookery_engine::bench;
 use rookery_engine::uci::{self, Output};
 
 fn main() -> ExitCode {
@@ -12,8 +13,30 @@ fn main() -> ExitCode {
             uci::run(io::stdin().lock(), Output::new(io::stdout()));
             ExitCode::SUCCESS
         }
+        Some("bench") => {
+            let depth = match args.get(1).map(|d| d.parse::<u32>()) {
+                None => bench::BENCH_DEPTH,
+                Some(Ok(depth)) if (1..=64).contains(&depth) => depth,
+                Some(_) => {
+                    eprintln!("rookery-engine bench: the depth must be a number from 1 to 64");
+                    return ExitCode::from(2);
+                }
+            };
+            let report = bench::run(depth, |i, fen, nodes| {
+                println!("position {:>2}: {nodes:>10} nodes  {fen}", i + 1)
+            });
+            println!(
+                "{} nodes {} nps ({} ms, depth {depth})",
+                report.nodes,
+                report.nps(),
+                report.elapsed.as_millis()
+            );
+            // The contract's last line: `NODES nodes NPS nps`.
+            println!("{} nodes {} nps", report.nodes, report.nps());
+            ExitCode::SUCCESS
+        }
         Some(other) => {
-            eprintln!("rookery-engine: unknown argument {other:?}\nusage: rookery-engine (speaks UCI on stdin/stdout)");
+            eprintln!("rookery-engine: unknown argument {other:?}\nusage: rookery-engine [bench [DEPTH]] (without arguments it speaks UCI on stdin/stdout)");
             ExitCode::from(2)
         }
     }

@@ -19,11 +19,12 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::ai::{self, ClockBudget};
+use crate::ai::ClockBudget;
 use crate::game::Game;
 use crate::level;
 use crate::perft;
 use crate::position::Position;
+use crate::search::{GameClock, Info, Limits, Searcher};
 use crate::types::Color;
 
 pub const ENGINE_NAME: &str = "Rookery";
@@ -239,31 +240,77 @@ pub struct SearchJob {
     /// Hashes of the positions before `position` in this game, oldest first.
     pub history: Vec<u64>,
     pub level: u8,
-    pub hash_mb: usize,
     pub limits: GoLimits,
 }
 
-/// What runs on the search thread for `go`: think, then print `bestmove`.
-///
-/// PLACEHOLDER: this calls [`ai::choose_move`] with the level and the clock
-/// of the side to move; `depth`, `nodes`, `movetime` and `Hash` await the
-/// real search (AI issue), which replaces this function's body. It already
-/// keeps UCI's promise for `go infinite` and `go ponder`: `bestmove` only
-/// after `stop` (or `ponderhit`).
-pub fn run_search(job: SearchJob, stop: &AtomicBool, out: &Output) {
-    let level = level::level(job.level).unwrap_or(&level::LEVELS[level::LEVELS.len() - 1]);
-    let clock = job.limits.clock_for(job.position.turn());
-    let best = ai::choose_move(&job.position, &job.history, level, clock, stop)
-        .or_else(|| job.position.legal_moves().first().copied());
+impl SearchJob {
+    /// The search limits for this `go`, restricted by the `Level` option.
+    pub fn search_limits(&self, seed: u64) -> Limits {
+        let turn = self.position.turn();
+        let go = &self.limits;
+        let limits = Limits {
+            // `go mate N` is answered by searching deep enough to see it.
+            depth: match (go.depth, go.mate) {
+                (Some(d), _) => Some(d),
+                (None, Some(m)) => Some(m.saturating_mul(2).saturating_add(1)),
+                (None, None) => None,
+            },
+            nodes: go.nodes,
+            movetime: go.movetime,
+            clock: go.clock_for(turn).map(|c| GameClock {
+                remaining: c.remaining,
+                increment: c.increment,
+                moves_to_go: go.movestogo,
+            }),
+            infinite: go.infinite || go.ponder,
+            max_time: None,
+            handicap: None,
+        };
+        let level = level::level(self.level).unwrap_or(&level::LEVELS[level::LEVELS.len() - 1]);
+        level.restrict(&limits, seed)
+    }
+}
+
+/// One `info` line for a finished iteration.
+pub fn info_line(info: &Info) -> String {
+    let pv: Vec<String> = info.pv.iter().map(|m| m.to_string()).collect();
+    format!(
+        "info depth {} seldepth {} score {} nodes {} nps {} hashfull {} time {} pv {}",
+        info.depth,
+        info.seldepth,
+        info.score,
+        info.nodes,
+        info.nps(),
+        info.hashfull,
+        info.time.as_millis(),
+        pv.join(" ")
+    )
+}
+
+/// What runs on the search thread for `go`: think, printing an `info` line
+/// per finished iteration, then print `bestmove`. UCI forbids `bestmove`
+/// before `stop` (or `ponderhit`) after `go infinite` or `go ponder`, so in
+/// those cases a search that finishes early waits for the word.
+pub fn run_search(job: SearchJob, searcher: &Mutex<Searcher>, stop: &AtomicBool, out: &Output) {
+    let seed = job.position.hash() ^ job.history.len() as u64;
+    let limits = job.search_limits(seed);
+    // The shell only touches the searcher between searches; a poisoned
+    // lock means an earlier search panicked, and its table is still usable.
+    let mut searcher = searcher.lock().unwrap_or_else(|e| e.into_inner());
+    let result = searcher.search(&job.position, &job.history, &limits, stop, |info| {
+        out.line(&info_line(info))
+    });
+    drop(searcher);
     if job.limits.infinite || job.limits.ponder {
         while !stop.load(Ordering::Acquire) {
             std::thread::sleep(Duration::from_millis(2));
         }
     }
-    match best {
-        Some(mv) => out.line(&format!("bestmove {mv}")),
+    match (result.best_move, result.pv.get(1)) {
+        (Some(mv), Some(ponder)) => out.line(&format!("bestmove {mv} ponder {ponder}")),
+        (Some(mv), None) => out.line(&format!("bestmove {mv}")),
         // No legal move (mate or stalemate): UCI's null move.
-        None => out.line("bestmove 0000"),
+        (None, _) => out.line("bestmove 0000"),
     }
 }
 
@@ -288,6 +335,9 @@ pub struct UciShell {
     game: Game,
     level: u8,
     hash_mb: usize,
+    /// Kept from move to move so the transposition table and history carry
+    /// over; shared with the search thread, which holds it while thinking.
+    searcher: Arc<Mutex<Searcher>>,
     search: Option<RunningSearch>,
 }
 
@@ -298,6 +348,7 @@ impl UciShell {
             game: Game::default(),
             level: LEVEL_MAX,
             hash_mb: HASH_DEFAULT_MB,
+            searcher: Arc::new(Mutex::new(Searcher::new(HASH_DEFAULT_MB))),
             search: None,
         }
     }
@@ -320,6 +371,7 @@ impl UciShell {
             Command::UciNewGame => {
                 self.finish_search();
                 self.game = Game::default();
+                self.lock_searcher().clear();
             }
             Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
             Command::Position { start, moves } => self.set_position(start, &moves),
@@ -356,7 +408,9 @@ impl UciShell {
             },
             "hash" => match number {
                 Some(n) if (HASH_MIN_MB as i64..=HASH_MAX_MB as i64).contains(&n) => {
-                    self.hash_mb = n as usize
+                    self.finish_search();
+                    self.hash_mb = n as usize;
+                    self.lock_searcher().resize(self.hash_mb);
                 }
                 _ => self.info(&format!("Hash must be {HASH_MIN_MB} to {HASH_MAX_MB}")),
             },
@@ -392,15 +446,15 @@ impl UciShell {
             position: self.game.position().clone(),
             history: hashes[..hashes.len() - 1].to_vec(),
             level: self.level,
-            hash_mb: self.hash_mb,
             limits,
         };
         let stop = Arc::new(AtomicBool::new(false));
         let out = self.out.clone();
         let thread_stop = Arc::clone(&stop);
+        let searcher = Arc::clone(&self.searcher);
         let spawned = std::thread::Builder::new()
             .name("search".into())
-            .spawn(move || run_search(job, &thread_stop, &out));
+            .spawn(move || run_search(job, &searcher, &thread_stop, &out));
         match spawned {
             Ok(thread) => self.search = Some(RunningSearch { stop, thread }),
             Err(e) => self.info(&format!("cannot start a search thread: {e}")),
@@ -420,6 +474,14 @@ impl UciShell {
         }
         self.out.line("");
         self.out.line(&format!("Nodes searched: {total}"));
+    }
+
+    /// The searcher, once no search holds it.
+    fn lock_searcher(&self) -> std::sync::MutexGuard<'_, Searcher> {
+        // A poisoned lock means a search panicked; the searcher is still
+        // in a usable state (at worst its table holds junk moves, which
+        // are only ever tried if legal).
+        self.searcher.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn info(&self, text: &str) {

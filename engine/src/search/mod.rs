@@ -1,0 +1,1039 @@
+//! The search: which move is best, found by looking ahead.
+//!
+//! Iterative deepening runs a depth-limited search at depth 1, 2, 3, … until
+//! a limit is reached. Each iteration is a negamax alpha-beta search with:
+//!
+//! - **Principal variation search**: the first move (the expected best) gets
+//!   the full window; the others only a null window that merely proves them
+//!   worse, and are searched again only if that proof fails.
+//! - **Aspiration windows** at the root: the next iteration is first tried
+//!   with a narrow window around the previous score, widened on failure.
+//! - **Quiescence search** at the leaves: captures and promotions (minus
+//!   those static exchange evaluation says lose material) are played out until
+//!   the position is quiet, so the evaluation is never taken in mid-exchange.
+//! - **Transposition table** ([`crate::tt`]), probed for cut-offs and for the
+//!   move to try first.
+//! - **Move ordering**: table move, winning captures (MVV-LVA, losing ones
+//!   by SEE last), two killer moves per ply, then quiet moves by history.
+//! - **Null-move pruning**, **late move reductions**, futility and late-move
+//!   pruning near the leaves, and a **check extension**.
+//! - **Draws** by repetition (against the game history too) and by the
+//!   fifty-move rule are recognised inside the tree.
+//!
+//! All state lives in a [`Searcher`] the caller owns: any number of searches
+//! can run at once on different threads, each with its own `Searcher`.
+
+mod see;
+pub mod time;
+
+use std::fmt;
+
+use arrayvec::ArrayVec;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::eval::{evaluate, SEE_VALUE};
+use crate::moves::Move;
+use crate::position::Position;
+use crate::tt::{Bound, TranspositionTable};
+use crate::types::{Color, Role};
+use time::TimeBudget;
+
+/// Deepest ply the search can reach (stack and table sizes).
+pub const MAX_PLY: usize = 128;
+/// The score of checkmating now; mate in `n` plies scores `MATE - n`.
+pub const MATE: i32 = 32_000;
+/// Scores beyond this are mates.
+pub const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
+const INFINITY: i32 = MATE + 1;
+const DRAW: i32 = 0;
+
+/// Default transposition table size in MiB.
+pub const DEFAULT_HASH_MB: usize = 16;
+
+/// A score as reported to the outside.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Score {
+    /// Centipawns from the side to move's point of view.
+    Cp(i32),
+    /// Mate in this many moves (negative: the side to move gets mated).
+    Mate(i32),
+}
+
+impl Score {
+    fn from_internal(value: i32) -> Score {
+        if value >= MATE_BOUND {
+            Score::Mate((MATE - value + 1) / 2)
+        } else if value <= -MATE_BOUND {
+            Score::Mate(-(MATE + value) / 2)
+        } else {
+            Score::Cp(value)
+        }
+    }
+}
+
+impl fmt::Display for Score {
+    /// UCI spelling: `cp 35` or `mate -3`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Score::Cp(cp) => write!(f, "cp {cp}"),
+            Score::Mate(moves) => write!(f, "mate {moves}"),
+        }
+    }
+}
+
+/// The side to move's clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GameClock {
+    pub remaining: Duration,
+    pub increment: Duration,
+    /// Moves until the next time control, if the game has one.
+    pub moves_to_go: Option<u32>,
+}
+
+/// Deliberate weakness for the lower difficulty levels: instead of the best
+/// move, pick among all root moves at random, weighting each by
+/// `exp((score - best) / temperature)`. Small temperatures almost always
+/// play the best move; large ones often play a worse one, more rarely the
+/// worse it is, which is how people err.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Handicap {
+    pub temperature_cp: u32,
+    /// Seeds the random choice, so a given seed replays the same game.
+    pub seed: u64,
+}
+
+/// What limits one search. All unset means "think until stopped".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Limits {
+    pub depth: Option<u32>,
+    pub nodes: Option<u64>,
+    pub movetime: Option<Duration>,
+    pub clock: Option<GameClock>,
+    /// Search until stopped, whatever the other limits say about time.
+    pub infinite: bool,
+    /// Upper bound on thinking time whatever the clock allows.
+    pub max_time: Option<Duration>,
+    pub handicap: Option<Handicap>,
+}
+
+/// Progress after each finished iteration (UCI `info` lines).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Info {
+    pub depth: u32,
+    pub seldepth: u32,
+    pub score: Score,
+    pub nodes: u64,
+    pub time: Duration,
+    pub hashfull: u32,
+    pub pv: Vec<Move>,
+}
+
+impl Info {
+    pub fn nps(&self) -> u64 {
+        let micros = self.time.as_micros().max(1);
+        (self.nodes as u128 * 1_000_000 / micros) as u64
+    }
+}
+
+/// The outcome of a search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchResult {
+    /// `None` only when the side to move has no legal move.
+    pub best_move: Option<Move>,
+    pub score: Score,
+    /// Depth of the last finished iteration.
+    pub depth: u32,
+    pub nodes: u64,
+    pub pv: Vec<Move>,
+}
+
+/// History scores saturate at this magnitude.
+const HISTORY_MAX: i32 = 16_384;
+
+/// Long-lived search state: the transposition table and the move-ordering
+/// statistics that carry over from one move of a game to the next.
+pub struct Searcher {
+    tt: TranspositionTable,
+    history: Box<[[[i32; 64]; 64]; 2]>,
+    reductions: Box<[[u8; 64]; 64]>,
+}
+
+impl Default for Searcher {
+    fn default() -> Searcher {
+        Searcher::new(DEFAULT_HASH_MB)
+    }
+}
+
+impl Searcher {
+    /// A searcher with a transposition table of `hash_mb` MiB.
+    pub fn new(hash_mb: usize) -> Searcher {
+        let mut reductions = Box::new([[0u8; 64]; 64]);
+        for (depth, row) in reductions.iter_mut().enumerate().skip(1) {
+            for (index, r) in row.iter_mut().enumerate().skip(1) {
+                let value = 0.75 + (depth as f64).ln() * (index as f64).ln() / 2.25;
+                *r = value.max(0.0) as u8;
+            }
+        }
+        Searcher {
+            tt: TranspositionTable::new(hash_mb),
+            history: Box::new([[[0; 64]; 64]; 2]),
+            reductions,
+        }
+    }
+
+    /// Replaces the table with one of `hash_mb` MiB (UCI `Hash`).
+    pub fn resize(&mut self, hash_mb: usize) {
+        self.tt = TranspositionTable::new(hash_mb);
+    }
+
+    /// Forgets everything learnt (UCI `ucinewgame`), so a new game does not
+    /// depend on the previous one.
+    pub fn clear(&mut self) {
+        self.tt.clear();
+        self.history
+            .iter_mut()
+            .flatten()
+            .for_each(|row| row.fill(0));
+    }
+
+    /// Searches `position` within `limits` until done or `stop` is raised.
+    ///
+    /// `history` holds the Zobrist hashes of the game's earlier positions,
+    /// oldest first (a trailing copy of the current position's hash is
+    /// ignored), so that repetitions of game positions count as draws.
+    /// `on_info` hears about every finished iteration.
+    pub fn search(
+        &mut self,
+        position: &Position,
+        history: &[u64],
+        limits: &Limits,
+        stop: &AtomicBool,
+        mut on_info: impl FnMut(&Info),
+    ) -> SearchResult {
+        let start = Instant::now();
+        self.tt.new_search();
+        for row in self.history.iter_mut().flatten() {
+            for h in row.iter_mut() {
+                *h /= 2;
+            }
+        }
+        let mut path: Vec<u64> = history.to_vec();
+        if path.last() == Some(&position.hash()) {
+            path.pop();
+        }
+        let budget = TimeBudget::from_limits(limits).capped(limits.max_time);
+        let mut worker = Worker {
+            tt: &mut self.tt,
+            history: &mut self.history,
+            reductions: &self.reductions,
+            stop,
+            start,
+            hard_limit: budget.hard,
+            node_limit: limits.nodes,
+            nodes: 0,
+            seldepth: 0,
+            stopped: false,
+            path,
+            killers: [[Move::NONE; 2]; MAX_PLY + 2],
+            pv: vec![[Move::NONE; MAX_PLY + 1]; MAX_PLY + 1],
+            pv_len: [0; MAX_PLY + 1],
+            root_moves: Vec::new(),
+        };
+        worker.iterate(position, limits, budget.soft, &mut on_info)
+    }
+}
+
+struct RootMove {
+    mv: Move,
+    /// Score of the last search of this move; `-INFINITY` when it was only
+    /// shown to be worse than the best.
+    score: i32,
+    pv: Vec<Move>,
+}
+
+/// The state of one running search.
+struct Worker<'a> {
+    tt: &'a mut TranspositionTable,
+    history: &'a mut [[[i32; 64]; 64]; 2],
+    reductions: &'a [[u8; 64]; 64],
+    stop: &'a AtomicBool,
+    start: Instant,
+    hard_limit: Option<Duration>,
+    node_limit: Option<u64>,
+    nodes: u64,
+    seldepth: usize,
+    stopped: bool,
+    /// Hashes of the positions before the current node: game history, then
+    /// the path from the root.
+    path: Vec<u64>,
+    killers: [[Move; 2]; MAX_PLY + 2],
+    pv: Vec<[Move; MAX_PLY + 1]>,
+    pv_len: [usize; MAX_PLY + 1],
+    root_moves: Vec<RootMove>,
+}
+
+impl Worker<'_> {
+    fn iterate(
+        &mut self,
+        root: &Position,
+        limits: &Limits,
+        soft_limit: Option<Duration>,
+        on_info: &mut impl FnMut(&Info),
+    ) -> SearchResult {
+        let moves = root.legal_moves();
+        let mut result = SearchResult {
+            best_move: moves.first().copied(),
+            score: Score::Cp(0),
+            depth: 0,
+            nodes: 0,
+            pv: moves.first().copied().into_iter().collect(),
+        };
+        if moves.is_empty() {
+            result.score = if root.is_check() {
+                Score::Mate(0)
+            } else {
+                Score::Cp(0)
+            };
+            return result;
+        }
+        // Order the first iteration's root moves by the table move, then as
+        // interior nodes would.
+        let tt_move = self.tt.probe(root.hash(), 0).map_or(Move::NONE, |h| h.mv);
+        let mut scored: Vec<(i32, Move)> = moves
+            .iter()
+            .map(|&mv| (self.order_score(root, mv, tt_move, 0), mv))
+            .collect();
+        scored.sort_by_key(|&(score, _)| std::cmp::Reverse(score));
+        self.root_moves = scored
+            .into_iter()
+            .map(|(_, mv)| RootMove {
+                mv,
+                score: -INFINITY,
+                pv: vec![mv],
+            })
+            .collect();
+
+        let max_depth = limits
+            .depth
+            .unwrap_or(MAX_PLY as u32 - 8)
+            .clamp(1, MAX_PLY as u32 - 8);
+        let handicap = limits.handicap.filter(|h| h.temperature_cp > 0);
+        // A handicapped search keeps part of its node budget for scoring
+        // every root move at the end (see `score_root_moves`).
+        if handicap.is_some() {
+            self.node_limit = limits.nodes.map(|n| n * 7 / 10);
+        }
+        let mut score = 0;
+        let mut best_changes = 0u32;
+        for depth in 1..=max_depth as i32 {
+            self.seldepth = 0;
+            let previous_best = self.root_moves[0].mv;
+            let iteration_score = self.aspiration(root, depth, score);
+            // A stopped iteration still counts if it proved a new best move.
+            if self.stopped && self.root_moves[0].score == -INFINITY {
+                break;
+            }
+            score = if self.stopped {
+                self.root_moves[0].score
+            } else {
+                iteration_score
+            };
+            let best = &self.root_moves[0];
+            result.best_move = Some(best.mv);
+            result.pv = best.pv.clone();
+            result.score = Score::from_internal(score);
+            result.depth = depth as u32;
+            result.nodes = self.nodes;
+            if best.mv != previous_best {
+                best_changes += 1;
+            } else {
+                best_changes /= 2;
+            }
+            on_info(&Info {
+                depth: depth as u32,
+                seldepth: self.seldepth.max(depth as usize) as u32,
+                score: result.score,
+                nodes: self.nodes,
+                time: self.start.elapsed(),
+                hashfull: self.tt.hashfull(),
+                pv: result.pv.clone(),
+            });
+            if self.stopped {
+                break;
+            }
+            // A found mate will not get better with more depth.
+            if !limits.infinite && score.abs() >= MATE_BOUND && depth > (MATE - score.abs()) + 2 {
+                break;
+            }
+            if let Some(soft) = soft_limit {
+                // An unstable best move earns more time.
+                let stretch = 1.0 + 0.5 * best_changes.min(2) as f64;
+                if self.start.elapsed().as_secs_f64() >= soft.as_secs_f64() * stretch {
+                    break;
+                }
+            }
+        }
+        if let Some(h) = handicap {
+            if self.score_root_moves(root, &result, limits, score, h) {
+                if let Some(mv) = self.pick_with_temperature(h) {
+                    if Some(mv) != result.best_move {
+                        result.best_move = Some(mv);
+                        result.pv = vec![mv];
+                    }
+                }
+            }
+        }
+        result.nodes = self.nodes;
+        result
+    }
+
+    /// For [`Handicap`]: after the normal search, scores every root move
+    /// exactly (within a margin below the best) one ply shallower than the
+    /// normal search reached, for the weighted random choice. The best
+    /// move keeps its deeper score. Returns false if there was no time or
+    /// budget left to do it (then the best move is played).
+    fn score_root_moves(
+        &mut self,
+        root: &Position,
+        result: &SearchResult,
+        limits: &Limits,
+        best_score: i32,
+        handicap: Handicap,
+    ) -> bool {
+        let out_of_time = self
+            .hard_limit
+            .is_some_and(|hard| self.start.elapsed() >= hard);
+        if result.depth == 0 || self.stop.load(Ordering::Relaxed) || out_of_time {
+            return false;
+        }
+        // Only the main phase's share of the node budget stopped us.
+        self.stopped = false;
+        self.node_limit = limits.nodes;
+        for m in &mut self.root_moves {
+            m.score = -INFINITY;
+        }
+        let depth = (result.depth as i32 - 1).max(1);
+        self.search_root_all(root, depth, handicap.temperature_cp);
+        if let Some(best) = self
+            .root_moves
+            .iter_mut()
+            .find(|m| Some(m.mv) == result.best_move)
+        {
+            best.score = best_score;
+        }
+        true
+    }
+
+    /// Searches the root with a narrow window around the last score first.
+    fn aspiration(&mut self, root: &Position, depth: i32, previous: i32) -> i32 {
+        let mut delta = 25;
+        let (mut alpha, mut beta) = if depth >= 4 && previous.abs() < MATE_BOUND {
+            (previous - delta, previous + delta)
+        } else {
+            (-INFINITY, INFINITY)
+        };
+        loop {
+            let score = self.search_root(root, depth, alpha, beta);
+            if self.stopped {
+                return score;
+            }
+            if score <= alpha {
+                beta = (alpha + beta) / 2;
+                alpha = (score - delta).max(-INFINITY);
+            } else if score >= beta {
+                beta = (score + delta).min(INFINITY);
+            } else {
+                return score;
+            }
+            delta += delta;
+            if delta > 1000 {
+                alpha = -INFINITY;
+                beta = INFINITY;
+            }
+        }
+    }
+
+    /// One root iteration with PVS. The best move moves to the front of
+    /// `root_moves`; the others keep their order (the sort is stable).
+    fn search_root(&mut self, root: &Position, depth: i32, mut alpha: i32, beta: i32) -> i32 {
+        let mut best = -INFINITY;
+        self.path.push(root.hash());
+        for i in 0..self.root_moves.len() {
+            let mv = self.root_moves[i].mv;
+            let mut child = root.clone();
+            child.play_unchecked(mv);
+            self.nodes += 1;
+            let score = if i == 0 {
+                -self.negamax(&child, depth - 1, -beta, -alpha, 1, true)
+            } else {
+                let s = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, 1, false);
+                if s > alpha && s < beta && !self.stopped {
+                    -self.negamax(&child, depth - 1, -beta, -alpha, 1, true)
+                } else {
+                    s
+                }
+            };
+            if self.stopped {
+                break;
+            }
+            let entry = &mut self.root_moves[i];
+            if i == 0 || score > alpha {
+                entry.score = score;
+                let mut pv = vec![mv];
+                pv.extend_from_slice(&self.pv[1][..self.pv_len[1]]);
+                entry.pv = pv;
+            } else {
+                entry.score = -INFINITY;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    let found = self.root_moves.remove(i);
+                    self.root_moves.insert(0, found);
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        self.path.pop();
+        best
+    }
+
+    /// One root iteration that scores every move exactly (within a margin
+    /// below the best), for [`Handicap`]'s weighted choice.
+    fn search_root_all(&mut self, root: &Position, depth: i32, temperature: u32) -> i32 {
+        let margin = (temperature as i32 * 4).clamp(50, 2000);
+        let mut best = -INFINITY;
+        self.path.push(root.hash());
+        for i in 0..self.root_moves.len() {
+            let mv = self.root_moves[i].mv;
+            let mut child = root.clone();
+            child.play_unchecked(mv);
+            self.nodes += 1;
+            let floor = if best == -INFINITY {
+                -INFINITY
+            } else {
+                best - margin
+            };
+            let score = -self.negamax(&child, depth - 1, -INFINITY, -floor, 1, true);
+            if self.stopped {
+                break;
+            }
+            let entry = &mut self.root_moves[i];
+            entry.score = if score > floor { score } else { -INFINITY };
+            entry.pv = vec![mv];
+            entry.pv.extend_from_slice(&self.pv[1][..self.pv_len[1]]);
+            best = best.max(score);
+        }
+        self.path.pop();
+        if !self.stopped {
+            self.root_moves.sort_by_key(|m| std::cmp::Reverse(m.score));
+        }
+        best
+    }
+
+    /// Softmax choice over the root moves' scores.
+    fn pick_with_temperature(&self, handicap: Handicap) -> Option<Move> {
+        let best = self.root_moves.iter().map(|m| m.score).max()?;
+        if best == -INFINITY {
+            return None;
+        }
+        let t = handicap.temperature_cp.max(1) as f64;
+        let weights: Vec<f64> = self
+            .root_moves
+            .iter()
+            .map(|m| {
+                if m.score == -INFINITY {
+                    0.0
+                } else {
+                    ((m.score - best) as f64 / t).exp()
+                }
+            })
+            .collect();
+        let total: f64 = weights.iter().sum();
+        let mut rng = SplitMix(handicap.seed);
+        let mut x = rng.next_f64() * total;
+        for (m, w) in self.root_moves.iter().zip(&weights) {
+            if x < *w {
+                return Some(m.mv);
+            }
+            x -= w;
+        }
+        Some(self.root_moves[0].mv)
+    }
+
+    /// Checks the stop flag, the node limit and the clock.
+    #[inline]
+    fn check_limits(&mut self) {
+        if let Some(limit) = self.node_limit {
+            if self.nodes >= limit {
+                self.stopped = true;
+            }
+        }
+        // The flag and the clock are dearer to read: every 1024 nodes,
+        // about a millisecond.
+        if self.nodes & 1023 != 0 {
+            return;
+        }
+        if self.stop.load(Ordering::Relaxed) {
+            self.stopped = true;
+        }
+        if let Some(hard) = self.hard_limit {
+            if self.start.elapsed() >= hard {
+                self.stopped = true;
+            }
+        }
+    }
+
+    /// Has the current position occurred before, since the last capture or
+    /// pawn move? One earlier occurrence is enough to score a draw: if
+    /// repeating was good once it will be good again, and the opponent can
+    /// always repeat too.
+    fn is_repetition(&self, pos: &Position) -> bool {
+        let hash = pos.hash();
+        let n = self.path.len();
+        let reach = (pos.halfmove_clock() as usize).min(n);
+        // `path[n - k]` is the position `k` plies back. Only even `k` have
+        // the same side to move, and a position cannot recur in 2 plies.
+        (4..=reach).step_by(2).any(|k| self.path[n - k] == hash)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn negamax(
+        &mut self,
+        pos: &Position,
+        mut depth: i32,
+        mut alpha: i32,
+        mut beta: i32,
+        ply: usize,
+        pv_node: bool,
+    ) -> i32 {
+        self.pv_len[ply] = 0;
+        let in_check = pos.is_check();
+        // Check extension: a forcing line is searched one ply deeper, so
+        // that mates and perpetuals are not pushed past the horizon.
+        if in_check {
+            depth += 1;
+        }
+        if depth <= 0 {
+            return self.quiescence(pos, alpha, beta, ply);
+        }
+        self.check_limits();
+        if self.stopped {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        if ply >= MAX_PLY - 2 {
+            return evaluate(pos);
+        }
+        if self.is_repetition(pos) || is_dead_draw(pos) {
+            return DRAW;
+        }
+        if pos.halfmove_clock() >= 100 && (!in_check || pos.has_legal_moves()) {
+            return DRAW;
+        }
+        // Mate distance pruning: no line from here can beat a mate already
+        // found closer to the root.
+        alpha = alpha.max(-MATE + ply as i32);
+        beta = beta.min(MATE - ply as i32 - 1);
+        if alpha >= beta {
+            return alpha;
+        }
+
+        let hit = self.tt.probe(pos.hash(), ply);
+        let tt_move = hit.map_or(Move::NONE, |h| h.mv);
+        if let Some(h) = hit {
+            if !pv_node && h.depth >= depth {
+                let usable = match h.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => h.score >= beta,
+                    Bound::Upper => h.score <= alpha,
+                };
+                if usable {
+                    return h.score;
+                }
+            }
+        }
+
+        let static_eval = if in_check {
+            -INFINITY
+        } else {
+            hit.map_or_else(|| evaluate(pos), |h| h.eval)
+        };
+
+        if !pv_node && !in_check {
+            // Reverse futility: far enough above beta that a shallow search
+            // will not bring the score back down.
+            if depth <= 6 && static_eval - 85 * depth >= beta && beta.abs() < MATE_BOUND {
+                return static_eval;
+            }
+            // Null move: if passing still leaves us above beta, a real move
+            // almost surely does too (false in zugzwang, hence the material
+            // condition). The reduced search proves it cheaply.
+            if depth >= 3
+                && static_eval >= beta
+                && pos.has_non_pawn_material()
+                && self.path.last() != Some(&0)
+            {
+                let r = 3 + depth / 4 + ((static_eval - beta) / 200).min(3);
+                let child = pos.null_move();
+                // A zero in the path marks the null move, so that two are
+                // never played in a row.
+                self.path.push(0);
+                let score = -self.negamax(&child, depth - 1 - r, -beta, -beta + 1, ply + 1, false);
+                self.path.pop();
+                if self.stopped {
+                    return 0;
+                }
+                if score >= beta {
+                    return if score >= MATE_BOUND { beta } else { score };
+                }
+            }
+        }
+
+        // Internal iterative reduction: without a table move this node was
+        // never searched before, so a cheaper look first is wiser.
+        if tt_move.is_none() && depth >= 4 {
+            depth -= 1;
+        }
+
+        let mut moves = pos.legal_moves();
+        if moves.is_empty() {
+            return if in_check { -MATE + ply as i32 } else { DRAW };
+        }
+        let mut scores: ArrayVec<i32, 256> = moves
+            .iter()
+            .map(|&mv| self.order_score(pos, mv, tt_move, ply))
+            .collect();
+
+        let us = pos.turn();
+        let original_alpha = alpha;
+        let mut best = -INFINITY;
+        let mut best_move = Move::NONE;
+        let mut quiets_tried: ArrayVec<Move, 256> = ArrayVec::new();
+        let mut searched = 0usize;
+        self.path.push(pos.hash());
+
+        for index in 0..moves.len() {
+            // Selection sort: the best remaining move next. Most nodes cut
+            // off after one or two moves, so sorting everything is waste.
+            let mut pick = index;
+            for j in index + 1..moves.len() {
+                if scores[j] > scores[pick] {
+                    pick = j;
+                }
+            }
+            scores.swap(index, pick);
+            moves.swap(index, pick);
+            let mv = moves[index];
+            let order = scores[index];
+            let is_quiet =
+                mv.promotion().is_none() && !mv.is_en_passant() && pos.role_at(mv.to()).is_none();
+            let is_killer = is_quiet && self.killers[ply].contains(&mv);
+
+            // Pruning of hopeless moves near the leaves, never while a mate
+            // against us is all we have found (there we need every move).
+            if !pv_node && !in_check && searched > 0 && best > -MATE_BOUND {
+                if is_quiet {
+                    // Late move pruning: after many quiet moves, the rest
+                    // (ordered worst) are very unlikely to matter.
+                    if depth <= 4 && quiets_tried.len() as i32 >= 3 + depth * depth {
+                        continue;
+                    }
+                    // Futility: even a generous positional gain cannot lift
+                    // the score to alpha.
+                    if depth <= 3 && static_eval + 100 + 110 * depth <= alpha {
+                        continue;
+                    }
+                    if depth <= 3 && pos.see(mv) < -60 * depth {
+                        continue;
+                    }
+                } else if depth <= 4 && order < 0 && pos.see(mv) < -110 * depth {
+                    continue;
+                }
+            }
+
+            let mut child = pos.clone();
+            child.play_unchecked(mv);
+            self.nodes += 1;
+            let gives_check = child.is_check();
+
+            let score = if searched == 0 {
+                -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1, pv_node)
+            } else {
+                // Late move reductions: moves ordered late are probably
+                // bad; look at them shallower and only search them fully if
+                // they surprise us.
+                let mut reduction = 0;
+                if depth >= 3 && searched >= 2 && is_quiet && !in_check && !gives_check {
+                    reduction = self.reductions[depth.min(63) as usize][searched.min(63)] as i32;
+                    if pv_node {
+                        reduction -= 1;
+                    }
+                    if is_killer {
+                        reduction -= 1;
+                    }
+                    let history = self.history[us.index()][mv.from().index()][mv.to().index()];
+                    reduction -= history / 6000;
+                    reduction = reduction.clamp(0, depth - 2);
+                }
+                let mut s = -self.negamax(
+                    &child,
+                    depth - 1 - reduction,
+                    -alpha - 1,
+                    -alpha,
+                    ply + 1,
+                    false,
+                );
+                if s > alpha && reduction > 0 && !self.stopped {
+                    s = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, ply + 1, false);
+                }
+                if s > alpha && s < beta && pv_node && !self.stopped {
+                    s = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1, true);
+                }
+                s
+            };
+            searched += 1;
+            if self.stopped {
+                self.path.pop();
+                return 0;
+            }
+
+            if score > best {
+                best = score;
+                best_move = mv;
+                if score > alpha {
+                    alpha = score;
+                    if pv_node {
+                        self.pv[ply][0] = mv;
+                        let child_len = self.pv_len[ply + 1];
+                        let (head, tail) = self.pv.split_at_mut(ply + 1);
+                        head[ply][1..=child_len].copy_from_slice(&tail[0][..child_len]);
+                        self.pv_len[ply] = child_len + 1;
+                    }
+                    if alpha >= beta {
+                        if is_quiet {
+                            self.reward_quiet(us, mv, &quiets_tried, depth, ply);
+                        }
+                        break;
+                    }
+                }
+            }
+            if is_quiet {
+                quiets_tried.push(mv);
+            }
+        }
+        self.path.pop();
+
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        let stored_eval = if in_check { 0 } else { static_eval };
+        self.tt
+            .store(pos.hash(), ply, best_move, best, stored_eval, depth, bound);
+        best
+    }
+
+    /// A quiet move caused a cut-off: remember it as a killer for this ply
+    /// and raise its history, lowering that of the quiet moves tried before
+    /// it (they were ordered earlier and failed).
+    fn reward_quiet(&mut self, us: Color, mv: Move, tried: &[Move], depth: i32, ply: usize) {
+        if self.killers[ply][0] != mv {
+            self.killers[ply][1] = self.killers[ply][0];
+            self.killers[ply][0] = mv;
+        }
+        let bonus = (depth * depth * 8).min(1200);
+        let table = &mut self.history[us.index()];
+        let mut update = |m: Move, delta: i32| {
+            let h = &mut table[m.from().index()][m.to().index()];
+            // "Gravity": the closer to the cap, the smaller the step, so
+            // values stay bounded and recent results weigh more.
+            *h += delta - *h * delta.abs() / HISTORY_MAX;
+        };
+        update(mv, bonus);
+        for &other in tried {
+            update(other, -bonus);
+        }
+    }
+
+    /// Searches only captures and promotions until the position is quiet.
+    /// The side to move may "stand pat" on the static evaluation instead of
+    /// capturing, as it is never forced to (unless in check: then every
+    /// evasion is searched, and having none is mate).
+    fn quiescence(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+        self.check_limits();
+        if self.stopped {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        if ply >= MAX_PLY - 2 {
+            return evaluate(pos);
+        }
+        let in_check = pos.is_check();
+        let hit = self.tt.probe(pos.hash(), ply);
+        if let Some(h) = hit {
+            let usable = match h.bound {
+                Bound::Exact => true,
+                Bound::Lower => h.score >= beta,
+                Bound::Upper => h.score <= alpha,
+            };
+            if usable {
+                return h.score;
+            }
+        }
+
+        let stand_pat = if in_check {
+            -INFINITY
+        } else {
+            let eval = hit.map_or_else(|| evaluate(pos), |h| h.eval);
+            if eval >= beta {
+                return eval;
+            }
+            alpha = alpha.max(eval);
+            eval
+        };
+
+        let mut moves = if in_check {
+            pos.legal_moves()
+        } else {
+            pos.legal_captures()
+        };
+        if moves.is_empty() {
+            return if in_check {
+                -MATE + ply as i32
+            } else {
+                stand_pat
+            };
+        }
+        let mut scores: ArrayVec<i32, 256> = moves
+            .iter()
+            .map(|&mv| self.order_score(pos, mv, Move::NONE, ply.min(MAX_PLY)))
+            .collect();
+
+        let mut best = stand_pat;
+        let mut best_move = Move::NONE;
+        for index in 0..moves.len() {
+            let mut pick = index;
+            for j in index + 1..moves.len() {
+                if scores[j] > scores[pick] {
+                    pick = j;
+                }
+            }
+            scores.swap(index, pick);
+            moves.swap(index, pick);
+            let mv = moves[index];
+            if !in_check {
+                if mv.promotion().is_some_and(|r| r != Role::Queen) {
+                    continue;
+                }
+                // Losing captures cannot raise a stand-pat score.
+                if scores[index] < 0 {
+                    continue;
+                }
+                // Delta pruning: even winning the victim outright falls
+                // short of alpha by more than a positional margin.
+                let victim = if mv.is_en_passant() {
+                    SEE_VALUE[Role::Pawn.index()]
+                } else {
+                    pos.role_at(mv.to()).map_or(0, |r| SEE_VALUE[r.index()])
+                };
+                if mv.promotion().is_none() && stand_pat + victim + 200 <= alpha {
+                    continue;
+                }
+            }
+            let mut child = pos.clone();
+            child.play_unchecked(mv);
+            self.nodes += 1;
+            let score = -self.quiescence(&child, -beta, -alpha, ply + 1);
+            if self.stopped {
+                return 0;
+            }
+            if score > best {
+                best = score;
+                best_move = mv;
+                if score > alpha {
+                    alpha = score;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else {
+            Bound::Upper
+        };
+        let stored_eval = if in_check { 0 } else { stand_pat };
+        self.tt
+            .store(pos.hash(), ply, best_move, best, stored_eval, 0, bound);
+        best
+    }
+
+    /// How promising `mv` looks before searching it; higher goes first.
+    fn order_score(&self, pos: &Position, mv: Move, tt_move: Move, ply: usize) -> i32 {
+        if mv == tt_move {
+            return 1 << 30;
+        }
+        let victim = if mv.is_en_passant() {
+            Some(Role::Pawn)
+        } else {
+            pos.role_at(mv.to())
+        };
+        match (victim, mv.promotion()) {
+            (_, Some(role)) if role != Role::Queen => -(1 << 26),
+            (None, None) => {
+                if self.killers[ply][0] == mv {
+                    (1 << 27) + 2
+                } else if self.killers[ply][1] == mv {
+                    (1 << 27) + 1
+                } else {
+                    self.history[pos.turn().index()][mv.from().index()][mv.to().index()]
+                }
+            }
+            (victim, promotion) => {
+                let attacker = pos.role_at(mv.from()).map_or(0, |r| r.index() as i32);
+                let gain = victim.map_or(0, |r| SEE_VALUE[r.index()])
+                    + promotion.map_or(0, |r| SEE_VALUE[r.index()]);
+                let mvv_lva = gain * 8 - attacker;
+                if pos.see(mv) >= 0 {
+                    (1 << 28) + mvv_lva
+                } else {
+                    -(1 << 25) + mvv_lva
+                }
+            }
+        }
+    }
+}
+
+/// Neither side can possibly mate: kings alone, or one minor piece in all.
+fn is_dead_draw(pos: &Position) -> bool {
+    let kings = pos.by_role(Role::King);
+    let minors = pos.by_role(Role::Knight) | pos.by_role(Role::Bishop);
+    let rest = pos.occupied() & !kings;
+    rest.is_empty() || (rest == (rest & minors) && !rest.more_than_one())
+}
+
+/// SplitMix64: a tiny, good-enough generator for the handicap's choices.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn next_f64(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}

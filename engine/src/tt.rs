@@ -1,0 +1,254 @@
+//! The transposition table: a fixed-size hash map from position hash to what
+//! an earlier search learned about that position (best move, score and
+//! whether the score is exact or only a bound, and how deep it looked).
+//!
+//! Layout: buckets of four 16-byte entries, one 64-byte cache line each. A
+//! position may live in any slot of its bucket. Replacement keeps what is
+//! most expensive to recompute: a new entry evicts the slot whose entry is
+//! shallowest, counting entries from earlier searches (older generations)
+//! as shallower still, so the table does not fill up with stale deep results.
+//!
+//! Mate scores are stored relative to the node, not the root ("mate in 3
+//! from here"), and converted back on probing, because the same position can
+//! be reached at different distances from the root.
+
+use crate::moves::Move;
+use crate::search::{MATE_BOUND, MAX_PLY};
+
+/// What kind of bound a stored score is.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Bound {
+    /// The search failed low: the true score is at most this.
+    Upper,
+    /// The search failed high (a cut-off): the true score is at least this.
+    Lower,
+    /// The score is exact (a PV node).
+    Exact,
+}
+
+impl Bound {
+    fn bits(self) -> u8 {
+        match self {
+            Bound::Upper => 1,
+            Bound::Lower => 2,
+            Bound::Exact => 3,
+        }
+    }
+
+    fn from_bits(bits: u8) -> Bound {
+        match bits & 3 {
+            1 => Bound::Upper,
+            2 => Bound::Lower,
+            _ => Bound::Exact,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Default)]
+#[repr(C)]
+struct Entry {
+    key: u64,
+    mv: u16,
+    score: i16,
+    eval: i16,
+    depth: u8,
+    /// Generation in the high six bits, bound in the low two; 0 = empty.
+    gen_bound: u8,
+}
+
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(64))]
+struct Bucket([Entry; 4]);
+
+/// A probe hit, with its score already converted to root-relative.
+#[derive(Clone, Copy, Debug)]
+pub struct TtHit {
+    pub mv: Move,
+    pub score: i32,
+    pub eval: i32,
+    pub depth: i32,
+    pub bound: Bound,
+}
+
+pub struct TranspositionTable {
+    buckets: Vec<Bucket>,
+    generation: u8,
+}
+
+impl TranspositionTable {
+    /// A table of about `megabytes` MiB (at least one bucket).
+    pub fn new(megabytes: usize) -> TranspositionTable {
+        let count = (megabytes.max(1) * 1024 * 1024 / std::mem::size_of::<Bucket>()).max(1);
+        TranspositionTable {
+            buckets: vec![Bucket::default(); count],
+            generation: 0,
+        }
+    }
+
+    /// Forgets everything (UCI `ucinewgame`).
+    pub fn clear(&mut self) {
+        self.buckets.fill(Bucket::default());
+        self.generation = 0;
+    }
+
+    /// Marks the start of a new search, so that older entries age.
+    pub fn new_search(&mut self) {
+        self.generation = (self.generation + 1) & 63;
+    }
+
+    #[inline]
+    fn index(&self, key: u64) -> usize {
+        // Multiply-shift maps the hash onto the table without a division
+        // and uses the high bits, which are as random as the low ones.
+        ((key as u128 * self.buckets.len() as u128) >> 64) as usize
+    }
+
+    pub fn probe(&self, key: u64, ply: usize) -> Option<TtHit> {
+        let bucket = &self.buckets[self.index(key)];
+        bucket
+            .0
+            .iter()
+            .find(|e| e.key == key && e.gen_bound != 0)
+            .map(|e| TtHit {
+                mv: Move::from_bits(e.mv),
+                score: score_from_tt(e.score as i32, ply),
+                eval: e.eval as i32,
+                depth: e.depth as i32,
+                bound: Bound::from_bits(e.gen_bound),
+            })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub fn store(
+        &mut self,
+        key: u64,
+        ply: usize,
+        mv: Move,
+        score: i32,
+        eval: i32,
+        depth: i32,
+        bound: Bound,
+    ) {
+        let generation = self.generation;
+        let index = self.index(key);
+        let bucket = &mut self.buckets[index];
+        let age = |e: &Entry| ((generation as i32 - (e.gen_bound >> 2) as i32) & 63) * 8;
+        let slot = match bucket.0.iter().position(|e| e.key == key) {
+            Some(i) => i,
+            None => (0..4)
+                .min_by_key(|&i| {
+                    let e = &bucket.0[i];
+                    if e.gen_bound == 0 {
+                        i32::MIN
+                    } else {
+                        e.depth as i32 - age(e)
+                    }
+                })
+                .unwrap_or(0),
+        };
+        let entry = &mut bucket.0[slot];
+        // Keep an older, deeper result for the same position unless the new
+        // one is exact or nearly as deep; but never lose a known best move.
+        if entry.key == key
+            && entry.gen_bound != 0
+            && bound != Bound::Exact
+            && depth + 2 < entry.depth as i32
+            && (entry.gen_bound >> 2) == generation
+        {
+            return;
+        }
+        let keep_move = entry.key == key && mv.is_none();
+        *entry = Entry {
+            key,
+            mv: if keep_move { entry.mv } else { mv.to_bits() },
+            score: score_to_tt(score, ply) as i16,
+            eval: eval.clamp(i16::MIN as i32, i16::MAX as i32) as i16,
+            depth: depth.clamp(0, 255) as u8,
+            gen_bound: generation << 2 | bound.bits(),
+        };
+    }
+
+    /// Permille of sampled slots used by the current search (UCI `hashfull`).
+    pub fn hashfull(&self) -> u32 {
+        let sample = self.buckets.len().min(250);
+        let used: usize = self.buckets[..sample]
+            .iter()
+            .map(|b| {
+                b.0.iter()
+                    .filter(|e| e.gen_bound != 0 && e.gen_bound >> 2 == self.generation)
+                    .count()
+            })
+            .sum();
+        (used * 1000 / (sample * 4).max(1)) as u32
+    }
+}
+
+/// Root-relative mate scores become node-relative for storing.
+fn score_to_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score + ply as i32
+    } else if score <= -MATE_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+fn score_from_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score - ply as i32
+    } else if score <= -MATE_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
+const _: () = assert!(MAX_PLY < 256);
+const _: () = assert!(std::mem::size_of::<Bucket>() == 64);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::MATE;
+    use crate::types::Square;
+
+    #[test]
+    fn stores_and_finds_entries() {
+        let mut tt = TranspositionTable::new(1);
+        let mv = Move::normal(Square::E2, Square::E4);
+        tt.store(0xdead_beef, 3, mv, 42, 17, 5, Bound::Exact);
+        let hit = tt.probe(0xdead_beef, 3).expect("stored entry");
+        assert_eq!((hit.mv, hit.score, hit.eval, hit.depth), (mv, 42, 17, 5));
+        assert_eq!(hit.bound, Bound::Exact);
+        assert!(tt.probe(0xdead_bef0, 3).is_none());
+    }
+
+    #[test]
+    fn mate_scores_are_relative_to_the_node() {
+        let mut tt = TranspositionTable::new(1);
+        // Mate in 5 plies from the root, seen at ply 2: 3 plies from the node.
+        tt.store(7, 2, Move::NONE, MATE - 5, 0, 4, Bound::Exact);
+        // Reached again at ply 4, the same mate is 7 plies from the root.
+        assert_eq!(tt.probe(7, 4).map(|h| h.score), Some(MATE - 7));
+        tt.store(9, 2, Move::NONE, -(MATE - 5), 0, 4, Bound::Exact);
+        assert_eq!(tt.probe(9, 0).map(|h| h.score), Some(-(MATE - 3)));
+    }
+
+    #[test]
+    fn a_full_bucket_replaces_the_shallowest_entry() {
+        let mut tt = TranspositionTable::new(1);
+        let buckets = tt.buckets.len() as u128;
+        // Keys that land in bucket 0: the top bits select the bucket.
+        let key = |i: u64| i + 1;
+        assert!((key(10) as u128 * buckets) >> 64 == 0);
+        for (i, depth) in [(1, 9), (2, 3), (3, 7), (4, 8)] {
+            tt.store(key(i), 0, Move::NONE, 0, 0, depth, Bound::Lower);
+        }
+        tt.store(key(5), 0, Move::NONE, 0, 0, 4, Bound::Lower);
+        assert!(tt.probe(key(2), 0).is_none(), "depth 3 entry evicted");
+        for i in [1, 3, 4, 5] {
+            assert!(tt.probe(key(i), 0).is_some());
+        }
+    }
+}

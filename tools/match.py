@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""Plays a match between two UCI engines and prints W-D-L, score and the
+Elo difference with a 95% error bar, from the first engine's side.
+
+Each opening (an EPD line: a position after a few book moves) is played
+twice, colours swapped, so neither engine profits from a lucky opening.
+Games run in parallel (--concurrency), each game with its own two engine
+processes. The time control is base+increment in seconds; a side whose
+clock runs out loses (draw if the opponent cannot mate). Draws by the
+usual rules (threefold, fifty moves, insufficient material) are claimed
+at once; games still running after --max-plies plies are scored as draws.
+
+Example:
+  tools/match.py --engine1 target/release/rookery-engine --opt1 Level=8 \\
+      --engine2 /usr/games/stockfish --opt2 UCI_LimitStrength=true --opt2 UCI_Elo=2000 \\
+      --openings engine/tests/data/openings.epd --pairs 50 --tc 5+0.05
+"""
+
+import argparse
+import math
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import chess
+import chess.engine
+
+
+def parse_options(items):
+    options = {}
+    for item in items or []:
+        name, _, value = item.partition("=")
+        if value.lower() in ("true", "false"):
+            options[name] = value.lower() == "true"
+        else:
+            try:
+                options[name] = int(value)
+            except ValueError:
+                options[name] = value
+    return options
+
+
+def load_openings(path):
+    boards = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            board, _ = chess.Board.from_epd(line)
+            boards.append(board)
+    return boards
+
+
+def start_engine(command, options):
+    engine = chess.engine.SimpleEngine.popen_uci(command.split(), timeout=30)
+    engine.configure(options)
+    return engine
+
+
+def play_game(opening, white, black, base, inc, max_plies, time_margin):
+    """Returns (result, reason) with result "1-0", "0-1" or "1/2-1/2"."""
+    board = opening.copy()
+    clocks = {chess.WHITE: base, chess.BLACK: base}
+    engines = {chess.WHITE: white, chess.BLACK: black}
+    plies = 0
+    while True:
+        outcome = board.outcome(claim_draw=True)
+        if outcome is not None:
+            return outcome.result(), outcome.termination.name.lower()
+        if plies >= max_plies:
+            return "1/2-1/2", "max_plies"
+        side = board.turn
+        limit = chess.engine.Limit(
+            white_clock=clocks[chess.WHITE],
+            black_clock=clocks[chess.BLACK],
+            white_inc=inc,
+            black_inc=inc,
+        )
+        started = time.monotonic()
+        try:
+            result = engines[side].play(board, limit, game=id(board))
+        except (chess.engine.EngineError, chess.engine.EngineTerminatedError) as e:
+            print(f"engine error: {e}", file=sys.stderr)
+            return ("0-1" if side == chess.WHITE else "1-0"), "engine_error"
+        used = time.monotonic() - started
+        clocks[side] -= used
+        if clocks[side] < -time_margin:
+            if board.has_insufficient_material(not side):
+                return "1/2-1/2", "timeout_vs_insufficient"
+            return ("0-1" if side == chess.WHITE else "1-0"), "timeout"
+        clocks[side] += inc
+        if result.move is None or result.move not in board.legal_moves:
+            print(f"illegal move {result.move} in {board.fen()}", file=sys.stderr)
+            return ("0-1" if side == chess.WHITE else "1-0"), "illegal_move"
+        board.push(result.move)
+        plies += 1
+
+
+def elo_from_score(score):
+    score = min(max(score, 1e-6), 1 - 1e-6)
+    return -400 * math.log10(1 / score - 1)
+
+
+def summary(wins, draws, losses):
+    n = wins + draws + losses
+    if n == 0:
+        return "no games"
+    score = (wins + 0.5 * draws) / n
+    # Per-game variance of the score, then the standard error of the mean.
+    var = (wins * (1 - score) ** 2 + draws * (0.5 - score) ** 2 + losses * score**2) / n
+    se = math.sqrt(var / n)
+    lo, hi = score - 1.96 * se, score + 1.96 * se
+    elo = elo_from_score(score)
+    return (
+        f"games {n}  W-D-L {wins}-{draws}-{losses}  score {100 * score:.1f}%  "
+        f"Elo diff {elo:+.0f} (95%: {elo_from_score(lo):+.0f} .. {elo_from_score(hi):+.0f}, "
+        f"±{(elo_from_score(hi) - elo_from_score(lo)) / 2:.0f})"
+    )
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--engine1", required=True, help="command of the engine under test")
+    ap.add_argument("--opt1", action="append", help="UCI option NAME=VALUE for engine 1")
+    ap.add_argument("--engine2", required=True)
+    ap.add_argument("--opt2", action="append", help="UCI option NAME=VALUE for engine 2")
+    ap.add_argument("--openings", default="engine/tests/data/openings.epd")
+    ap.add_argument("--first", type=int, default=0, help="index of the first opening to use")
+    ap.add_argument("--pairs", type=int, default=50, help="openings to play (two games each)")
+    ap.add_argument("--tc", default="5+0.05", help="base+increment in seconds")
+    ap.add_argument("--concurrency", type=int, default=2)
+    ap.add_argument("--max-plies", type=int, default=400)
+    ap.add_argument("--name", default="match")
+    ap.add_argument("--time-margin", type=float, default=0.0,
+                    help="seconds a clock may go below zero before the flag falls "
+                         "(like cutechess-cli's timemargin, for busy machines)")
+    args = ap.parse_args()
+
+    base, _, inc = args.tc.partition("+")
+    base, inc = float(base), float(inc or 0)
+    openings = load_openings(args.openings)[args.first : args.first + args.pairs]
+    opt1, opt2 = parse_options(args.opt1), parse_options(args.opt2)
+
+    lock = threading.Lock()
+    tally = {"w": 0, "d": 0, "l": 0}
+    reasons = {}
+    local = threading.local()
+
+    def engines():
+        if not hasattr(local, "e1"):
+            local.e1 = start_engine(args.engine1, opt1)
+            local.e2 = start_engine(args.engine2, opt2)
+        return local.e1, local.e2
+
+    all_engines = []
+
+    def job(index):
+        opening = openings[index // 2]
+        e1, e2 = engines()
+        with lock:
+            if e1 not in all_engines:
+                all_engines.extend([e1, e2])
+        engine1_white = index % 2 == 0
+        white, black = (e1, e2) if engine1_white else (e2, e1)
+        result, reason = play_game(opening, white, black, base, inc, args.max_plies, args.time_margin)
+        if reason in ("timeout", "illegal_move", "engine_error"):
+            engine1_lost = (result == "0-1") == engine1_white
+            reason += "_engine1" if engine1_lost else "_engine2"
+        if result == "1/2-1/2":
+            key = "d"
+        elif (result == "1-0") == engine1_white:
+            key = "w"
+        else:
+            key = "l"
+        with lock:
+            tally[key] += 1
+            reasons[reason] = reasons.get(reason, 0) + 1
+            n = sum(tally.values())
+            print(f"[{args.name}] game {n}/{2 * len(openings)} opening {args.first + index // 2} "
+                  f"engine1 {'white' if engine1_white else 'black'} {result} ({reason})  "
+                  f"{summary(tally['w'], tally['d'], tally['l'])}", flush=True)
+
+    with ThreadPoolExecutor(max_workers=args.concurrency) as pool:
+        list(pool.map(job, range(2 * len(openings))))
+    for engine in all_engines:
+        try:
+            engine.quit()
+        except Exception:
+            pass
+    print(f"[{args.name}] FINAL {summary(tally['w'], tally['d'], tally['l'])}  endings {reasons}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

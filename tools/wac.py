@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""Runs an EPD test suite (default: Win At Chess) against a UCI engine at a
+fixed time per position and prints the number solved.
+
+A position counts as solved when the engine's move is one of the `bm` moves
+(and none of the `am` moves).
+
+Example:
+  tools/wac.py --engine target/release/rookery-engine --time 0.5
+"""
+
+import argparse
+import sys
+
+import chess
+import chess.engine
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--engine", required=True)
+    ap.add_argument("--epd", default="engine/tests/data/wac.epd")
+    ap.add_argument("--time", type=float, default=0.5, help="seconds per position")
+    ap.add_argument("--opt", action="append", help="UCI option NAME=VALUE")
+    ap.add_argument("--verbose", action="store_true", help="list the failures")
+    args = ap.parse_args()
+
+    engine = chess.engine.SimpleEngine.popen_uci(args.engine.split())
+    for item in args.opt or []:
+        name, _, value = item.partition("=")
+        engine.configure({name: int(value) if value.isdigit() else value})
+    solved = total = 0
+    failures = []
+    with open(args.epd) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            board, ops = chess.Board.from_epd(line)
+            total += 1
+            result = engine.play(board, chess.engine.Limit(time=args.time), game=total)
+            good = result.move in ops.get("bm", []) and result.move not in ops.get("am", [])
+            if good:
+                solved += 1
+            else:
+                failures.append(f"{ops.get('id', total)}: played {board.san(result.move)}, "
+                                f"expected {' '.join(board.san(m) for m in ops.get('bm', []))}")
+    engine.quit()
+    if args.verbose:
+        print("\n".join(failures))
+    print(f"solved {solved} / {total} at {args.time} s per position")
+    return 0 if total else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
