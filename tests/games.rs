@@ -537,6 +537,8 @@ async fn levels_health_and_web_client() {
         assert_eq!(level["level"], i + 1);
         assert!(level["name"].as_str().is_some_and(|n| !n.is_empty()));
         assert!(level["elo"].is_null() || level["elo"].is_u64());
+        assert!(level["max_think_ms"].is_u64());
+        assert!(level["temperature_cp"].is_u64());
     }
     let (status, _, body) = server.get_text("/healthz").await;
     assert_eq!((status, body.as_str()), (200, "ok"));

@@ -360,6 +360,10 @@ pub struct LevelView {
     pub max_depth: Option<u32>,
     /// Added: the longest think per move, in milliseconds.
     pub max_think_ms: u64,
+    /// Added: the most nodes searched per move, `null` for no limit.
+    pub max_nodes: Option<u64>,
+    /// Added: randomness of the move choice in centipawns (0: always best).
+    pub temperature_cp: u32,
 }
 
 #[derive(Debug, Default, Serialize)]

@@ -19,6 +19,8 @@ pub async fn levels() -> Json<Vec<LevelView>> {
                 elo: level.elo,
                 max_depth: level.max_depth,
                 max_think_ms: level.max_think_ms,
+                max_nodes: level.max_nodes,
+                temperature_cp: level.temperature_cp,
             })
             .collect(),
     )
