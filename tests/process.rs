@@ -270,3 +270,25 @@ async fn sigterm_exits_zero_with_streams_sockets_and_searches_open() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn sigint_exits_zero_too() {
+    let db = TestDb::new();
+    let server = Process::start(&db.path()).await;
+    let (id, white, _black) = server.human_game().await;
+    let (status, _) = server
+        .post(
+            &format!("/api/games/{id}/move"),
+            Some(&white),
+            Some(json!({"uci": "e2e4"})),
+        )
+        .await;
+    assert_eq!(status, 200);
+    server.signal(libc::SIGINT);
+    assert_eq!(server.wait_exit().await.code(), Some(0));
+    // The move is there after a restart.
+    let server = Process::start(&db.path()).await;
+    assert_eq!(moves(&server.state(&id).await), ["e2e4"]);
+    server.signal(libc::SIGTERM);
+    assert_eq!(server.wait_exit().await.code(), Some(0));
+}
