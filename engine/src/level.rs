@@ -41,8 +41,8 @@ pub const LEVELS: [Level; 8] = [
         number: 1,
         name: "Beginner",
         elo: None,
-        max_depth: Some(2),
-        max_nodes: Some(400),
+        max_depth: None,
+        max_nodes: Some(500),
         max_think_ms: 300,
         temperature_cp: 160,
     },
@@ -50,8 +50,8 @@ pub const LEVELS: [Level; 8] = [
         number: 2,
         name: "Novice",
         elo: None,
-        max_depth: Some(3),
-        max_nodes: Some(700),
+        max_depth: None,
+        max_nodes: Some(1_000),
         max_think_ms: 300,
         temperature_cp: 90,
     },
@@ -59,8 +59,8 @@ pub const LEVELS: [Level; 8] = [
         number: 3,
         name: "Casual",
         elo: None,
-        max_depth: Some(4),
-        max_nodes: Some(1_200),
+        max_depth: None,
+        max_nodes: Some(1_500),
         max_think_ms: 400,
         temperature_cp: 55,
     },
@@ -68,8 +68,8 @@ pub const LEVELS: [Level; 8] = [
         number: 4,
         name: "Intermediate",
         elo: None,
-        max_depth: Some(6),
-        max_nodes: Some(2_500),
+        max_depth: None,
+        max_nodes: Some(2_000),
         max_think_ms: 500,
         temperature_cp: 30,
     },
@@ -78,25 +78,25 @@ pub const LEVELS: [Level; 8] = [
         name: "Club",
         elo: None,
         max_depth: None,
-        max_nodes: Some(5_000),
+        max_nodes: Some(4_000),
         max_think_ms: 600,
-        temperature_cp: 15,
+        temperature_cp: 12,
     },
     Level {
         number: 6,
         name: "Strong club",
         elo: None,
         max_depth: None,
-        max_nodes: Some(12_000),
+        max_nodes: Some(10_000),
         max_think_ms: 700,
-        temperature_cp: 5,
+        temperature_cp: 4,
     },
     Level {
         number: 7,
         name: "Expert",
         elo: None,
         max_depth: None,
-        max_nodes: Some(40_000),
+        max_nodes: Some(20_000),
         max_think_ms: 900,
         temperature_cp: 0,
     },
@@ -201,8 +201,10 @@ mod tests {
             ..Limits::default()
         };
         let limits = level.restrict(&go, 7);
-        assert!(level.max_depth.is_some_and(|d| d < 10));
-        assert_eq!(limits.depth, level.max_depth);
+        assert_eq!(
+            limits.depth,
+            Some(level.max_depth.map_or(10, |d| d.min(10)))
+        );
         assert_eq!(limits.nodes, level.max_nodes.map(|n| n.min(1_000)));
         assert!(limits.max_time.is_some());
         assert!(limits.handicap.is_some());
