@@ -3,6 +3,7 @@
 
 mod support;
 
+use futures_util::StreamExt;
 use serde_json::{json, Value};
 use support::*;
 use tokio_tungstenite::tungstenite::Message;
@@ -157,6 +158,7 @@ async fn every_http_error_code_leaves_the_game_untouched() {
         "not_found",
     );
     assert_error(&server.get("/api/nothing-here").await, 404, "not_found");
+    assert_error(&server.get("/api/").await, 404, "not_found");
     assert_error(&server.get(&move_path).await, 405, "method_not_allowed");
     // 409 not_your_turn.
     assert_error(
@@ -351,6 +353,24 @@ async fn websocket_errors_keep_the_connection_and_the_game() {
         spectator.send(message).await;
         spectator.expect_error("forbidden").await;
     }
+    // `?token=` with no value is no token: a spectator too.
+    let mut empty_token = WsClient::connect(&server, &id, Some("")).await;
+    empty_token.next_state().await;
+    empty_token.send(json!({"type": "resign"})).await;
+    empty_token.expect_error("forbidden").await;
+    // A plain GET (no upgrade) answers in our error shape.
+    assert_error(
+        &server.get(&format!("/ws/games/{id}")).await,
+        400,
+        "bad_request",
+    );
+    assert_error(
+        &server
+            .get("/ws/games/6c1f3e7a-1111-4222-8333-944455556666")
+            .await,
+        404,
+        "not_found",
+    );
     // After the end: game_over.
     ws.send(json!({"type": "resign"})).await;
     let over = ws
@@ -386,6 +406,24 @@ async fn websocket_errors_keep_the_connection_and_the_game() {
         }
         other => panic!("expected 404, got {other:?}"),
     }
+
+    // Over the hard cap (64 KiB) the connection is closed with 1009.
+    let mut big = WsClient::connect(&server, &id, Some(&black)).await;
+    big.next_state().await;
+    big.send(json!({"type": "move", "uci": "x".repeat(70 * 1024)}))
+        .await;
+    let close = within(WAIT, "the close frame", async {
+        loop {
+            match big.socket.next().await {
+                Some(Ok(Message::Close(frame))) => return frame,
+                Some(Ok(_)) => continue,
+                other => panic!("expected a close frame, got {other:?}"),
+            }
+        }
+    })
+    .await
+    .expect("a close frame with a code");
+    assert_eq!(u16::from(close.code), 1009, "{close:?}");
     server.stop().await;
 }
 
@@ -395,6 +433,8 @@ async fn floods_are_rate_limited_per_connection() {
     let mut config = test_config(&db);
     config.rate_burst = 5;
     config.rate_limit = 0.01;
+    config.ws_rate_burst = 5;
+    config.ws_rate_limit = 0.01;
     let server = TestServer::start(config).await;
     // TestServer::start used some of its own client's budget; use fresh
     // clients (one keep-alive connection each).
@@ -407,6 +447,12 @@ async fn floods_are_rate_limited_per_connection() {
     assert!(statuses[..5].iter().all(|(status, _)| *status == 200));
     assert_error(&statuses[5], 429, "rate_limited");
     assert_error(&statuses[7], 429, "rate_limited");
+    let response = flood.get(server.url("/api/levels")).send().await.unwrap();
+    assert_eq!(response.status().as_u16(), 429);
+    assert!(
+        response.headers().contains_key("retry-after"),
+        "a 429 says when to come back"
+    );
     // Another connection is not punished for the first one's flood.
     let other = reqwest::Client::new();
     let response = other.get(server.url("/api/levels")).send().await.unwrap();
@@ -435,5 +481,38 @@ async fn floods_are_rate_limited_per_connection() {
     }
     ws.send(json!({"type": "draw"})).await;
     ws.expect_error("rate_limited").await;
+    server.stop().await;
+}
+
+/// With the default limits, a scripted client playing at full speed over one
+/// keep-alive connection (a bot, a test suite) is not mistaken for a flood.
+#[tokio::test]
+async fn a_fast_scripted_game_is_not_a_flood() {
+    let db = TestDb::new();
+    let mut config = test_config(&db);
+    let defaults = rookery_server::Config::defaults();
+    config.rate_limit = defaults.rate_limit;
+    config.rate_burst = defaults.rate_burst;
+    let server = TestServer::start(config).await;
+    let (id, white, black) = server.human_game(json!({})).await;
+    let line = [
+        "e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6", "b5a4", "g8f6", "e1g1", "f8e7", "f1e1",
+        "b7b5", "a4b3", "d7d6", "c2c3", "e8g8", "h2h3", "c6a5", "b3c2", "c7c5",
+    ];
+    let mut requests = 2;
+    for (ply, uci) in line.iter().enumerate() {
+        let token = if ply % 2 == 0 { &white } else { &black };
+        server.play(&id, token, uci).await;
+        assert_eq!(
+            server.state(&id).await["moves"].as_array().unwrap().len(),
+            ply + 1
+        );
+        requests += 2;
+    }
+    while requests < 150 {
+        let (status, answer) = server.get(&format!("/api/games/{id}")).await;
+        assert_eq!(status, 200, "request {requests}: {answer}");
+        requests += 1;
+    }
     server.stop().await;
 }

@@ -45,13 +45,21 @@ pub struct Config {
     #[arg(long, env = "ROOKERY_AI_THREADS")]
     pub ai_threads: Option<usize>,
 
-    /// Requests per second each connection may make, sustained.
-    #[arg(long, env = "ROOKERY_RATE_LIMIT", default_value_t = 20.0)]
+    /// HTTP requests per second each connection may make, sustained.
+    #[arg(long, env = "ROOKERY_RATE_LIMIT", default_value_t = 50.0)]
     pub rate_limit: f64,
 
-    /// Requests a connection may make in a burst.
-    #[arg(long, env = "ROOKERY_RATE_BURST", default_value_t = 60)]
+    /// HTTP requests a connection may make in a burst.
+    #[arg(long, env = "ROOKERY_RATE_BURST", default_value_t = 200)]
     pub rate_burst: u32,
+
+    /// WebSocket messages per second each connection may send, sustained.
+    #[arg(long, env = "ROOKERY_WS_RATE_LIMIT", default_value_t = 20.0)]
+    pub ws_rate_limit: f64,
+
+    /// WebSocket messages a connection may send in a burst.
+    #[arg(long, env = "ROOKERY_WS_RATE_BURST", default_value_t = 60)]
+    pub ws_rate_burst: u32,
 
     /// Largest request body, in bytes.
     #[arg(long, env = "ROOKERY_MAX_BODY_BYTES", default_value_t = 16 * 1024)]
@@ -72,8 +80,10 @@ impl Config {
             web_dir: PathBuf::from(DEFAULT_WEB_DIR),
             ai_move_delay_ms: 1000,
             ai_threads: None,
-            rate_limit: 20.0,
-            rate_burst: 60,
+            rate_limit: 50.0,
+            rate_burst: 200,
+            ws_rate_limit: 20.0,
+            ws_rate_burst: 60,
             max_body_bytes: 16 * 1024,
             max_ws_message_bytes: 4 * 1024,
         }
@@ -96,10 +106,18 @@ impl Config {
         }
     }
 
-    /// WebSocket messages share the HTTP numbers: a client's messages and
-    /// requests are alike in cost.
+    /// HTTP and WebSocket have their own numbers. A scripted client (a
+    /// bot, a test suite) sends many cheap requests back to back over one
+    /// keep-alive connection while playing normally, so the HTTP bucket is
+    /// generous: a flood is hundreds of requests in a moment, which it
+    /// still stops. A WebSocket carries a player's own actions only (states
+    /// come from the server), a few per move at most, so its bucket is
+    /// tighter.
     pub fn ws_rate(&self) -> RateLimit {
-        self.http_rate()
+        RateLimit {
+            per_second: self.ws_rate_limit,
+            burst: self.ws_rate_burst,
+        }
     }
 }
 
@@ -119,12 +137,16 @@ mod tests {
             "5",
             "--rate-burst",
             "7",
+            "--ws-rate-burst",
+            "3",
         ])
         .unwrap();
         assert_eq!(config.addr, "0.0.0.0:0");
         assert_eq!(config.database, "/tmp/x.db");
         assert_eq!(config.ai_move_delay(), Duration::from_millis(5));
         assert_eq!(config.http_rate().burst, 7);
+        assert_eq!(config.ws_rate().burst, 3);
+        assert_eq!(config.ws_rate().per_second, 20.0);
         assert!(config.ai_threads() >= 1);
         assert!(Config::try_parse_from(["rookery-server", "--ai-move-delay-ms", "soon"]).is_err());
     }
@@ -139,6 +161,8 @@ mod tests {
             "ROOKERY_AI_THREADS",
             "ROOKERY_RATE_LIMIT",
             "ROOKERY_RATE_BURST",
+            "ROOKERY_WS_RATE_LIMIT",
+            "ROOKERY_WS_RATE_BURST",
             "ROOKERY_MAX_BODY_BYTES",
             "ROOKERY_MAX_WS_MESSAGE_BYTES",
         ];

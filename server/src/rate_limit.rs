@@ -13,6 +13,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use axum::extract::connect_info::Connected;
 use axum::extract::{ConnectInfo, Request, State};
+use axum::http::header::RETRY_AFTER;
+use axum::http::HeaderValue;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::serve::IncomingStream;
@@ -27,6 +29,19 @@ use crate::AppState;
 pub struct RateLimit {
     pub per_second: f64,
     pub burst: u32,
+}
+
+impl RateLimit {
+    /// Whole seconds until an empty bucket has a token again (at least 1):
+    /// the `Retry-After` of a 429.
+    pub fn seconds_per_token(&self) -> u64 {
+        let seconds = (1.0 / self.per_second).ceil();
+        if seconds.is_finite() {
+            seconds.clamp(1.0, 3600.0) as u64
+        } else {
+            3600
+        }
+    }
 }
 
 /// A token bucket. It starts full the first time it is used.
@@ -76,14 +91,19 @@ pub async fn limit_requests(
     request: Request,
     next: Next,
 ) -> Response {
+    let limit = state.config.http_rate();
     let allowed = connection
         .bucket
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
-        .try_take(state.config.http_rate(), Instant::now());
+        .try_take(limit, Instant::now());
     if !allowed {
         tracing::debug!(remote = %connection.remote, "HTTP rate limit hit");
-        return ApiError::RateLimited.into_response();
+        let mut response = ApiError::RateLimited.into_response();
+        response
+            .headers_mut()
+            .insert(RETRY_AFTER, HeaderValue::from(limit.seconds_per_token()));
+        return response;
     }
     next.run(request).await
 }
@@ -93,6 +113,17 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+
+    #[test]
+    fn retry_after_is_the_time_for_one_token() {
+        let limit = |per_second| RateLimit {
+            per_second,
+            burst: 1,
+        };
+        assert_eq!(limit(50.0).seconds_per_token(), 1);
+        assert_eq!(limit(0.25).seconds_per_token(), 4);
+        assert_eq!(limit(0.0).seconds_per_token(), 3600);
+    }
 
     #[tokio::test(start_paused = true)]
     async fn bucket_allows_a_burst_then_the_rate() {

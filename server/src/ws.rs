@@ -17,6 +17,7 @@
 
 use std::time::Duration;
 
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
 use axum::response::Response;
@@ -56,14 +57,24 @@ pub fn router(state: AppState) -> Router {
 }
 
 async fn upgrade(
-    ws: WebSocketUpgrade,
+    ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
     State(state): State<AppState>,
     Path(id): Path<String>,
     ApiQuery(query): ApiQuery<WsQuery>,
 ) -> Result<Response, ApiError> {
     let id = game_id(&id)?;
     let handle = state.registry.get(id).await?;
-    let seat = match query.token {
+    // A plain GET (no upgrade headers) of a real game: our error shape, not
+    // axum's text.
+    let ws = ws.map_err(|rejection| {
+        ApiError::BadRequest(format!(
+            "this endpoint is a WebSocket: {}",
+            rejection.body_text()
+        ))
+    })?;
+    // `?token=` with nothing after it is no token: a spectator.
+    let token = query.token.filter(|token| !token.is_empty());
+    let seat = match token {
         None => None,
         Some(token) => {
             let token = TokenHash::of(&token);
@@ -124,12 +135,22 @@ async fn session(
     };
 
     let (sink, stream) = socket.split();
-    let (errors_tx, errors_rx) = mpsc::channel::<ApiError>(16);
-    let mut send_task = tokio::spawn(send_loop(sink, first, states, errors_rx));
-    let receive = receive_loop(stream, &state, id, seat.as_ref(), errors_tx);
+    let (replies_tx, replies_rx) = mpsc::channel::<Reply>(16);
+    let mut send_task = tokio::spawn(send_loop(sink, first, states, replies_rx));
+    let receive = receive_loop(stream, &state, id, seat.as_ref(), replies_tx);
     tokio::select! {
         _ = &mut send_task => {}
-        _ = receive => send_task.abort(),
+        ended = receive => match ended {
+            // The send task owns the socket's sending half: let it send the
+            // close frame, but do not wait long for a client that reads
+            // nothing.
+            ReceiveEnd::Closing => {
+                if tokio::time::timeout(CLOSE_GRACE, &mut send_task).await.is_err() {
+                    send_task.abort();
+                }
+            }
+            ReceiveEnd::Gone => send_task.abort(),
+        },
     }
     if handle
         .send(Command::Presence { side, delta: -1 })
@@ -141,11 +162,30 @@ async fn session(
     }
 }
 
+/// What the receive loop asks the send task to send.
+enum Reply {
+    /// An `error` message answering a bad client message.
+    Error(ApiError),
+    /// A close frame, after which the connection ends.
+    Close(CloseFrame),
+}
+
+/// How the receive loop ended.
+enum ReceiveEnd {
+    /// The client closed, vanished or broke the connection.
+    Gone,
+    /// The server is closing the connection (a close frame is queued).
+    Closing,
+}
+
+/// How long a closing connection may take to send its close frame.
+const CLOSE_GRACE: Duration = Duration::from_secs(1);
+
 async fn send_loop(
     mut sink: futures_util::stream::SplitSink<WebSocket, Message>,
     first: GameState,
     mut states: StateReceiver,
-    mut errors: mpsc::Receiver<ApiError>,
+    mut replies: mpsc::Receiver<Reply>,
 ) {
     if sink.send(state_message(&first)).await.is_err() {
         return;
@@ -169,8 +209,14 @@ async fn send_loop(
                     return;
                 }
             },
-            error = errors.recv() => match error {
-                Some(error) => error_message(&error),
+            reply = replies.recv() => match reply {
+                Some(Reply::Error(error)) => error_message(&error),
+                Some(Reply::Close(frame)) => {
+                    // The connection ends either way; a client already gone
+                    // cannot be told.
+                    let _ = sink.send(Message::Close(Some(frame))).await;
+                    return;
+                }
                 None => return,
             },
             _ = ping.tick() => Message::Ping(Default::default()),
@@ -186,10 +232,30 @@ async fn receive_loop(
     state: &AppState,
     id: Uuid,
     seat: Option<&(Side, TokenHash)>,
-    errors: mpsc::Sender<ApiError>,
-) {
+    errors: mpsc::Sender<Reply>,
+) -> ReceiveEnd {
     let mut bucket = TokenBucket::default();
-    while let Some(Ok(message)) = stream.next().await {
+    while let Some(received) = stream.next().await {
+        let message = match received {
+            Ok(message) => message,
+            Err(err) if is_too_big(&err) => {
+                // Over the hard cap: the protocol's answer is to close with
+                // 1009 (message too big).
+                let frame = CloseFrame {
+                    code: 1009,
+                    reason: Utf8Bytes::from(format!(
+                        "messages are limited to {} bytes",
+                        state.config.max_ws_message_bytes
+                    )),
+                };
+                return if errors.send(Reply::Close(frame)).await.is_ok() {
+                    ReceiveEnd::Closing
+                } else {
+                    ReceiveEnd::Gone
+                };
+            }
+            Err(_) => return ReceiveEnd::Gone,
+        };
         let text = match message {
             Message::Text(text) => text,
             Message::Binary(_) => {
@@ -199,27 +265,35 @@ async fn receive_loop(
                 )
                 .await
                 {
-                    return;
+                    return ReceiveEnd::Gone;
                 }
                 continue;
             }
-            Message::Close(_) => return,
+            Message::Close(_) => return ReceiveEnd::Gone,
             // Pings are answered by the WebSocket layer; pongs need nothing.
             Message::Ping(_) | Message::Pong(_) => continue,
         };
         let outcome = handle_text(state, id, seat, &mut bucket, text.as_str()).await;
         if let Err(error) = outcome {
             if !send_error(&errors, error).await {
-                return;
+                return ReceiveEnd::Gone;
             }
         }
     }
+    ReceiveEnd::Gone
+}
+
+/// Whether a receive error is a message or frame over the hard cap.
+fn is_too_big(err: &axum::Error) -> bool {
+    std::error::Error::source(err)
+        .and_then(|cause| cause.downcast_ref::<tungstenite::Error>())
+        .is_some_and(|cause| matches!(cause, tungstenite::Error::Capacity(_)))
 }
 
 /// Queues an error answer; `false` when the send task is gone.
-async fn send_error(errors: &mpsc::Sender<ApiError>, error: ApiError) -> bool {
+async fn send_error(errors: &mpsc::Sender<Reply>, error: ApiError) -> bool {
     error.log();
-    errors.send(error).await.is_ok()
+    errors.send(Reply::Error(error)).await.is_ok()
 }
 
 async fn handle_text(

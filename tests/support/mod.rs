@@ -59,6 +59,8 @@ pub fn test_config(db: &TestDb) -> Config {
     config.ai_move_delay_ms = 0;
     config.rate_limit = 1000.0;
     config.rate_burst = 1000;
+    config.ws_rate_limit = 1000.0;
+    config.ws_rate_burst = 1000;
     config.web_dir = db.dir.path().join("web");
     config
 }

@@ -124,14 +124,7 @@ pub async fn list(
             ))
         }
     };
-    let limit = match query.limit.as_deref() {
-        None | Some("") => DEFAULT_LIST_LIMIT,
-        Some(text) => text
-            .parse::<u32>()
-            .ok()
-            .filter(|n| (1..=MAX_LIST_LIMIT).contains(n))
-            .ok_or_else(|| ApiError::BadRequest(format!("limit must be 1 to {MAX_LIST_LIMIT}")))?,
-    };
+    let limit = list_limit(query.limit.as_deref())?;
     let ids = state.store().list_games(statuses, limit).await?;
     let mut games = Vec::with_capacity(ids.len());
     for id in ids {
@@ -142,6 +135,28 @@ pub async fn list(
         }
     }
     Ok(Json(GameList { games }))
+}
+
+/// The `limit` of a list: a positive whole number; more than the most we
+/// list is the most we list (the lichess way with `max`), not an error, so a
+/// client asking for "everything" still gets an answer.
+fn list_limit(text: Option<&str>) -> Result<u32, ApiError> {
+    let text = match text.map(str::trim) {
+        None | Some("") => return Ok(DEFAULT_LIST_LIMIT),
+        Some(text) => text,
+    };
+    let bad = || ApiError::BadRequest("limit must be a whole number from 1".into());
+    if !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    let digits = text.trim_start_matches('0');
+    if digits.is_empty() {
+        return Err(bad());
+    }
+    // Any number too long to parse is far above the maximum.
+    Ok(digits
+        .parse::<u32>()
+        .map_or(MAX_LIST_LIMIT, |n| n.min(MAX_LIST_LIMIT)))
 }
 
 /// `GET /api/games/{id}/pgn`.
@@ -164,7 +179,10 @@ pub async fn pgn(
     };
     let text = write_pgn(&live);
     Ok((
-        [(CONTENT_TYPE, "application/x-chess-pgn; charset=utf-8")],
+        // Exactly the contract's type. Every PGN we write is ASCII (names
+        // are A-Z a-z 0-9 _ -, FEN and SAN are ASCII), so no charset is
+        // needed.
+        [(CONTENT_TYPE, "application/x-chess-pgn")],
         text,
     )
         .into_response())
@@ -367,6 +385,23 @@ pub async fn draw(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn list_limits() {
+        assert_eq!(list_limit(None).unwrap(), DEFAULT_LIST_LIMIT);
+        assert_eq!(list_limit(Some("")).unwrap(), DEFAULT_LIST_LIMIT);
+        assert_eq!(list_limit(Some("1")).unwrap(), 1);
+        assert_eq!(list_limit(Some("100")).unwrap(), 100);
+        assert_eq!(list_limit(Some("101")).unwrap(), MAX_LIST_LIMIT);
+        assert_eq!(list_limit(Some("5000")).unwrap(), MAX_LIST_LIMIT);
+        assert_eq!(
+            list_limit(Some("99999999999999999999999")).unwrap(),
+            MAX_LIST_LIMIT
+        );
+        for bad in ["0", "000", "-1", "abc", "2.5", "+3", "1e3"] {
+            assert!(list_limit(Some(bad)).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn pgn_dates() {

@@ -31,6 +31,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/games/{id}/resign", post(games::resign))
         .route("/api/games/{id}/draw", post(games::draw))
         .route("/api", any(not_found))
+        .route("/api/", any(not_found))
         .route("/api/{*rest}", any(not_found))
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(state.config.max_body_bytes))
