@@ -65,9 +65,20 @@ impl Store {
             .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(5));
+        // "Created if missing" includes the directory, so a fresh volume or
+        // a path like `data/rookery.db` works on first start.
+        let in_memory = url.contains(":memory:") || url.contains("mode=memory");
+        if !in_memory {
+            if let Some(dir) = options.get_filename().parent() {
+                if !dir.as_os_str().is_empty() {
+                    std::fs::create_dir_all(dir)
+                        .with_context(|| format!("creating directory {}", dir.display()))?;
+                }
+            }
+        }
         // Each connection to `:memory:` is its own empty database: keep
         // exactly one, forever (for tests and throwaway servers).
-        let pool = if url.contains(":memory:") {
+        let pool = if in_memory {
             SqlitePoolOptions::new()
                 .min_connections(1)
                 .max_connections(1)
@@ -438,5 +449,26 @@ impl Store {
                 })
                 .collect::<Result<_, sqlx::Error>>()?,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_missing_database_and_its_directory_are_created() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("new").join("deeper").join("rookery.db");
+        let store = Store::open(&format!("sqlite://{}", path.display()))
+            .await
+            .unwrap();
+        store.close().await;
+        assert!(path.exists());
+        // A plain path too.
+        let plain = dir.path().join("plain").join("x.db");
+        let store = Store::open(plain.to_str().unwrap()).await.unwrap();
+        store.close().await;
+        assert!(plain.exists());
     }
 }
