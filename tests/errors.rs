@@ -516,3 +516,55 @@ async fn a_fast_scripted_game_is_not_a_flood() {
     }
     server.stop().await;
 }
+
+/// A client that sends headers and body in separate writes, to an action
+/// that needs no body, keeps its keep-alive connection: the server reads the
+/// body before answering, instead of answering early and then dropping the
+/// connection under the client's next request.
+#[tokio::test]
+async fn a_late_body_keeps_the_connection_alive() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let db = TestDb::new();
+    let server = TestServer::start(test_config(&db)).await;
+    let (id, white, _) = server.human_game(json!({})).await;
+    let mut socket = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let head = format!(
+        "POST /api/games/{id}/draw HTTP/1.1\r\nHost: rookery\r\n\
+         Authorization: Bearer {white}\r\nContent-Type: application/json\r\n\
+         Content-Length: 2\r\n\r\n"
+    );
+    socket.write_all(head.as_bytes()).await.unwrap();
+    // The body comes a moment after the headers (as from clients that write
+    // them separately), then the next request on the same connection.
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    socket.write_all(b"{}").await.unwrap();
+    socket
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: rookery\r\n\r\n")
+        .await
+        .unwrap();
+    let mut received = Vec::new();
+    within(WAIT, "two answers on one connection", async {
+        let mut buffer = [0u8; 4096];
+        loop {
+            let text = String::from_utf8_lossy(&received);
+            if text.matches("HTTP/1.1 ").count() >= 2 && text.ends_with("ok") {
+                return;
+            }
+            match socket.read(&mut buffer).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => received.extend_from_slice(&buffer[..n]),
+            }
+        }
+    })
+    .await;
+    let text = String::from_utf8_lossy(&received);
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    assert_eq!(
+        text.matches("HTTP/1.1 200").count(),
+        2,
+        "the connection must serve the next request: {text}"
+    );
+    assert_eq!(server.state(&id).await["draw_offer"], "white");
+    server.stop().await;
+}

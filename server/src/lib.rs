@@ -14,6 +14,8 @@
 //! - [`api`]: HTTP handlers per resource; [`ws`]: the WebSocket endpoint;
 //!   [`web`]: the static web client.
 //! - [`rate_limit`]: per-connection token buckets.
+//! - [`body`]: request bodies are read whole before routing (keeps
+//!   keep-alive connections usable).
 //!
 //! [`run`] starts the whole service on a bound listener and returns after a
 //! graceful shutdown; `main.rs` only parses flags, installs logging and
@@ -22,6 +24,7 @@
 pub mod ai;
 pub mod api;
 pub mod auth;
+pub mod body;
 pub mod config;
 pub mod error;
 pub mod live;
@@ -137,6 +140,10 @@ pub fn build_router(state: AppState) -> Router {
         .merge(ws::router(state.clone()))
         .route("/healthz", axum::routing::get(|| async { "ok" }))
         .merge(web)
+        .layer(axum::middleware::from_fn_with_state(
+            state,
+            body::read_whole_body,
+        ))
         .layer(tower_http::trace::TraceLayer::new_for_http())
 }
 
