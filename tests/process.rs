@@ -26,9 +26,16 @@ struct Process {
 
 impl Process {
     async fn start(db: &Path) -> Process {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_rookery-server"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_rookery-server"));
+        command
             .args(["--addr", "127.0.0.1:0", "--database"])
-            .arg(db)
+            .arg(db);
+        Process::spawn(command).await
+    }
+
+    /// Starts `command` (the binary with its flags or environment).
+    async fn spawn(mut command: Command) -> Process {
+        let mut child = command
             .env("RUST_LOG", "warn")
             .env("ROOKERY_AI_MOVE_DELAY_MS", "0")
             .stdin(Stdio::null())
@@ -289,6 +296,52 @@ async fn sigint_exits_zero_too() {
     // The move is there after a restart.
     let server = Process::start(&db.path()).await;
     assert_eq!(moves(&server.state(&id).await), ["e2e4"]);
+    server.signal(libc::SIGTERM);
+    assert_eq!(server.wait_exit().await.code(), Some(0));
+}
+
+/// Configured by the environment alone (`ROOKERY_ADDR`, no `--database`):
+/// the default database `sqlite://rookery.db` is created in the working
+/// directory.
+#[tokio::test]
+async fn environment_and_the_default_database() {
+    let dir = TestDb::new();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_rookery-server"));
+    command
+        .current_dir(dir.dir.path())
+        .env("ROOKERY_ADDR", "127.0.0.1:0")
+        .env_remove("DATABASE_URL");
+    let server = Process::spawn(command).await;
+    let (id, white, _black) = server.human_game().await;
+    let (status, _) = server
+        .post(
+            &format!("/api/games/{id}/move"),
+            Some(&white),
+            Some(json!({"uci": "e2e4"})),
+        )
+        .await;
+    assert_eq!(status, 200);
+    assert!(dir.dir.path().join("rookery.db").exists());
+    server.signal(libc::SIGTERM);
+    assert_eq!(server.wait_exit().await.code(), Some(0));
+
+    // DATABASE_URL in the environment names another file.
+    let other = dir.dir.path().join("other.db");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_rookery-server"));
+    command
+        .current_dir(dir.dir.path())
+        .env("ROOKERY_ADDR", "127.0.0.1:0")
+        .env("DATABASE_URL", format!("sqlite://{}", other.display()));
+    let server = Process::spawn(command).await;
+    let (status, _) = server
+        .post(
+            "/api/games",
+            None,
+            Some(json!({"white": {"kind": "human"}, "black": {"kind": "human"}})),
+        )
+        .await;
+    assert_eq!(status, 201);
+    assert!(other.exists());
     server.signal(libc::SIGTERM);
     assert_eq!(server.wait_exit().await.code(), Some(0));
 }
