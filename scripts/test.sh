@@ -8,3 +8,6 @@ cargo test --workspace
 
 echo "== deep perft (release)"
 cargo test --release -p rookery-engine --test perft -- --ignored
+
+echo "== browser end-to-end tests (installs Chromium and npm packages when missing)"
+./tests/e2e/run.sh

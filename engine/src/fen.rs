@@ -36,6 +36,8 @@ pub enum FenError {
     TooManyPieces(Color),
     #[error("the side not to move is in check")]
     OppositeCheck,
+    #[error("the side to move is in a check no legal move could give")]
+    ImpossibleCheck,
 }
 
 impl Position {
@@ -70,6 +72,9 @@ impl Position {
         if pos.is_attacked(pos.king(them), pos.turn, pos.occupied()) {
             return Err(FenError::OppositeCheck);
         }
+        if is_impossible_check(&pos) {
+            return Err(FenError::ImpossibleCheck);
+        }
 
         pos.castling = parse_castling(&pos, fields[2])?;
 
@@ -89,6 +94,9 @@ impl Position {
         pos.hash = pos.compute_hash();
         if fields[3] != "-" {
             let ep = parse_en_passant(&pos, fields[3])?;
+            if !check_explained_by_double_step(&pos, ep) {
+                return Err(FenError::ImpossibleCheck);
+            }
             pos.set_ep_if_capturable(ep);
         }
         Ok(pos)
@@ -243,6 +251,42 @@ fn parse_en_passant(pos: &Position, text: &str) -> Result<Square, FenError> {
     Ok(sq)
 }
 
+/// An en-passant square says the last move was a pawn's double step, so
+/// any check on the side to move must come from that move: the pawn itself,
+/// or a slider whose line to the king ran through the square the pawn left.
+/// (A line through the square it skipped was open before the move too.)
+fn check_explained_by_double_step(pos: &Position, ep: Square) -> bool {
+    let us = pos.turn;
+    let (Some(pushed), Some(origin)) = (ep.offset(0, us.fold(-1, 1)), ep.offset(0, us.fold(1, -1)))
+    else {
+        return false;
+    };
+    let king = pos.king(us);
+    pos.checkers()
+        .all(|checker| checker == pushed || crate::attacks::between(king, checker).contains(origin))
+}
+
+/// A move gives at most two checks: one by the moved piece and one it
+/// discovers, and a discovered check always comes from a slider. Two
+/// checkers on one line through the king cannot arise either: neither piece
+/// could have been blocking the other's ray. (The move generator would cope
+/// with such positions; refusing them keeps FENs to reachable positions.)
+fn is_impossible_check(pos: &Position) -> bool {
+    let checkers = pos.checkers();
+    if checkers.count() > 2 {
+        return true;
+    }
+    if !checkers.more_than_one() {
+        return false;
+    }
+    let sliders = pos.by_role(Role::Bishop) | pos.by_role(Role::Rook) | pos.by_role(Role::Queen);
+    let mut pair = checkers;
+    let (Some(a), Some(b)) = (pair.next(), pair.next()) else {
+        return false;
+    };
+    (checkers & sliders).is_empty() || crate::attacks::line(a, b).contains(pos.king(pos.turn))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -269,6 +313,24 @@ mod tests {
     }
 
     #[test]
+    fn accepts_possible_double_checks() {
+        // Knight check plus a discovered rook check (after Nd3+ from e5, say).
+        assert!(Position::from_fen("4k3/8/8/8/8/3n4/8/4K2r w - - 0 1").is_ok());
+        assert!(Position::from_fen("4k3/8/8/8/1b6/3n4/8/4K3 w - - 0 1").is_ok());
+    }
+
+    #[test]
+    fn en_passant_square_must_explain_the_check() {
+        // After c2-c4 the bishop on a1 cannot have been checking through c3.
+        let fen = "8/8/1p3k2/3r1P2/1pP2N2/n6p/8/B6K b - c3 0 1";
+        assert_eq!(Position::from_fen(fen), Err(FenError::ImpossibleCheck));
+        // A check discovered through c2, or given by the pawn, is fine.
+        assert!(Position::from_fen("8/8/8/8/1pP5/8/8/K1R1k3 b - c3 0 1").is_err());
+        assert!(Position::from_fen("8/8/8/8/1pP5/8/R3k3/K7 b - c3 0 1").is_ok());
+        assert!(Position::from_fen("8/8/8/3k4/1pP5/8/8/K7 b - c3 0 1").is_ok());
+    }
+
+    #[test]
     fn rejects_impossible_positions() {
         let cases = [
             ("", FenError::FieldCount(0)),
@@ -279,6 +341,16 @@ mod tests {
             ),
             ("4k3/8/8/8/8/8/8/P3K3 w - - 0 1", FenError::PawnsOnBackRank),
             ("4k3/8/8/8/8/8/4Q3/4K3 w - - 0 1", FenError::OppositeCheck),
+            // Three checkers; two knights; two rooks on one line.
+            (
+                "4k3/8/8/8/8/3n1n2/4q3/4K3 w - - 0 1",
+                FenError::ImpossibleCheck,
+            ),
+            (
+                "4k3/8/8/8/8/3n1n2/8/4K3 w - - 0 1",
+                FenError::ImpossibleCheck,
+            ),
+            ("4k3/8/8/8/8/8/8/r3K2r w - - 0 1", FenError::ImpossibleCheck),
         ];
         for (fen, expected) in cases {
             assert_eq!(Position::from_fen(fen), Err(expected), "{fen}");

@@ -39,6 +39,11 @@ enum Batch {
     Targets(Square, Bitboard),
     /// Pawn moves onto the last rank: four moves per target.
     Promotions(Square, Bitboard),
+    /// Pawn moves from many origins: each target's origin is the target
+    /// minus the shift (8 for a white push, -7 for a black capture, ...).
+    PawnTargets(Bitboard, i8),
+    /// The same, onto the last rank: four moves per target.
+    PawnPromotions(Bitboard, i8),
     /// A single special move (castling, en passant).
     Single(Move),
 }
@@ -63,8 +68,8 @@ impl Position {
         let mut count = 0u64;
         self.generate::<false>(|batch| {
             count += match batch {
-                Batch::Targets(_, to) => to.count() as u64,
-                Batch::Promotions(_, to) => 4 * to.count() as u64,
+                Batch::Targets(_, to) | Batch::PawnTargets(to, _) => to.count() as u64,
+                Batch::Promotions(_, to) | Batch::PawnPromotions(to, _) => 4 * to.count() as u64,
                 Batch::Single(_) => 1,
             }
         });
@@ -107,7 +112,7 @@ impl Position {
         let theirs = self.by_color(them);
         let occupied = ours | theirs;
         let king = self.king(us);
-        let checkers = self.attackers_to(king, occupied) & theirs;
+        let checkers = self.checkers_of(us, king, occupied);
         let targets = if CAPTURES_ONLY { theirs } else { !ours };
 
         // King moves: test each target with the king lifted off the board.
@@ -172,24 +177,62 @@ impl Position {
         let empty = !occupied;
         let last_rank = Bitboard::rank(us.fold(7, 0));
         let double_push_rank = Bitboard::rank(us.fold(3, 4));
+        let pawns = self.pieces(us, Role::Pawn);
 
-        for from in self.pieces(us, Role::Pawn) {
+        // Pinned pawns one by one: each may only move along its pin line.
+        for from in pawns & pinned {
             let single = Bitboard::from_square(from).shift_forward(us) & empty;
             let double = single.shift_forward(us) & empty & double_push_rank;
             let mut pushes = single | double;
             if CAPTURES_ONLY {
                 pushes &= last_rank;
             }
-            let mut to = ((pawn_attacks(us, from) & theirs) | pushes) & check_mask;
-            if pinned.contains(from) {
-                to &= line(king, from);
-            }
+            let to = ((pawn_attacks(us, from) & theirs) | pushes) & check_mask & line(king, from);
             if (to & last_rank).any() {
                 emit(Batch::Promotions(from, to));
             } else {
                 emit(Batch::Targets(from, to));
             }
         }
+
+        // All other pawns at once: shifting the whole set gives the targets
+        // of every pawn in one direction, and a target's origin is the
+        // target minus the shift. Counting such a batch is one popcount.
+        let free = pawns & !pinned;
+        let forward: i8 = us.fold(8, -8);
+        let single = free.shift_forward(us) & empty;
+        let double = (single & Bitboard::rank(us.fold(2, 5))).shift_forward(us) & empty;
+        let not_a = !Bitboard::file(0);
+        let not_h = !Bitboard::file(7);
+        // Captures towards the a-file and towards the h-file.
+        let (west, east) = match us {
+            Color::White => (
+                Bitboard((free & not_a).0 << 7),
+                Bitboard((free & not_h).0 << 9),
+            ),
+            Color::Black => (
+                Bitboard((free & not_a).0 >> 9),
+                Bitboard((free & not_h).0 >> 7),
+            ),
+        };
+        // `all`: also the moves that do not promote (captures-only
+        // generation wants those for captures, not for pushes).
+        let mut emit_shifted = |to: Bitboard, delta: i8, all: bool| {
+            let to = to & check_mask;
+            let promotions = to & last_rank;
+            if promotions.any() {
+                emit(Batch::PawnPromotions(promotions, delta));
+            }
+            if all {
+                emit(Batch::PawnTargets(to & !last_rank, delta));
+            }
+        };
+        emit_shifted(single, forward, !CAPTURES_ONLY);
+        if !CAPTURES_ONLY {
+            emit_shifted(double, 2 * forward, true);
+        }
+        emit_shifted(west & theirs, us.fold(7, -9), true);
+        emit_shifted(east & theirs, us.fold(9, -7), true);
 
         if let Some(ep) = self.ep_square {
             let captured =
@@ -255,6 +298,25 @@ fn expand(batch: Batch, list: &mut MoveList) {
                 }
             }
         }
+        Batch::PawnTargets(to, delta) => {
+            for to in to {
+                list.push(Move::normal(pawn_origin(to, delta), to));
+            }
+        }
+        Batch::PawnPromotions(to, delta) => {
+            for to in to {
+                let from = pawn_origin(to, delta);
+                for role in Role::PROMOTIONS {
+                    list.push(Move::new(from, to, MoveKind::Promotion(role)));
+                }
+            }
+        }
         Batch::Single(mv) => list.push(mv),
     }
+}
+
+/// The origin of a pawn move found by shifting by `delta`.
+#[inline]
+fn pawn_origin(to: Square, delta: i8) -> Square {
+    Square::new((to.index() as i8 - delta) as u8)
 }

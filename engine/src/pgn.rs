@@ -42,13 +42,18 @@ const LINE_WIDTH: usize = 80;
 
 /// Writes `game` as PGN. `tags` supplies the roster (missing ones get the
 /// standard's placeholders `?` and `????.??.??`) and any further tags, in
-/// the order given; `result` is `1-0`, `0-1`, `1/2-1/2` or `*`.
+/// the order given; `result` is `1-0`, `0-1`, `1/2-1/2` or `*` (anything
+/// else is written as `*`, so the output is always readable PGN).
 pub fn write_pgn(
     tags: &[(String, String)],
     game: &Game,
     result: &str,
     termination: Option<&str>,
 ) -> String {
+    let result = match result {
+        "1-0" | "0-1" | "1/2-1/2" => result,
+        _ => "*",
+    };
     let mut pgn = String::new();
     let mut tag = |name: &str, value: &str| {
         // Writing to a String cannot fail.
@@ -289,13 +294,18 @@ impl<'a> Reader<'a> {
                     self.at += 1;
                     break;
                 }
-                Some(b'\\') => {
-                    match self.bytes.get(self.at + 1) {
-                        Some(&c @ (b'"' | b'\\')) => value.push(c),
-                        _ => return Err(bad(self)),
+                Some(b'\\') => match self.bytes.get(self.at + 1) {
+                    Some(&c @ (b'"' | b'\\')) => {
+                        value.push(c);
+                        self.at += 2;
                     }
-                    self.at += 2;
-                }
+                    // Not an escape: some writers leave lone backslashes
+                    // (file paths); keep them as they are.
+                    _ => {
+                        value.push(b'\\');
+                        self.at += 1;
+                    }
+                },
                 Some(b) => {
                     value.push(b);
                     self.at += 1;
@@ -543,6 +553,8 @@ mod tests {
         ));
         assert!(matches!(read_pgn("[Event \"x]"), Err(PgnError::Tag(_))));
         assert!(matches!(read_pgn("[Event x]"), Err(PgnError::Tag(_))));
+        let read = read_pgn("[Site \"C:\\games\\x\"]\n*").unwrap();
+        assert_eq!(read.tag("Site"), Some("C:\\games\\x"));
         assert!(matches!(
             read_pgn("[FEN \"8/8/8 w - - 0 1\"]\n*"),
             Err(PgnError::Fen { .. })

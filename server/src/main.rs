@@ -1,1 +1,63 @@
-fn main() {}
+//! `rookery-server`: parses flags, sets up logging, binds, prints the
+//! `listening on` line and serves until SIGINT or SIGTERM. Everything else
+//! is in the library (`rookery_server::App`).
+
+use std::io::{IsTerminal, Write};
+
+use anyhow::Context;
+use clap::Parser;
+use rookery_server::{listening_line, App, Config};
+use tokio::net::TcpListener;
+use tracing_subscriber::EnvFilter;
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let config = Config::parse();
+    // Logs go to stderr: stdout carries only the `listening on` line, which
+    // scripts wait for.
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .init();
+
+    let listener = TcpListener::bind(&config.addr)
+        .await
+        .with_context(|| format!("binding {}", config.addr))?;
+    let addr = listener.local_addr().context("reading the bound address")?;
+    let app = App::start(config).await?;
+    let mut stdout = std::io::stdout();
+    writeln!(stdout, "{}", listening_line(addr)).context("writing to stdout")?;
+    stdout.flush().context("writing to stdout")?;
+    app.serve(listener, shutdown_signal()).await
+}
+
+/// Completes on the first SIGINT (Ctrl-C) or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        if let Err(err) = tokio::signal::ctrl_c().await {
+            tracing::error!(%err, "cannot listen for SIGINT");
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(err) => {
+                tracing::error!(%err, "cannot listen for SIGTERM");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {}
+        _ = terminate => {}
+    }
+}

@@ -1,0 +1,377 @@
+//! Games: create, join, read, list, export as PGN, stream as NDJSON, and the
+//! seat holders' actions (move, resign, draw).
+
+use std::convert::Infallible;
+
+use axum::body::{Body, Bytes};
+use axum::extract::{Path, State};
+use axum::http::header::CONTENT_TYPE;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use rookery_engine::game::Termination;
+use tokio::sync::broadcast::error::RecvError;
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use super::game_id;
+use crate::auth::{self, TokenHash};
+use crate::error::{ApiError, ApiJson, ApiQuery};
+use crate::live::actor::{Action, Command, StateReceiver};
+use crate::live::game::{LiveGame, LiveSeat, PlayerRef};
+use crate::protocol::{
+    CreateGame, GameList, GameState, GameWithSeat, ListQuery, MoveRequest, Seat, Side, Status,
+};
+use crate::store::now_ms;
+use crate::AppState;
+
+/// The registered player named by the request's Bearer token, if it sends
+/// one. An unknown token is an error rather than silently anonymous.
+async fn player_of(state: &AppState, headers: &HeaderMap) -> Result<Option<PlayerRef>, ApiError> {
+    let Some(token) = auth::bearer(headers)? else {
+        return Ok(None);
+    };
+    match state
+        .store()
+        .player_by_token(&TokenHash::of(&token))
+        .await?
+    {
+        Some(player) => Ok(Some(player)),
+        None => Err(ApiError::Unauthorized),
+    }
+}
+
+pub async fn create(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiJson(request): ApiJson<CreateGame>,
+) -> Result<(StatusCode, Json<GameWithSeat>), ApiError> {
+    let request = request.validate()?;
+    let player = player_of(&state, &headers).await?;
+    let mut live = LiveGame::new(
+        Uuid::new_v4(),
+        now_ms(),
+        request.seats,
+        request.clock,
+        request.fen.as_deref(),
+    )?;
+    let seat = match request.creator_side {
+        Some(side) => {
+            let token = auth::mint()?;
+            live.take_seat(side, token.hash, player, Instant::now())?;
+            Some(Seat {
+                color: side,
+                token: token.secret,
+            })
+        }
+        None => None,
+    };
+    state.store().insert_game(&live).await?;
+    let game = live.state(Instant::now());
+    state.registry.insert(live)?;
+    tracing::info!(game = %game.id, "game created");
+    Ok((StatusCode::CREATED, Json(GameWithSeat { game, seat })))
+}
+
+pub async fn join(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Json<GameWithSeat>, ApiError> {
+    let id = game_id(&id)?;
+    let player = player_of(&state, &headers).await?;
+    let token = auth::mint()?;
+    let (game, side) = state
+        .registry
+        .call(id, |reply| Command::Join {
+            token: token.hash.clone(),
+            player: player.clone(),
+            reply,
+        })
+        .await??;
+    Ok(Json(GameWithSeat {
+        game,
+        seat: Some(Seat {
+            color: side,
+            token: token.secret,
+        }),
+    }))
+}
+
+pub async fn get(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<GameState>, ApiError> {
+    let id = game_id(&id)?;
+    Ok(Json(state.registry.state(id).await?))
+}
+
+const DEFAULT_LIST_LIMIT: u32 = 20;
+const MAX_LIST_LIMIT: u32 = 100;
+
+pub async fn list(
+    State(state): State<AppState>,
+    ApiQuery(query): ApiQuery<ListQuery>,
+) -> Result<Json<GameList>, ApiError> {
+    let statuses: &[Status] = match query.status.as_deref() {
+        None | Some("") => &[Status::Waiting, Status::Active, Status::Finished],
+        Some("active") => &[Status::Waiting, Status::Active],
+        Some("finished") => &[Status::Finished],
+        Some("waiting") => &[Status::Waiting],
+        Some(_) => {
+            return Err(ApiError::BadRequest(
+                "status must be active, finished or waiting".into(),
+            ))
+        }
+    };
+    let limit = match query.limit.as_deref() {
+        None | Some("") => DEFAULT_LIST_LIMIT,
+        Some(text) => text
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (1..=MAX_LIST_LIMIT).contains(n))
+            .ok_or_else(|| ApiError::BadRequest(format!("limit must be 1 to {MAX_LIST_LIMIT}")))?,
+    };
+    let ids = state.store().list_games(statuses, limit).await?;
+    let mut games = Vec::with_capacity(ids.len());
+    for id in ids {
+        match state.registry.state(id).await {
+            Ok(game) => games.push(game),
+            // Listed a moment ago, so it exists; a failure here is ours.
+            Err(err) => err.log(),
+        }
+    }
+    Ok(Json(GameList { games }))
+}
+
+/// `GET /api/games/{id}/pgn`.
+pub async fn pgn(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let id = game_id(&id)?;
+    let live = match state.registry.peek(id) {
+        Some(handle) => handle.call(|reply| Command::Snapshot { reply }).await.ok(),
+        None => None,
+    };
+    let live = match live {
+        Some(live) => live,
+        None => state
+            .store()
+            .load_game(id, Instant::now())
+            .await?
+            .ok_or_else(ApiError::game_not_found)?,
+    };
+    let text = write_pgn(&live);
+    Ok((
+        [(CONTENT_TYPE, "application/x-chess-pgn; charset=utf-8")],
+        text,
+    )
+        .into_response())
+}
+
+fn seat_name(seat: &LiveSeat) -> String {
+    match seat {
+        LiveSeat::Ai { level } => {
+            let name = rookery_engine::level::level(*level).map_or("", |l| l.name);
+            format!("Rookery level {level} ({name})")
+        }
+        LiveSeat::Human {
+            player: Some(player),
+            ..
+        } => player.name.clone(),
+        LiveSeat::Human { .. } => "Anonymous".into(),
+    }
+}
+
+/// The PGN standard's `Termination` values (section 9.8.1).
+fn pgn_termination(termination: Termination) -> &'static str {
+    match termination {
+        Termination::Timeout => "time forfeit",
+        Termination::Aborted => "abandoned",
+        _ => "normal",
+    }
+}
+
+pub fn write_pgn(live: &LiveGame) -> String {
+    let ending = live.ending();
+    let mut tags = vec![
+        ("Event".to_string(), "Rookery game".to_string()),
+        ("Site".to_string(), "Rookery".to_string()),
+        ("Date".to_string(), pgn_date(live.created_at)),
+        ("Round".to_string(), "-".to_string()),
+        ("White".to_string(), seat_name(live.seat(Side::White))),
+        ("Black".to_string(), seat_name(live.seat(Side::Black))),
+        ("GameId".to_string(), live.id.to_string()),
+    ];
+    tags.push((
+        "TimeControl".to_string(),
+        live.clock_settings().map_or("-".to_string(), |clock| {
+            format!(
+                "{}+{}",
+                clock.initial_ms as f64 / 1000.0,
+                clock.increment_ms as f64 / 1000.0
+            )
+        }),
+    ));
+    let result = ending.and_then(|e| e.result()).unwrap_or("*");
+    let termination = match ending {
+        Some(ending) => pgn_termination(ending.termination),
+        None => "unterminated",
+    };
+    rookery_engine::pgn::write_pgn(&tags, live.game(), result, Some(termination))
+}
+
+/// `YYYY.MM.DD` (UTC) of a Unix time in milliseconds.
+fn pgn_date(unix_ms: i64) -> String {
+    // Days to a civil date, after Howard Hinnant's well-known algorithm.
+    let days = unix_ms.div_euclid(86_400_000);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}.{month:02}.{day:02}")
+}
+
+/// `GET /api/games/{id}/stream`: one GameState per line, now and after
+/// every change, until the game is finished.
+pub async fn stream(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let id = game_id(&id)?;
+    let (first, receiver) = state
+        .registry
+        .call(id, |reply| Command::Subscribe { reply })
+        .await?;
+    let lines = futures_util::stream::unfold(
+        StreamState::First(Box::new(first), receiver),
+        |stream_state| async move {
+            match stream_state {
+                StreamState::First(game, receiver) => {
+                    let line = ndjson_line(&game);
+                    let next = if game.is_finished() {
+                        StreamState::Done
+                    } else {
+                        StreamState::Following(receiver)
+                    };
+                    Some((Ok::<Bytes, Infallible>(line), next))
+                }
+                StreamState::Following(mut receiver) => loop {
+                    match receiver.recv().await {
+                        Ok(game) => {
+                            let line = ndjson_line(&game);
+                            let next = if game.is_finished() {
+                                StreamState::Done
+                            } else {
+                                StreamState::Following(receiver)
+                            };
+                            return Some((Ok(line), next));
+                        }
+                        // Every state is complete, so a subscriber that fell
+                        // behind loses nothing by skipping to a newer one.
+                        Err(RecvError::Lagged(_)) => continue,
+                        // The game left memory (server shutting down).
+                        Err(RecvError::Closed) => return None,
+                    }
+                },
+                StreamState::Done => None,
+            }
+        },
+    );
+    Ok((
+        [(CONTENT_TYPE, "application/x-ndjson")],
+        Body::from_stream(lines),
+    )
+        .into_response())
+}
+
+enum StreamState {
+    First(Box<GameState>, StateReceiver),
+    Following(StateReceiver),
+    Done,
+}
+
+fn ndjson_line(game: &GameState) -> Bytes {
+    // Serialising our own plain structs cannot fail.
+    let mut line = serde_json::to_vec(game).unwrap_or_default();
+    line.push(b'\n');
+    Bytes::from(line)
+}
+
+/// Runs a seat holder's action. The token must be a seat of this game: one
+/// of another game is `forbidden`, an unknown one `unauthorized`.
+pub async fn act(
+    state: &AppState,
+    id: Uuid,
+    token: &TokenHash,
+    action: Action,
+) -> Result<GameState, ApiError> {
+    let result = state
+        .registry
+        .call(id, |reply| Command::Act {
+            token: token.clone(),
+            action: action.clone(),
+            reply,
+        })
+        .await?;
+    match result {
+        Err(ApiError::Unauthorized) if state.store().is_seat_token(token).await? => Err(
+            ApiError::Forbidden("this token holds a seat in another game".into()),
+        ),
+        other => other,
+    }
+}
+
+async fn act_http(
+    state: &AppState,
+    id: &str,
+    headers: &HeaderMap,
+    action: Action,
+) -> Result<Json<GameState>, ApiError> {
+    let token = TokenHash::of(&auth::required_bearer(headers)?);
+    let id = game_id(id)?;
+    Ok(Json(act(state, id, &token, action).await?))
+}
+
+pub async fn play(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    ApiJson(request): ApiJson<MoveRequest>,
+) -> Result<Json<GameState>, ApiError> {
+    act_http(&state, &id, &headers, Action::Move(request.uci)).await
+}
+
+pub async fn resign(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Json<GameState>, ApiError> {
+    act_http(&state, &id, &headers, Action::Resign).await
+}
+
+pub async fn draw(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Json<GameState>, ApiError> {
+    act_http(&state, &id, &headers, Action::Draw).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pgn_dates() {
+        assert_eq!(pgn_date(0), "1970.01.01");
+        assert_eq!(pgn_date(951_782_400_000), "2000.02.29");
+        assert_eq!(pgn_date(1_795_000_000_000), "2026.11.18");
+    }
+}

@@ -1,0 +1,55 @@
+//! The HTTP API under `/api`, one module per resource: [`players`],
+//! [`games`], and [`info`] (levels and scoreboard).
+//!
+//! Every route shares the per-connection rate limit and the body size limit;
+//! an unknown `/api` path is a `not_found` in our error shape.
+
+pub mod games;
+pub mod info;
+pub mod players;
+
+use axum::extract::DefaultBodyLimit;
+use axum::routing::{any, get, post};
+use axum::Router;
+use uuid::Uuid;
+
+use crate::error::ApiError;
+use crate::rate_limit::limit_requests;
+use crate::AppState;
+
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .route("/api/players", post(players::create))
+        .route("/api/levels", get(info::levels))
+        .route("/api/scoreboard", get(info::scoreboard))
+        .route("/api/games", post(games::create).get(games::list))
+        .route("/api/games/{id}", get(games::get))
+        .route("/api/games/{id}/join", post(games::join))
+        .route("/api/games/{id}/pgn", get(games::pgn))
+        .route("/api/games/{id}/stream", get(games::stream))
+        .route("/api/games/{id}/move", post(games::play))
+        .route("/api/games/{id}/resign", post(games::resign))
+        .route("/api/games/{id}/draw", post(games::draw))
+        .route("/api", any(not_found))
+        .route("/api/{*rest}", any(not_found))
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(state.config.max_body_bytes))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            limit_requests,
+        ))
+        .with_state(state)
+}
+
+async fn not_found() -> ApiError {
+    ApiError::NotFound("no such endpoint".into())
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::MethodNotAllowed
+}
+
+/// A game id from the path. Something that is not a UUID names no game.
+pub fn game_id(text: &str) -> Result<Uuid, ApiError> {
+    Uuid::parse_str(text).map_err(|_| ApiError::game_not_found())
+}

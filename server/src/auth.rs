@@ -1,0 +1,96 @@
+//! Tokens: seat tokens (move for one colour in one game) and player tokens
+//! (attribute seats to a registered name).
+//!
+//! A token is 256 bits from the operating system's CSPRNG, sent as 64 hex
+//! digits. The server stores only its SHA-256: the token has full entropy, so
+//! a plain fast hash is enough (a slow password hash buys nothing against
+//! guessing 2^256 values) and lets us look a token up by its hash in an index.
+
+use axum::http::header::AUTHORIZATION;
+use axum::http::HeaderMap;
+use sha2::{Digest, Sha256};
+
+use crate::error::ApiError;
+
+/// A freshly minted secret and the hash we keep of it.
+#[derive(Debug, Clone)]
+pub struct MintedToken {
+    pub secret: String,
+    pub hash: TokenHash,
+}
+
+/// The hex SHA-256 of a token: what the database and the live games hold.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TokenHash(pub String);
+
+impl TokenHash {
+    pub fn of(secret: &str) -> TokenHash {
+        TokenHash(hex(&Sha256::digest(secret.as_bytes())))
+    }
+}
+
+pub fn mint() -> Result<MintedToken, ApiError> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|err| ApiError::internal(format!("CSPRNG: {err}")))?;
+    let secret = hex(&bytes);
+    let hash = TokenHash::of(&secret);
+    Ok(MintedToken { secret, hash })
+}
+
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for byte in bytes {
+        out.push(DIGITS[usize::from(byte >> 4)] as char);
+        out.push(DIGITS[usize::from(byte & 15)] as char);
+    }
+    out
+}
+
+/// The Bearer token of a request: `None` without an Authorization header, an
+/// `unauthorized` error for a header that is not a Bearer token.
+pub fn bearer(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+    let Some(value) = headers.get(AUTHORIZATION) else {
+        return Ok(None);
+    };
+    let value = value.to_str().map_err(|_| ApiError::Unauthorized)?;
+    let (scheme, token) = value.split_once(' ').ok_or(ApiError::Unauthorized)?;
+    let token = token.trim();
+    if !scheme.eq_ignore_ascii_case("bearer") || token.is_empty() {
+        return Err(ApiError::Unauthorized);
+    }
+    Ok(Some(token.to_string()))
+}
+
+/// The Bearer token a move or action must carry.
+pub fn required_bearer(headers: &HeaderMap) -> Result<String, ApiError> {
+    bearer(headers)?.ok_or(ApiError::Unauthorized)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_long_random_and_hashed() {
+        let a = mint().unwrap();
+        let b = mint().unwrap();
+        assert_eq!(a.secret.len(), 64);
+        assert_ne!(a.secret, b.secret);
+        assert_eq!(a.hash, TokenHash::of(&a.secret));
+        assert_ne!(a.hash.0, a.secret);
+        assert_eq!(a.hash.0.len(), 64);
+    }
+
+    #[test]
+    fn bearer_parsing() {
+        let mut headers = HeaderMap::new();
+        assert_eq!(bearer(&headers).unwrap(), None);
+        headers.insert(AUTHORIZATION, "Bearer abc".parse().unwrap());
+        assert_eq!(bearer(&headers).unwrap().as_deref(), Some("abc"));
+        headers.insert(AUTHORIZATION, "Basic abc".parse().unwrap());
+        assert!(bearer(&headers).is_err());
+        headers.insert(AUTHORIZATION, "Bearer ".parse().unwrap());
+        assert!(bearer(&headers).is_err());
+    }
+}

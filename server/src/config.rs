@@ -1,0 +1,151 @@
+//! Configuration: command-line flags, each with an environment variable as
+//! fallback (flags win), and defaults that run a local server.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Parser;
+
+use crate::rate_limit::RateLimit;
+
+/// The web client's directory in this source tree, found from the server
+/// crate's directory at build time. A deployed binary is pointed elsewhere
+/// with `--web-dir` / `ROOKERY_WEB_DIR`.
+pub const DEFAULT_WEB_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../web");
+
+#[derive(Debug, Clone, Parser)]
+#[command(
+    name = "rookery-server",
+    version,
+    about = "Rookery: online chess with its own engine"
+)]
+pub struct Config {
+    /// Address to listen on (port 0 picks a free port).
+    #[arg(long, env = "ROOKERY_ADDR", default_value = "127.0.0.1:8080")]
+    pub addr: String,
+
+    /// SQLite database URL or path; created if missing.
+    #[arg(
+        long = "database",
+        env = "DATABASE_URL",
+        default_value = "sqlite://rookery.db"
+    )]
+    pub database: String,
+
+    /// Directory of the web client served at `/`.
+    #[arg(long, env = "ROOKERY_WEB_DIR", default_value = DEFAULT_WEB_DIR)]
+    pub web_dir: PathBuf,
+
+    /// Minimum time between two moves of an AI v AI game, in milliseconds,
+    /// so that a person can follow it.
+    #[arg(long, env = "ROOKERY_AI_MOVE_DELAY_MS", default_value_t = 1000)]
+    pub ai_move_delay_ms: u64,
+
+    /// Searches that may run at once (default: the number of cores).
+    #[arg(long, env = "ROOKERY_AI_THREADS")]
+    pub ai_threads: Option<usize>,
+
+    /// Requests per second each connection may make, sustained.
+    #[arg(long, env = "ROOKERY_RATE_LIMIT", default_value_t = 20.0)]
+    pub rate_limit: f64,
+
+    /// Requests a connection may make in a burst.
+    #[arg(long, env = "ROOKERY_RATE_BURST", default_value_t = 60)]
+    pub rate_burst: u32,
+
+    /// Largest request body, in bytes.
+    #[arg(long, env = "ROOKERY_MAX_BODY_BYTES", default_value_t = 16 * 1024)]
+    pub max_body_bytes: usize,
+
+    /// Largest WebSocket message a client may send, in bytes.
+    #[arg(long, env = "ROOKERY_MAX_WS_MESSAGE_BYTES", default_value_t = 4 * 1024)]
+    pub max_ws_message_bytes: usize,
+}
+
+impl Config {
+    /// The defaults, as if no flag and no environment variable were given
+    /// (for tests and embedding).
+    pub fn defaults() -> Config {
+        Config {
+            addr: "127.0.0.1:8080".into(),
+            database: "sqlite://rookery.db".into(),
+            web_dir: PathBuf::from(DEFAULT_WEB_DIR),
+            ai_move_delay_ms: 1000,
+            ai_threads: None,
+            rate_limit: 20.0,
+            rate_burst: 60,
+            max_body_bytes: 16 * 1024,
+            max_ws_message_bytes: 4 * 1024,
+        }
+    }
+
+    pub fn ai_move_delay(&self) -> Duration {
+        Duration::from_millis(self.ai_move_delay_ms)
+    }
+
+    pub fn ai_threads(&self) -> usize {
+        self.ai_threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+            .max(1)
+    }
+
+    pub fn http_rate(&self) -> RateLimit {
+        RateLimit {
+            per_second: self.rate_limit,
+            burst: self.rate_burst,
+        }
+    }
+
+    /// WebSocket messages share the HTTP numbers: a client's messages and
+    /// requests are alike in cost.
+    pub fn ws_rate(&self) -> RateLimit {
+        self.http_rate()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_parse() {
+        let config = Config::try_parse_from([
+            "rookery-server",
+            "--addr",
+            "0.0.0.0:0",
+            "--database",
+            "/tmp/x.db",
+            "--ai-move-delay-ms",
+            "5",
+            "--rate-burst",
+            "7",
+        ])
+        .unwrap();
+        assert_eq!(config.addr, "0.0.0.0:0");
+        assert_eq!(config.database, "/tmp/x.db");
+        assert_eq!(config.ai_move_delay(), Duration::from_millis(5));
+        assert_eq!(config.http_rate().burst, 7);
+        assert!(config.ai_threads() >= 1);
+        assert!(Config::try_parse_from(["rookery-server", "--ai-move-delay-ms", "soon"]).is_err());
+    }
+
+    #[test]
+    fn defaults_match_the_flags_defaults() {
+        let variables = [
+            "ROOKERY_ADDR",
+            "DATABASE_URL",
+            "ROOKERY_WEB_DIR",
+            "ROOKERY_AI_MOVE_DELAY_MS",
+            "ROOKERY_AI_THREADS",
+            "ROOKERY_RATE_LIMIT",
+            "ROOKERY_RATE_BURST",
+            "ROOKERY_MAX_BODY_BYTES",
+            "ROOKERY_MAX_WS_MESSAGE_BYTES",
+        ];
+        if variables.iter().any(|v| std::env::var_os(v).is_some()) {
+            return; // the environment chose other values on purpose
+        }
+        let parsed = Config::try_parse_from(["rookery-server"]).unwrap();
+        assert_eq!(format!("{parsed:?}"), format!("{:?}", Config::defaults()));
+    }
+}

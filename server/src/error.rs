@@ -1,0 +1,211 @@
+//! The one error type of the service. Every HTTP error body and every
+//! WebSocket `error` message is built from an [`ApiError`], so the two can
+//! never disagree about codes, and the status of each code lives in one place
+//! (the table of the contract, `docs/API.md`).
+//!
+//! Internal causes (database failures, a vanished actor) are logged here and
+//! never sent to the client: the client gets a generic message.
+
+use axum::body::Bytes;
+use axum::extract::rejection::{BytesRejection, QueryRejection};
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// Malformed JSON, an unknown field value, a bad FEN, a bad query.
+    #[error("{0}")]
+    BadRequest(String),
+    /// The move is not legal in the game's current position.
+    #[error("{0}")]
+    IllegalMove(String),
+    /// No token, or a token the server does not know.
+    #[error("a valid token is required")]
+    Unauthorized,
+    /// A valid token that does not allow this (another game's seat, a spectator).
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("{0}")]
+    NotFound(String),
+    /// The path exists but not with this method (an addition to the table).
+    #[error("this method is not allowed here")]
+    MethodNotAllowed,
+    #[error("it is not your turn")]
+    NotYourTurn(String),
+    #[error("the game is over")]
+    GameOver,
+    #[error("no free seat in this game")]
+    SeatTaken,
+    #[error("this name is taken")]
+    NameTaken,
+    #[error("{0}")]
+    TooLarge(String),
+    #[error("too many requests: slow down")]
+    RateLimited,
+    /// The server is shutting down (an addition to the contract's table).
+    #[error("the server is shutting down")]
+    Unavailable,
+    /// Anything that is our fault; the cause is logged, not sent.
+    #[error("internal error")]
+    Internal(String),
+}
+
+/// The JSON shape of an error: `{"error": {"code", "message"}}`.
+#[derive(Debug, Serialize)]
+pub struct ErrorBody {
+    pub error: ErrorDetail,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ErrorDetail {
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn status(&self) -> StatusCode {
+        match self {
+            ApiError::BadRequest(_) | ApiError::IllegalMove(_) => StatusCode::BAD_REQUEST,
+            ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
+            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
+            ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::NotYourTurn(_)
+            | ApiError::GameOver
+            | ApiError::SeatTaken
+            | ApiError::NameTaken => StatusCode::CONFLICT,
+            ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    pub fn code(&self) -> &'static str {
+        match self {
+            ApiError::BadRequest(_) => "bad_request",
+            ApiError::IllegalMove(_) => "illegal_move",
+            ApiError::Unauthorized => "unauthorized",
+            ApiError::Forbidden(_) => "forbidden",
+            ApiError::NotFound(_) => "not_found",
+            ApiError::MethodNotAllowed => "method_not_allowed",
+            ApiError::NotYourTurn(_) => "not_your_turn",
+            ApiError::GameOver => "game_over",
+            ApiError::SeatTaken => "seat_taken",
+            ApiError::NameTaken => "name_taken",
+            ApiError::TooLarge(_) => "too_large",
+            ApiError::RateLimited => "rate_limited",
+            ApiError::Unavailable => "unavailable",
+            ApiError::Internal(_) => "internal",
+        }
+    }
+
+    /// The message the client sees. Internal causes stay in the log.
+    pub fn message(&self) -> String {
+        match self {
+            ApiError::NotYourTurn(detail) => detail.clone(),
+            other => other.to_string(),
+        }
+    }
+
+    pub fn body(&self) -> ErrorBody {
+        ErrorBody {
+            error: ErrorDetail {
+                code: self.code(),
+                message: self.message(),
+            },
+        }
+    }
+
+    pub fn internal(cause: impl std::fmt::Display) -> ApiError {
+        ApiError::Internal(cause.to_string())
+    }
+
+    pub fn game_not_found() -> ApiError {
+        ApiError::NotFound("no such game".into())
+    }
+
+    /// Logs an error at the level its kind deserves: ours at `error`, the
+    /// client's at `debug` (they are normal traffic).
+    pub fn log(&self) {
+        match self {
+            ApiError::Internal(cause) => tracing::error!(%cause, "internal error"),
+            ApiError::Unavailable => tracing::info!("request refused: shutting down"),
+            other => {
+                tracing::debug!(code = other.code(), message = %other.message(), "client error")
+            }
+        }
+    }
+}
+
+impl From<sqlx::Error> for ApiError {
+    fn from(err: sqlx::Error) -> ApiError {
+        ApiError::Internal(format!("database: {err}"))
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        self.log();
+        (self.status(), axum::Json(self.body())).into_response()
+    }
+}
+
+/// `axum::Json`, except that a bad body is answered with our error shape,
+/// and that the body is read as JSON whatever its `Content-Type` (so `curl
+/// -d '{...}'` works): the contract says every body is JSON.
+pub struct ApiJson<T>(pub T);
+
+impl<T, S> FromRequest<S> for ApiJson<T>
+where
+    T: DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let body = Bytes::from_request(req, state)
+            .await
+            .map_err(|rejection: BytesRejection| {
+                if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                    ApiError::TooLarge("request body too large".into())
+                } else {
+                    ApiError::BadRequest(rejection.body_text())
+                }
+            })?;
+        if body.iter().all(u8::is_ascii_whitespace) {
+            return Err(ApiError::BadRequest("expected a JSON body".into()));
+        }
+        let mut deserializer = serde_json::Deserializer::from_slice(&body);
+        let value = serde_path_to_error::deserialize(&mut deserializer)
+            .map_err(|err| ApiError::BadRequest(format!("bad JSON body: {err}")))?;
+        deserializer
+            .end()
+            .map_err(|err| ApiError::BadRequest(format!("bad JSON body: {err}")))?;
+        Ok(ApiJson(value))
+    }
+}
+
+/// `axum::extract::Query`, except that a bad query string is a `bad_request`
+/// in our shape.
+pub struct ApiQuery<T>(pub T);
+
+impl<T, S> FromRequestParts<S> for ApiQuery<T>
+where
+    T: DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let axum::extract::Query(value) =
+            axum::extract::Query::<T>::from_request_parts(parts, state)
+                .await
+                .map_err(|rejection: QueryRejection| ApiError::BadRequest(rejection.body_text()))?;
+        Ok(ApiQuery(value))
+    }
+}

@@ -1,0 +1,146 @@
+//! `rookery-server`: Rookery's online service. HTTP + WebSocket API, the
+//! static web client, and SQLite, on top of the `rookery_engine` crate.
+//! The contract it implements is `docs/API.md`.
+//!
+//! Modules:
+//!
+//! - [`config`]: flags and environment.
+//! - [`protocol`]: the JSON shapes of the contract.
+//! - [`error`]: the one error type, owner of every error code and status.
+//! - [`auth`]: seat and player tokens (random, stored hashed).
+//! - [`store`]: the SQLite database (sqlx, migrations in `migrations/`).
+//! - [`live`]: live games: registry, per-game actor, game state machine, clock.
+//! - [`ai`]: the AI scheduler (searches on blocking threads, bounded).
+//! - [`api`]: HTTP handlers per resource; [`ws`]: the WebSocket endpoint;
+//!   [`web`]: the static web client.
+//! - [`rate_limit`]: per-connection token buckets.
+//!
+//! [`run`] starts the whole service on a bound listener and returns after a
+//! graceful shutdown; `main.rs` only parses flags, installs logging and
+//! waits for signals.
+
+pub mod ai;
+pub mod api;
+pub mod auth;
+pub mod config;
+pub mod error;
+pub mod live;
+pub mod protocol;
+pub mod rate_limit;
+pub mod store;
+pub mod web;
+pub mod ws;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use anyhow::Context;
+use axum::Router;
+use tokio::net::TcpListener;
+
+use crate::ai::AiScheduler;
+pub use crate::config::Config;
+use crate::live::Registry;
+use crate::rate_limit::Connection;
+use crate::store::Store;
+
+/// What every handler can reach.
+#[derive(Clone)]
+pub struct AppState {
+    pub registry: Registry,
+    pub config: Arc<Config>,
+}
+
+impl AppState {
+    pub fn store(&self) -> &Store {
+        self.registry.store()
+    }
+}
+
+/// A started service: database open, unfinished games resumed, not yet
+/// serving.
+pub struct App {
+    state: AppState,
+}
+
+impl App {
+    /// Opens the database (running migrations) and resumes every unfinished
+    /// game.
+    pub async fn start(config: Config) -> anyhow::Result<App> {
+        let store = Store::open(&config.database).await?;
+        let ai = AiScheduler::new(config.ai_threads(), config.ai_move_delay());
+        let registry = Registry::new(store, ai);
+        let resumed = registry
+            .resume_unfinished()
+            .await
+            .map_err(|err| anyhow::anyhow!("resuming games: {err:?}"))?;
+        tracing::info!(resumed, "unfinished games resumed");
+        Ok(App {
+            state: AppState {
+                registry,
+                config: Arc::new(config),
+            },
+        })
+    }
+
+    pub fn router(&self) -> Router {
+        build_router(self.state.clone())
+    }
+
+    /// Serves on `listener` until `shutdown` completes, then stops gracefully:
+    /// no new connections, live games stop (their searches too) after
+    /// finishing the writes they have begun, open streams and WebSockets
+    /// close, and the database is closed.
+    pub async fn serve(
+        self,
+        listener: TcpListener,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> anyhow::Result<()> {
+        let registry = self.state.registry.clone();
+        let router = self.router();
+        let stop_games = registry.clone();
+        let served = axum::serve(
+            listener,
+            router.into_make_service_with_connect_info::<Connection>(),
+        )
+        .with_graceful_shutdown(async move {
+            shutdown.await;
+            tracing::info!("shutting down");
+            // Live games stop first: their subscribers' streams end, so the
+            // long-lived connections close and the server can drain.
+            stop_games.shutdown().await;
+        })
+        .await;
+        registry.shutdown().await;
+        self.state.store().close().await;
+        served.context("serving HTTP")?;
+        tracing::info!("stopped");
+        Ok(())
+    }
+}
+
+/// Starts the service on `listener` and serves until `shutdown` completes.
+pub async fn run(
+    listener: TcpListener,
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    App::start(config).await?.serve(listener, shutdown).await
+}
+
+/// The whole HTTP surface.
+pub fn build_router(state: AppState) -> Router {
+    let web = web::service(&state.config.web_dir);
+    Router::new()
+        .merge(api::router(state.clone()))
+        .merge(ws::router(state.clone()))
+        .route("/healthz", axum::routing::get(|| async { "ok" }))
+        .merge(web)
+        .layer(tower_http::trace::TraceLayer::new_for_http())
+}
+
+/// The address a listener is bound to, for the `listening on` line.
+pub fn listening_line(addr: SocketAddr) -> String {
+    format!("listening on http://{addr}")
+}

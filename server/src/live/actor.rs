@@ -1,0 +1,435 @@
+//! The per-game actor and its handle.
+//!
+//! One task owns each live game's [`LiveGame`]. Everything else talks to it
+//! through a [`GameHandle`]: a command enum carrying a reply channel. The
+//! actor's loop waits, all at once, on commands, AI answers, the running
+//! clock's deadline, the AI v AI pacing timer, shutdown, and (for finished
+//! games) an idle timer after which it leaves memory.
+//!
+//! A change is made on a copy of the game, written to the database, and only
+//! then becomes the actor's state, is acknowledged and is broadcast to the
+//! WebSocket and NDJSON subscribers. A failed write changes nothing.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rookery_engine::ai::ClockBudget;
+use rookery_engine::Move;
+use tokio::sync::{broadcast, mpsc, oneshot, watch};
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use super::game::{LiveGame, PlayedMove, PlayerRef};
+use crate::ai::{AiAnswer, AiScheduler, SearchRequest, Thinking};
+use crate::auth::TokenHash;
+use crate::error::ApiError;
+use crate::protocol::{GameState, Side, Status};
+use crate::store::Store;
+
+/// What a seat holder can do.
+#[derive(Debug, Clone)]
+pub enum Action {
+    Move(String),
+    Resign,
+    Draw,
+}
+
+/// Subscribers get every state as it changes.
+pub type StateReceiver = broadcast::Receiver<Arc<GameState>>;
+
+pub enum Command {
+    State {
+        reply: oneshot::Sender<GameState>,
+    },
+    /// The game as a value (for PGN export).
+    Snapshot {
+        reply: oneshot::Sender<LiveGame>,
+    },
+    /// The current state and a receiver for every later one.
+    Subscribe {
+        reply: oneshot::Sender<(GameState, StateReceiver)>,
+    },
+    /// Which seat `token` holds in this game, if any.
+    Authorize {
+        token: TokenHash,
+        reply: oneshot::Sender<Option<Side>>,
+    },
+    Join {
+        token: TokenHash,
+        player: Option<PlayerRef>,
+        reply: oneshot::Sender<Result<(GameState, Side), ApiError>>,
+    },
+    Act {
+        token: TokenHash,
+        action: Action,
+        reply: oneshot::Sender<Result<GameState, ApiError>>,
+    },
+    /// A WebSocket opened (`delta` 1) or closed (-1) for a seat or, with
+    /// `side: None`, for a spectator.
+    Presence {
+        side: Option<Side>,
+        delta: i32,
+    },
+}
+
+/// The way to a live game. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct GameHandle {
+    pub id: Uuid,
+    commands: mpsc::Sender<Command>,
+}
+
+/// The handle's call failed because the actor is gone (it left memory after
+/// its game finished, or the server is shutting down).
+#[derive(Debug)]
+pub struct ActorGone;
+
+impl GameHandle {
+    pub fn same_actor(&self, other: &GameHandle) -> bool {
+        self.commands.same_channel(&other.commands)
+    }
+
+    pub async fn call<T>(
+        &self,
+        command: impl FnOnce(oneshot::Sender<T>) -> Command,
+    ) -> Result<T, ActorGone> {
+        let (reply, answer) = oneshot::channel();
+        self.commands
+            .send(command(reply))
+            .await
+            .map_err(|_| ActorGone)?;
+        answer.await.map_err(|_| ActorGone)
+    }
+
+    /// Queues a command that has no reply.
+    pub async fn send(&self, command: Command) -> Result<(), ActorGone> {
+        self.commands.send(command).await.map_err(|_| ActorGone)
+    }
+}
+
+/// Settings every actor shares.
+#[derive(Clone)]
+pub struct ActorContext {
+    pub store: Store,
+    pub ai: AiScheduler,
+    pub shutdown: watch::Receiver<bool>,
+    /// Called with the actor's handle when it leaves memory.
+    pub on_exit: Arc<dyn Fn(&GameHandle) + Send + Sync>,
+}
+
+/// How long a finished game with no subscribers stays in memory.
+const IDLE_EXIT: Duration = Duration::from_secs(60);
+
+/// Starts the actor of `live`.
+pub fn spawn(live: LiveGame, context: ActorContext) -> (GameHandle, tokio::task::JoinHandle<()>) {
+    let (commands, inbox) = mpsc::channel(64);
+    let (answers_tx, answers) = mpsc::channel(4);
+    let (states, _) = broadcast::channel(64);
+    let handle = GameHandle {
+        id: live.id,
+        commands,
+    };
+    let actor = GameActor {
+        live,
+        handle: handle.clone(),
+        context,
+        states,
+        answers_tx,
+        thinking: None,
+        held_ai_move: None,
+        last_move_at: Instant::now(),
+        idle_since: Instant::now(),
+        closing: false,
+    };
+    let task = tokio::spawn(actor.run(inbox, answers));
+    (handle, task)
+}
+
+struct GameActor {
+    live: LiveGame,
+    handle: GameHandle,
+    context: ActorContext,
+    states: broadcast::Sender<Arc<GameState>>,
+    answers_tx: mpsc::Sender<AiAnswer>,
+    thinking: Option<Thinking>,
+    /// An AI v AI move computed early, held until the pacing delay passes.
+    held_ai_move: Option<(Move, Instant)>,
+    last_move_at: Instant,
+    idle_since: Instant,
+    /// Leaving memory: answer queued commands, start no search.
+    closing: bool,
+}
+
+impl GameActor {
+    async fn run(
+        mut self,
+        mut inbox: mpsc::Receiver<Command>,
+        mut answers: mpsc::Receiver<AiAnswer>,
+    ) {
+        let mut shutdown = self.context.shutdown.clone();
+        self.start_ai_if_needed();
+        loop {
+            let deadline = self.live.deadline();
+            let held_until = self.held_ai_move.map(|(_, at)| at);
+            let idle_deadline = self.live.is_finished().then(|| self.idle_since + IDLE_EXIT);
+            tokio::select! {
+                // Shutdown first: once it is asked, take no new work.
+                biased;
+                _ = stopping(&mut shutdown) => break,
+                // Then the rare events (a flag, an AI move), so that a busy
+                // inbox cannot starve them.
+                _ = sleep_until_opt(deadline) => self.on_clock_deadline().await,
+                _ = sleep_until_opt(held_until) => {
+                    if let Some((mv, _)) = self.held_ai_move.take() {
+                        self.apply_ai_move(mv).await;
+                    }
+                }
+                Some(answer) = answers.recv() => self.on_ai_answer(answer).await,
+                command = inbox.recv() => match command {
+                    Some(command) => {
+                        self.idle_since = Instant::now();
+                        self.handle(command).await;
+                    }
+                    None => break,
+                },
+                _ = sleep_until_opt(idle_deadline) => {
+                    if self.states.receiver_count() == 0 {
+                        break;
+                    }
+                    self.idle_since = Instant::now();
+                }
+            }
+        }
+        self.closing = true;
+        if let Some(thinking) = self.thinking.take() {
+            thinking.stop();
+        }
+        // Unregister first, so new callers load a fresh actor (or, at
+        // shutdown, are refused); then answer what is already queued, so no
+        // caller is left without a reply.
+        (self.context.on_exit)(&self.handle);
+        inbox.close();
+        while let Some(command) = inbox.recv().await {
+            self.handle(command).await;
+        }
+    }
+
+    async fn handle(&mut self, command: Command) {
+        // Replies go to a requester who may have given up (a closed
+        // connection); losing such a reply is fine.
+        match command {
+            Command::State { reply } => {
+                let _ = reply.send(self.state());
+            }
+            Command::Snapshot { reply } => {
+                let _ = reply.send(self.live.clone());
+            }
+            Command::Subscribe { reply } => {
+                let _ = reply.send((self.state(), self.states.subscribe()));
+            }
+            Command::Authorize { token, reply } => {
+                let _ = reply.send(self.live.side_of(&token));
+            }
+            Command::Join {
+                token,
+                player,
+                reply,
+            } => {
+                let result = self
+                    .change(None, |live, now| {
+                        live.join(token, player, now).map(|side| (side, None))
+                    })
+                    .await
+                    .map(|side| (self.state(), side));
+                let _ = reply.send(result);
+            }
+            Command::Act {
+                token,
+                action,
+                reply,
+            } => {
+                let result = self.act(token, action).await;
+                let _ = reply.send(result);
+            }
+            Command::Presence { side, delta } => {
+                self.live.connect(side, delta);
+                self.broadcast();
+            }
+        }
+    }
+
+    async fn act(&mut self, token: TokenHash, action: Action) -> Result<GameState, ApiError> {
+        let side = self.live.side_of(&token).ok_or(ApiError::Unauthorized)?;
+        // A move that arrives after the flag fell loses on time, even if the
+        // timer has not fired yet.
+        self.on_clock_deadline().await;
+        match action {
+            Action::Move(uci) => {
+                self.change(None, |live, now| {
+                    live.play(side, &uci, now).map(|played| ((), Some(played)))
+                })
+                .await?;
+            }
+            Action::Resign => {
+                self.change(None, |live, now| {
+                    live.resign(side, now).map(|()| ((), None))
+                })
+                .await?;
+            }
+            Action::Draw => {
+                self.change(None, |live, now| live.draw(side, now).map(|()| ((), None)))
+                    .await?;
+            }
+        }
+        Ok(self.state())
+    }
+
+    /// Runs `apply` on a copy of the game; if it succeeds, records the copy
+    /// (and its move), then adopts it and broadcasts.
+    async fn change<T>(
+        &mut self,
+        now: Option<Instant>,
+        apply: impl FnOnce(&mut LiveGame, Instant) -> Result<(T, Option<PlayedMove>), ApiError>,
+    ) -> Result<T, ApiError> {
+        let now = now.unwrap_or_else(Instant::now);
+        let mut next = self.live.clone();
+        let (value, played) = apply(&mut next, now)?;
+        self.context.store.record(&next, played.as_ref()).await?;
+        let before = self.live.status();
+        self.live = next;
+        match (before, self.live.ending()) {
+            (Status::Finished, _) => {}
+            (_, Some(ending)) => tracing::info!(
+                game = %self.live.id,
+                result = ending.result().unwrap_or("none"),
+                termination = ending.termination.as_str(),
+                "game over"
+            ),
+            (Status::Waiting, None) if self.live.status() == Status::Active => {
+                tracing::info!(game = %self.live.id, "game started")
+            }
+            _ => {}
+        }
+        if played.is_some() {
+            self.last_move_at = now;
+            self.held_ai_move = None;
+        }
+        if self.live.is_finished() {
+            self.thinking = None;
+            self.held_ai_move = None;
+        }
+        self.broadcast();
+        self.start_ai_if_needed();
+        Ok(value)
+    }
+
+    fn state(&self) -> GameState {
+        self.live.state(Instant::now())
+    }
+
+    fn broadcast(&self) {
+        // Sending fails only when nobody is subscribed: nothing to do then.
+        let _ = self.states.send(Arc::new(self.state()));
+    }
+
+    async fn on_clock_deadline(&mut self) {
+        let now = Instant::now();
+        if self.live.deadline().is_none_or(|deadline| deadline > now) {
+            return;
+        }
+        if let Err(err) = self
+            .change(Some(now), |live, now| {
+                live.check_flag(now);
+                Ok(((), None))
+            })
+            .await
+        {
+            // The write failed: the flag stays down and the timer fires again
+            // at once; back off a little so a broken disk is not hammered.
+            err.log();
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    /// Starts a search when the side to move is a computer seat and no search
+    /// for this ply is running.
+    fn start_ai_if_needed(&mut self) {
+        if self.closing {
+            return;
+        }
+        let Some(level) = self.live.ai_to_move() else {
+            self.thinking = None;
+            return;
+        };
+        let ply = self.live.game().moves().len();
+        if self.thinking.as_ref().is_some_and(|t| t.ply == ply) || self.held_ai_move.is_some() {
+            return;
+        }
+        let game = self.live.game();
+        let hashes = game.hashes();
+        let now = Instant::now();
+        let clock = self.live.clock().map(|clock| ClockBudget {
+            remaining: clock.remaining(self.live.turn(), now),
+            increment: Duration::from_millis(clock.view(now).increment_ms),
+        });
+        let request = SearchRequest {
+            ply,
+            position: game.position().clone(),
+            history: hashes[..hashes.len() - 1].to_vec(),
+            level,
+            clock,
+        };
+        self.thinking = Some(self.context.ai.start(request, self.answers_tx.clone()));
+    }
+
+    async fn on_ai_answer(&mut self, answer: AiAnswer) {
+        let current = self.live.game().moves().len();
+        if answer.ply != current || self.live.ai_to_move().is_none() {
+            tracing::debug!(game = %self.live.id, ply = answer.ply, current, "stale AI answer dropped");
+            return;
+        }
+        self.thinking = None;
+        let Some(mv) = answer.mv else {
+            tracing::warn!(game = %self.live.id, ply = answer.ply, "AI found no move");
+            return;
+        };
+        if self.live.is_ai_vs_ai() {
+            let not_before = self.last_move_at + self.context.ai.ai_move_delay;
+            let now = Instant::now();
+            if now < not_before {
+                // Hold the move so a person can follow; the pause is not the
+                // AI's thinking, so its clock stops meanwhile.
+                self.live.pause_clock(now);
+                self.held_ai_move = Some((mv, not_before));
+                return;
+            }
+        }
+        self.apply_ai_move(mv).await;
+    }
+
+    async fn apply_ai_move(&mut self, mv: Move) {
+        let result = self
+            .change(None, |live, now| {
+                live.play_move(mv, now).map(|played| ((), Some(played)))
+            })
+            .await;
+        if let Err(err) = result {
+            err.log();
+            // Try again from scratch (a fresh search) rather than stall.
+            self.start_ai_if_needed();
+        }
+    }
+}
+
+/// Completes once shutdown is asked (or its sender is gone).
+async fn stopping(shutdown: &mut watch::Receiver<bool>) {
+    // The guard `wait_for` returns is not `Send`: drop it here.
+    let _ = shutdown.wait_for(|stop| *stop).await.map(|_| ());
+}
+
+async fn sleep_until_opt(deadline: Option<Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}

@@ -1,0 +1,772 @@
+//! [`LiveGame`]: everything the server knows about one game, as a plain
+//! state machine with no I/O. The chess rules stay in the engine's
+//! [`Game`]; seats, clocks, draw offers and the endings players cause
+//! (resignation, agreement, timeout) live here.
+//!
+//! Every method either changes the game and returns `Ok`, or returns an
+//! [`ApiError`] and leaves it untouched. The actor runs a method on a copy,
+//! writes the copy to the database, and only then replaces its state: so
+//! nothing is acknowledged or broadcast before it is durable.
+
+use rookery_engine::game::{Game, Outcome, Termination};
+use rookery_engine::{Move, Position, UciMoveError};
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use super::clock::Clock;
+use crate::auth::TokenHash;
+use crate::error::ApiError;
+use crate::protocol::{ClockSettings, GameState, SeatKind, SeatView, Side, Status};
+
+/// A registered player holding a seat.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlayerRef {
+    pub id: String,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LiveSeat {
+    Human {
+        /// `None` while the seat is free.
+        token: Option<TokenHash>,
+        player: Option<PlayerRef>,
+        /// Open WebSocket connections authenticated for this seat.
+        connections: u32,
+    },
+    Ai {
+        level: u8,
+    },
+}
+
+impl LiveSeat {
+    pub fn new(kind: SeatKind) -> LiveSeat {
+        match kind {
+            SeatKind::Human => LiveSeat::Human {
+                token: None,
+                player: None,
+                connections: 0,
+            },
+            SeatKind::Ai { level } => LiveSeat::Ai { level },
+        }
+    }
+
+    pub fn is_free(&self) -> bool {
+        matches!(self, LiveSeat::Human { token: None, .. })
+    }
+
+    pub fn ai_level(&self) -> Option<u8> {
+        match self {
+            LiveSeat::Ai { level } => Some(*level),
+            LiveSeat::Human { .. } => None,
+        }
+    }
+
+    pub fn player(&self) -> Option<&PlayerRef> {
+        match self {
+            LiveSeat::Human { player, .. } => player.as_ref(),
+            LiveSeat::Ai { .. } => None,
+        }
+    }
+
+    pub fn token(&self) -> Option<&TokenHash> {
+        match self {
+            LiveSeat::Human { token, .. } => token.as_ref(),
+            LiveSeat::Ai { .. } => None,
+        }
+    }
+
+    fn view(&self) -> SeatView {
+        match self {
+            LiveSeat::Human {
+                token,
+                player,
+                connections,
+            } => SeatView::Human {
+                name: player.as_ref().map(|p| p.name.clone()),
+                connected: *connections > 0,
+                taken: token.is_some(),
+            },
+            LiveSeat::Ai { level } => SeatView::Ai { level: *level },
+        }
+    }
+}
+
+/// How a game ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ending {
+    pub winner: Option<Side>,
+    pub termination: Termination,
+}
+
+impl Ending {
+    /// The result string; an aborted game has none.
+    pub fn result(&self) -> Option<&'static str> {
+        if self.termination == Termination::Aborted {
+            return None;
+        }
+        Some(match self.winner {
+            Some(Side::White) => "1-0",
+            Some(Side::Black) => "0-1",
+            None => "1/2-1/2",
+        })
+    }
+
+    fn from_outcome(outcome: Outcome) -> Ending {
+        Ending {
+            winner: outcome.winner.map(Side::from),
+            termination: outcome.termination,
+        }
+    }
+}
+
+/// The move a successful [`LiveGame::play`] made, for the database.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlayedMove {
+    pub ply: usize,
+    pub mv: Move,
+    pub uci: String,
+    pub san: String,
+    /// Both clocks after the move, increment included (`None` without clock).
+    pub clock_ms: Option<(u64, u64)>,
+}
+
+#[derive(Debug, Clone)]
+pub struct LiveGame {
+    pub id: Uuid,
+    /// Milliseconds since the Unix epoch.
+    pub created_at: i64,
+    game: Game,
+    seats: [LiveSeat; 2],
+    clock_settings: Option<ClockSettings>,
+    clock: Option<Clock>,
+    ending: Option<Ending>,
+    draw_offer: Option<Side>,
+    spectators: u32,
+}
+
+impl LiveGame {
+    /// A new game. Fails on a bad FEN, or a start position where the game
+    /// would already be over.
+    pub fn new(
+        id: Uuid,
+        created_at: i64,
+        seats: [SeatKind; 2],
+        clock_settings: Option<ClockSettings>,
+        fen: Option<&str>,
+    ) -> Result<LiveGame, ApiError> {
+        let game = match fen {
+            None => Game::new(Position::startpos()),
+            Some(fen) => Game::from_fen(fen)
+                .map_err(|err| ApiError::BadRequest(format!("bad FEN: {err}")))?,
+        };
+        if let Some(outcome) = game.outcome() {
+            return Err(ApiError::BadRequest(format!(
+                "the game would be over before it starts ({})",
+                outcome.termination
+            )));
+        }
+        Ok(LiveGame {
+            id,
+            created_at,
+            game,
+            seats: seats.map(LiveSeat::new),
+            clock: clock_settings.map(Clock::new),
+            clock_settings,
+            ending: None,
+            draw_offer: None,
+            spectators: 0,
+        })
+    }
+
+    /// Rebuilds a stored game: its seats, moves, clock and ending. The
+    /// clocks restart at `now` from the times stored with the last move, so
+    /// time the server was down is charged to nobody.
+    #[allow(clippy::too_many_arguments)]
+    pub fn restore(
+        id: Uuid,
+        created_at: i64,
+        seats: [LiveSeat; 2],
+        clock_settings: Option<ClockSettings>,
+        initial_fen: &str,
+        moves: &[String],
+        last_clock_ms: Option<(u64, u64)>,
+        ending: Option<Ending>,
+        draw_offer: Option<Side>,
+        now: Instant,
+    ) -> Result<LiveGame, String> {
+        let mut game = Game::from_fen(initial_fen).map_err(|err| format!("stored FEN: {err}"))?;
+        for (ply, uci) in moves.iter().enumerate() {
+            game.play_uci(uci)
+                .map_err(|err| format!("stored move {ply} ({uci}): {err}"))?;
+        }
+        let clock = clock_settings.map(|settings| match last_clock_ms {
+            Some((white, black)) => Clock::with_remaining(settings, white, black),
+            None => Clock::new(settings),
+        });
+        let mut live = LiveGame {
+            id,
+            created_at,
+            game,
+            seats,
+            clock_settings,
+            clock,
+            ending,
+            draw_offer,
+            spectators: 0,
+        };
+        if live.status() == Status::Active {
+            live.start_clock(now);
+        }
+        Ok(live)
+    }
+
+    pub fn status(&self) -> Status {
+        if self.ending.is_some() {
+            Status::Finished
+        } else if self.seats.iter().any(LiveSeat::is_free) {
+            Status::Waiting
+        } else {
+            Status::Active
+        }
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.ending.is_some()
+    }
+
+    pub fn ending(&self) -> Option<Ending> {
+        self.ending
+    }
+
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    pub fn seat(&self, side: Side) -> &LiveSeat {
+        &self.seats[side.index()]
+    }
+
+    pub fn clock_settings(&self) -> Option<ClockSettings> {
+        self.clock_settings
+    }
+
+    pub fn draw_offer(&self) -> Option<Side> {
+        self.draw_offer
+    }
+
+    pub fn turn(&self) -> Side {
+        self.game.position().turn().into()
+    }
+
+    /// The seat whose token hashes to `token`.
+    pub fn side_of(&self, token: &TokenHash) -> Option<Side> {
+        Side::BOTH
+            .into_iter()
+            .find(|side| self.seat(*side).token() == Some(token))
+    }
+
+    /// The AI level to move now, if the side to move is a computer seat and
+    /// the game is on.
+    pub fn ai_to_move(&self) -> Option<u8> {
+        if self.status() != Status::Active {
+            return None;
+        }
+        self.seat(self.turn()).ai_level()
+    }
+
+    pub fn is_ai_vs_ai(&self) -> bool {
+        self.seats.iter().all(|seat| seat.ai_level().is_some())
+    }
+
+    pub fn clock(&self) -> Option<&Clock> {
+        self.clock.as_ref()
+    }
+
+    /// When the running side's flag falls.
+    pub fn deadline(&self) -> Option<Instant> {
+        if self.is_finished() {
+            return None;
+        }
+        self.clock.as_ref().and_then(Clock::deadline)
+    }
+
+    fn start_clock(&mut self, now: Instant) {
+        let turn = self.turn();
+        if let Some(clock) = &mut self.clock {
+            clock.start(turn, now);
+        }
+    }
+
+    /// Takes the free human seat for the holder of `token`.
+    pub fn join(
+        &mut self,
+        token: TokenHash,
+        player: Option<PlayerRef>,
+        now: Instant,
+    ) -> Result<Side, ApiError> {
+        let free = Side::BOTH
+            .into_iter()
+            .find(|side| self.seat(*side).is_free());
+        let Some(side) = free else {
+            return Err(ApiError::SeatTaken);
+        };
+        self.take_seat(side, token, player, now)?;
+        Ok(side)
+    }
+
+    /// Gives the free human seat `side` to the holder of `token`.
+    pub fn take_seat(
+        &mut self,
+        side: Side,
+        token: TokenHash,
+        player: Option<PlayerRef>,
+        now: Instant,
+    ) -> Result<(), ApiError> {
+        if self.is_finished() {
+            return Err(ApiError::GameOver);
+        }
+        if !self.seat(side).is_free() {
+            return Err(ApiError::SeatTaken);
+        }
+        self.seats[side.index()] = LiveSeat::Human {
+            token: Some(token),
+            player,
+            connections: 0,
+        };
+        if self.status() == Status::Active {
+            self.start_clock(now);
+        }
+        Ok(())
+    }
+
+    fn ensure_playing(&self) -> Result<(), ApiError> {
+        if self.is_finished() {
+            return Err(ApiError::GameOver);
+        }
+        if self.status() == Status::Waiting {
+            return Err(ApiError::NotYourTurn(
+                "the game has not started: waiting for an opponent to join".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Plays `uci` for `side`. Ends the game when the move does (checkmate,
+    /// stalemate, repetition, fifty moves, insufficient material).
+    pub fn play(&mut self, side: Side, uci: &str, now: Instant) -> Result<PlayedMove, ApiError> {
+        self.ensure_playing()?;
+        if side != self.turn() {
+            return Err(ApiError::NotYourTurn("it is not your turn".into()));
+        }
+        let mv = self
+            .game
+            .position()
+            .parse_uci(uci)
+            .map_err(|err| match err {
+                UciMoveError::Syntax(text) => {
+                    ApiError::IllegalMove(format!("not a move in UCI notation: {text:?}"))
+                }
+                UciMoveError::Illegal(text) => {
+                    ApiError::IllegalMove(format!("{text} is not legal in this position"))
+                }
+            })?;
+        self.play_move(mv, now)
+    }
+
+    /// Plays a legal move for the side to move (the AI's path).
+    pub fn play_move(&mut self, mv: Move, now: Instant) -> Result<PlayedMove, ApiError> {
+        let mover = self.turn();
+        let ply = self.game.moves().len();
+        self.game
+            .play(mv)
+            .map_err(|err| ApiError::IllegalMove(err.to_string()))?;
+        let san = self.game.san_moves()[ply].clone();
+        if let Some(clock) = &mut self.clock {
+            clock.press(mover, now);
+        }
+        // A move declines the opponent's standing offer; the mover's own
+        // offer stands until the opponent has moved in turn.
+        if self.draw_offer == Some(mover.other()) {
+            self.draw_offer = None;
+        }
+        if let Some(outcome) = self.game.outcome() {
+            self.finish(Ending::from_outcome(outcome), now);
+        }
+        let clock_ms = self.clock.as_ref().map(|clock| {
+            let view = clock.view(now);
+            (view.white_ms, view.black_ms)
+        });
+        Ok(PlayedMove {
+            ply,
+            mv,
+            uci: mv.to_uci(),
+            san,
+            clock_ms,
+        })
+    }
+
+    /// Resigns for `side`. Before the game has started there is nothing to
+    /// lose: the game is aborted instead (it counts nowhere).
+    pub fn resign(&mut self, side: Side, now: Instant) -> Result<(), ApiError> {
+        if self.is_finished() {
+            return Err(ApiError::GameOver);
+        }
+        let ending = if self.status() == Status::Waiting {
+            Ending {
+                winner: None,
+                termination: Termination::Aborted,
+            }
+        } else {
+            Ending {
+                winner: Some(side.other()),
+                termination: Termination::Resignation,
+            }
+        };
+        self.finish(ending, now);
+        Ok(())
+    }
+
+    /// Offers a draw, or accepts the opponent's standing offer.
+    pub fn draw(&mut self, side: Side, now: Instant) -> Result<(), ApiError> {
+        self.ensure_playing()?;
+        match self.draw_offer {
+            Some(offerer) if offerer == side.other() => {
+                self.finish(
+                    Ending {
+                        winner: None,
+                        termination: Termination::Agreement,
+                    },
+                    now,
+                );
+            }
+            _ => self.draw_offer = Some(side),
+        }
+        Ok(())
+    }
+
+    /// Ends the game on time if the running side's flag has fallen. Losing
+    /// on time against a side that cannot possibly mate is a draw (FIDE
+    /// 6.9).
+    pub fn check_flag(&mut self, now: Instant) -> bool {
+        if self.is_finished() {
+            return false;
+        }
+        let Some(flagged) = self.clock.as_ref().and_then(|clock| clock.flagged(now)) else {
+            return false;
+        };
+        let opponent = flagged.other();
+        let winner = if self
+            .game
+            .position()
+            .has_insufficient_material(opponent.into())
+        {
+            None
+        } else {
+            Some(opponent)
+        };
+        self.finish(
+            Ending {
+                winner,
+                termination: Termination::Timeout,
+            },
+            now,
+        );
+        true
+    }
+
+    /// Stops the running clock (the AI v AI pacing pause: the computed move
+    /// waits without costing its side time).
+    pub fn pause_clock(&mut self, now: Instant) {
+        if let Some(clock) = &mut self.clock {
+            clock.stop(now);
+        }
+    }
+
+    fn finish(&mut self, ending: Ending, now: Instant) {
+        self.ending = Some(ending);
+        self.draw_offer = None;
+        if let Some(clock) = &mut self.clock {
+            clock.stop(now);
+        }
+    }
+
+    /// Counts a WebSocket connection for a seat, or a spectator.
+    pub fn connect(&mut self, side: Option<Side>, delta: i32) {
+        let apply = |count: &mut u32| {
+            *count = if delta >= 0 {
+                count.saturating_add(delta.unsigned_abs())
+            } else {
+                count.saturating_sub(delta.unsigned_abs())
+            };
+        };
+        match side {
+            None => apply(&mut self.spectators),
+            Some(side) => {
+                if let LiveSeat::Human { connections, .. } = &mut self.seats[side.index()] {
+                    apply(connections);
+                }
+            }
+        }
+    }
+
+    pub fn state(&self, now: Instant) -> GameState {
+        let position = self.game.position();
+        let finished = self.is_finished();
+        GameState {
+            id: self.id.to_string(),
+            status: self.status(),
+            white: self.seat(Side::White).view(),
+            black: self.seat(Side::Black).view(),
+            initial_fen: self.game.initial_position().to_fen(),
+            fen: position.to_fen(),
+            turn: self.turn(),
+            moves: self.game.moves().iter().map(|mv| mv.to_uci()).collect(),
+            san: self.game.san_moves().to_vec(),
+            legal_moves: if finished {
+                Vec::new()
+            } else {
+                position
+                    .legal_moves()
+                    .iter()
+                    .map(|mv| mv.to_uci())
+                    .collect()
+            },
+            check: position.is_check(),
+            result: self.ending.and_then(|e| e.result()).map(str::to_string),
+            termination: self.ending.map(|e| e.termination.as_str().to_string()),
+            clock: self.clock.as_ref().map(|clock| clock.view(now)),
+            draw_offer: self.draw_offer,
+            spectators: self.spectators,
+            created_at: self.created_at,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::auth::mint;
+
+    fn human_game(clock: Option<ClockSettings>, fen: Option<&str>) -> LiveGame {
+        LiveGame::new(
+            Uuid::new_v4(),
+            0,
+            [SeatKind::Human, SeatKind::Human],
+            clock,
+            fen,
+        )
+        .unwrap()
+    }
+
+    fn seated(mut live: LiveGame) -> LiveGame {
+        let now = Instant::now();
+        live.join(mint().unwrap().hash, None, now).unwrap();
+        live.join(mint().unwrap().hash, None, now).unwrap();
+        live
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn waiting_until_both_seats_are_taken() {
+        let mut live = human_game(None, None);
+        let now = Instant::now();
+        assert_eq!(live.status(), Status::Waiting);
+        assert_eq!(
+            live.join(mint().unwrap().hash, None, now).unwrap(),
+            Side::White
+        );
+        assert!(matches!(
+            live.play(Side::White, "e2e4", now),
+            Err(ApiError::NotYourTurn(_))
+        ));
+        assert_eq!(
+            live.join(mint().unwrap().hash, None, now).unwrap(),
+            Side::Black
+        );
+        assert_eq!(live.status(), Status::Active);
+        assert!(matches!(
+            live.join(mint().unwrap().hash, None, now),
+            Err(ApiError::SeatTaken)
+        ));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn fools_mate_ends_the_game() {
+        let mut live = seated(human_game(None, None));
+        let now = Instant::now();
+        for (side, uci) in [
+            (Side::White, "f2f3"),
+            (Side::Black, "e7e5"),
+            (Side::White, "g2g4"),
+        ] {
+            live.play(side, uci, now).unwrap();
+        }
+        assert!(matches!(
+            live.play(Side::White, "a2a3", now),
+            Err(ApiError::NotYourTurn(_))
+        ));
+        assert!(matches!(
+            live.play(Side::Black, "e1e2", now),
+            Err(ApiError::IllegalMove(_))
+        ));
+        assert!(matches!(
+            live.play(Side::Black, "zz", now),
+            Err(ApiError::IllegalMove(_))
+        ));
+        let played = live.play(Side::Black, "d8h4", now).unwrap();
+        assert_eq!(played.san, "Qh4#");
+        assert_eq!(played.ply, 3);
+        let state = live.state(now);
+        assert_eq!(state.status, Status::Finished);
+        assert_eq!(state.result.as_deref(), Some("0-1"));
+        assert_eq!(state.termination.as_deref(), Some("checkmate"));
+        assert!(state.legal_moves.is_empty());
+        assert!(state.check);
+        assert!(matches!(
+            live.play(Side::White, "a2a3", now),
+            Err(ApiError::GameOver)
+        ));
+        assert!(matches!(
+            live.resign(Side::White, now),
+            Err(ApiError::GameOver)
+        ));
+        assert!(matches!(
+            live.draw(Side::White, now),
+            Err(ApiError::GameOver)
+        ));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn draw_offer_accept_and_decline_by_moving() {
+        let mut live = seated(human_game(None, None));
+        let now = Instant::now();
+        live.draw(Side::White, now).unwrap();
+        assert_eq!(live.draw_offer(), Some(Side::White));
+        live.play(Side::White, "e2e4", now).unwrap();
+        // White's own offer stands while black thinks...
+        assert_eq!(live.draw_offer(), Some(Side::White));
+        // ...and black declines it by moving.
+        live.play(Side::Black, "e7e5", now).unwrap();
+        assert_eq!(live.draw_offer(), None);
+        live.draw(Side::Black, now).unwrap();
+        live.draw(Side::Black, now).unwrap();
+        assert!(!live.is_finished());
+        live.draw(Side::White, now).unwrap();
+        let state = live.state(now);
+        assert_eq!(state.result.as_deref(), Some("1/2-1/2"));
+        assert_eq!(state.termination.as_deref(), Some("agreement"));
+        assert_eq!(state.draw_offer, None);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn resign_before_the_start_aborts() {
+        let mut live = human_game(None, None);
+        let now = Instant::now();
+        live.join(mint().unwrap().hash, None, now).unwrap();
+        live.resign(Side::White, now).unwrap();
+        let state = live.state(now);
+        assert_eq!(state.termination.as_deref(), Some("aborted"));
+        assert_eq!(state.result, None);
+        let mut live = seated(human_game(None, None));
+        live.resign(Side::Black, now).unwrap();
+        assert_eq!(live.state(now).result.as_deref(), Some("1-0"));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn flag_fall_loses_unless_the_opponent_cannot_mate() {
+        let clock = Some(ClockSettings {
+            initial_ms: 1_000,
+            increment_ms: 0,
+        });
+        let mut live = seated(human_game(clock, None));
+        let deadline = live.deadline().unwrap();
+        assert!(!live.check_flag(Instant::now()));
+        tokio::time::sleep_until(deadline).await;
+        assert!(live.check_flag(Instant::now()));
+        let state = live.state(Instant::now());
+        assert_eq!(state.result.as_deref(), Some("0-1"));
+        assert_eq!(state.termination.as_deref(), Some("timeout"));
+        assert_eq!(state.clock.unwrap().white_ms, 0);
+        assert_eq!(state.clock.unwrap().running, None);
+
+        // White flags, but black has only king and bishop: it cannot mate, a draw.
+        let fen = "4k3/8/8/8/8/8/3Q4/4K1b1 w - - 0 1";
+        let mut live = seated(human_game(clock, Some(fen)));
+        tokio::time::advance(Duration::from_millis(1_000)).await;
+        assert!(live.check_flag(Instant::now()));
+        let state = live.state(Instant::now());
+        assert_eq!(state.result.as_deref(), Some("1/2-1/2"));
+        assert_eq!(state.termination.as_deref(), Some("timeout"));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn moves_press_the_clock() {
+        let clock = Some(ClockSettings {
+            initial_ms: 10_000,
+            increment_ms: 1_000,
+        });
+        let mut live = seated(human_game(clock, None));
+        tokio::time::advance(Duration::from_millis(2_500)).await;
+        let played = live.play(Side::White, "e2e4", Instant::now()).unwrap();
+        assert_eq!(played.clock_ms, Some((8_500, 10_000)));
+        assert_eq!(live.clock().unwrap().running(), Some(Side::Black));
+    }
+
+    #[test]
+    fn custom_starts_are_checked() {
+        let seats = [SeatKind::Human, SeatKind::Human];
+        assert!(matches!(
+            LiveGame::new(Uuid::new_v4(), 0, seats, None, Some("not a fen")),
+            Err(ApiError::BadRequest(_))
+        ));
+        // Already checkmated: refused.
+        let mated = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3";
+        assert!(LiveGame::new(Uuid::new_v4(), 0, seats, None, Some(mated)).is_err());
+        let live = LiveGame::new(
+            Uuid::new_v4(),
+            0,
+            seats,
+            None,
+            Some("4k3/8/8/8/8/8/4P3/4K3 b - - 0 1"),
+        )
+        .unwrap();
+        assert_eq!(live.turn(), Side::Black);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn connections_are_counted() {
+        let mut live = seated(human_game(None, None));
+        live.connect(Some(Side::White), 1);
+        live.connect(None, 1);
+        live.connect(None, 1);
+        let state = live.state(Instant::now());
+        assert!(matches!(
+            state.white,
+            SeatView::Human {
+                connected: true,
+                ..
+            }
+        ));
+        assert!(matches!(
+            state.black,
+            SeatView::Human {
+                connected: false,
+                ..
+            }
+        ));
+        assert_eq!(state.spectators, 2);
+        live.connect(Some(Side::White), -1);
+        live.connect(None, -5);
+        let state = live.state(Instant::now());
+        assert!(matches!(
+            state.white,
+            SeatView::Human {
+                connected: false,
+                ..
+            }
+        ));
+        assert_eq!(state.spectators, 0);
+    }
+}

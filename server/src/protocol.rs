@@ -1,0 +1,407 @@
+//! The JSON shapes of the public contract (`docs/API.md`): what clients send
+//! and what the server answers, over HTTP, NDJSON and WebSocket alike.
+//!
+//! Requests parse straight into domain types where that is cheap (colours,
+//! seat kinds); the remaining checks (level range, clock range, FEN) happen in
+//! [`CreateGame::validate`] so a bad value is a `bad_request` with a message
+//! that says what was wrong.
+
+use rookery_engine::Color;
+use serde::{Deserialize, Serialize};
+
+use crate::error::ApiError;
+
+/// A colour as the contract spells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    White,
+    Black,
+}
+
+impl Side {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Side::White => "white",
+            Side::Black => "black",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Side> {
+        match text {
+            "white" => Some(Side::White),
+            "black" => Some(Side::Black),
+            _ => None,
+        }
+    }
+
+    pub fn other(self) -> Side {
+        match self {
+            Side::White => Side::Black,
+            Side::Black => Side::White,
+        }
+    }
+
+    pub fn index(self) -> usize {
+        match self {
+            Side::White => 0,
+            Side::Black => 1,
+        }
+    }
+
+    pub const BOTH: [Side; 2] = [Side::White, Side::Black];
+}
+
+impl From<Color> for Side {
+    fn from(color: Color) -> Side {
+        match color {
+            Color::White => Side::White,
+            Color::Black => Side::Black,
+        }
+    }
+}
+
+impl From<Side> for Color {
+    fn from(side: Side) -> Color {
+        match side {
+            Side::White => Color::White,
+            Side::Black => Color::Black,
+        }
+    }
+}
+
+// ---------------------------------------------------------------- requests
+
+/// `{"kind": "human"}` or `{"kind": "ai", "level": 1..8}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum SeatRequest {
+    Human,
+    Ai { level: i64 },
+}
+
+/// The optional clock of a new game, in seconds.
+#[derive(Debug, Clone, Copy, Deserialize)]
+pub struct ClockRequest {
+    pub initial: f64,
+    #[serde(default)]
+    pub increment: f64,
+}
+
+/// `POST /api/games`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct CreateGame {
+    pub white: SeatRequest,
+    pub black: SeatRequest,
+    #[serde(rename = "as", default)]
+    pub as_side: Option<Side>,
+    #[serde(default)]
+    pub clock: Option<ClockRequest>,
+    #[serde(default)]
+    pub fen: Option<String>,
+}
+
+/// The longest clock a game may have (three hours) and the largest increment
+/// (three minutes): generous for real play, and keeps millisecond values far
+/// from overflow.
+const MAX_INITIAL_MS: u64 = 3 * 60 * 60 * 1000;
+const MAX_INCREMENT_MS: u64 = 3 * 60 * 1000;
+
+/// A seat of a new game once checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeatKind {
+    Human,
+    Ai { level: u8 },
+}
+
+/// A validated game request.
+#[derive(Debug, Clone)]
+pub struct NewGame {
+    pub seats: [SeatKind; 2],
+    /// The human seat the creator takes, if any.
+    pub creator_side: Option<Side>,
+    pub clock: Option<ClockSettings>,
+    pub fen: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClockSettings {
+    pub initial_ms: u64,
+    pub increment_ms: u64,
+}
+
+impl CreateGame {
+    pub fn validate(self) -> Result<NewGame, ApiError> {
+        let seat = |request: SeatRequest, side: Side| match request {
+            SeatRequest::Human => Ok(SeatKind::Human),
+            SeatRequest::Ai { level } => match u8::try_from(level) {
+                Ok(level) if rookery_engine::level::level(level).is_some() => {
+                    Ok(SeatKind::Ai { level })
+                }
+                _ => Err(ApiError::BadRequest(format!(
+                    "{}: AI level must be 1 to 8, not {level}",
+                    side.as_str()
+                ))),
+            },
+        };
+        let seats = [
+            seat(self.white, Side::White)?,
+            seat(self.black, Side::Black)?,
+        ];
+        let humans: Vec<Side> = Side::BOTH
+            .into_iter()
+            .filter(|side| seats[side.index()] == SeatKind::Human)
+            .collect();
+        let creator_side = match (self.as_side, humans.as_slice()) {
+            (Some(side), _) if humans.contains(&side) => Some(side),
+            (Some(side), _) => {
+                return Err(ApiError::BadRequest(format!(
+                    "\"as\": {} is not a human seat",
+                    side.as_str()
+                )))
+            }
+            (None, []) => None,
+            (None, [only]) => Some(*only),
+            (None, _) => Some(Side::White),
+        };
+        let clock = match self.clock {
+            None => None,
+            Some(clock) => Some(validate_clock(clock)?),
+        };
+        let fen = self
+            .fen
+            .map(|fen| fen.trim().to_string())
+            .filter(|fen| !fen.is_empty());
+        Ok(NewGame {
+            seats,
+            creator_side,
+            clock,
+            fen,
+        })
+    }
+}
+
+fn validate_clock(clock: ClockRequest) -> Result<ClockSettings, ApiError> {
+    let to_ms = |seconds: f64| -> Option<u64> {
+        if seconds.is_finite() && seconds >= 0.0 {
+            Some((seconds * 1000.0).round() as u64)
+        } else {
+            None
+        }
+    };
+    let initial_ms = to_ms(clock.initial)
+        .filter(|ms| (1..=MAX_INITIAL_MS).contains(ms))
+        .ok_or_else(|| {
+            ApiError::BadRequest(
+                "clock.initial must be more than 0 and at most 10800 seconds".into(),
+            )
+        })?;
+    let increment_ms = to_ms(clock.increment)
+        .filter(|ms| *ms <= MAX_INCREMENT_MS)
+        .ok_or_else(|| ApiError::BadRequest("clock.increment must be 0 to 180 seconds".into()))?;
+    Ok(ClockSettings {
+        initial_ms,
+        increment_ms,
+    })
+}
+
+/// `POST /api/players`.
+#[derive(Debug, Deserialize)]
+pub struct CreatePlayer {
+    pub name: String,
+}
+
+/// `POST /api/games/{id}/move`.
+#[derive(Debug, Deserialize)]
+pub struct MoveRequest {
+    pub uci: String,
+}
+
+/// `GET /api/games?status=&limit=`.
+#[derive(Debug, Deserialize)]
+pub struct ListQuery {
+    #[serde(default)]
+    pub status: Option<String>,
+    #[serde(default)]
+    pub limit: Option<String>,
+}
+
+/// `GET /ws/games/{id}?token=`.
+#[derive(Debug, Deserialize)]
+pub struct WsQuery {
+    #[serde(default)]
+    pub token: Option<String>,
+}
+
+/// A client's WebSocket message.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum ClientMessage {
+    Move { uci: String },
+    Resign,
+    Draw,
+}
+
+// ---------------------------------------------------------------- responses
+
+/// The whole public state of a game.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GameState {
+    pub id: String,
+    pub status: Status,
+    pub white: SeatView,
+    pub black: SeatView,
+    pub initial_fen: String,
+    pub fen: String,
+    pub turn: Side,
+    pub moves: Vec<String>,
+    pub san: Vec<String>,
+    pub legal_moves: Vec<String>,
+    pub check: bool,
+    pub result: Option<String>,
+    pub termination: Option<String>,
+    pub clock: Option<ClockView>,
+    pub draw_offer: Option<Side>,
+    /// Added to the contract: read-only WebSocket connections watching now.
+    pub spectators: u32,
+    /// Added to the contract: creation time, milliseconds since the Unix epoch.
+    pub created_at: i64,
+}
+
+impl GameState {
+    pub fn is_finished(&self) -> bool {
+        self.status == Status::Finished
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Waiting,
+    Active,
+    Finished,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Waiting => "waiting",
+            Status::Active => "active",
+            Status::Finished => "finished",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Status> {
+        match text {
+            "waiting" => Some(Status::Waiting),
+            "active" => Some(Status::Active),
+            "finished" => Some(Status::Finished),
+            _ => None,
+        }
+    }
+}
+
+/// A seat as shown in a GameState.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum SeatView {
+    Human {
+        name: Option<String>,
+        connected: bool,
+        /// Added to the contract: whether someone holds this seat.
+        taken: bool,
+    },
+    Ai {
+        level: u8,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClockView {
+    pub white_ms: u64,
+    pub black_ms: u64,
+    pub increment_ms: u64,
+    pub running: Option<Side>,
+}
+
+/// The secret that lets its holder move for a colour.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Seat {
+    pub color: Side,
+    pub token: String,
+}
+
+/// `POST /api/games` and `POST /api/games/{id}/join`.
+#[derive(Debug, Clone, Serialize)]
+pub struct GameWithSeat {
+    pub game: GameState,
+    pub seat: Option<Seat>,
+}
+
+/// `POST /api/players`.
+#[derive(Debug, Serialize)]
+pub struct PlayerCreated {
+    pub id: String,
+    pub name: String,
+    pub token: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct GameList {
+    pub games: Vec<GameState>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct LevelView {
+    pub level: u8,
+    pub name: &'static str,
+    pub elo: Option<u32>,
+    /// Added: the deepest search in plies, `null` for no limit.
+    pub max_depth: Option<u32>,
+    /// Added: the longest think per move, in milliseconds.
+    pub max_think_ms: u64,
+    /// Added: the most nodes searched per move, `null` for no limit.
+    pub max_nodes: Option<u64>,
+    /// Added: randomness of the move choice in centipawns (0: always best).
+    pub temperature_cp: u32,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct Scoreboard {
+    pub colors: ColorScore,
+    pub players: Vec<PlayerScore>,
+    pub ai: Vec<AiScore>,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct ColorScore {
+    pub white: i64,
+    pub black: i64,
+    pub draws: i64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct PlayerScore {
+    pub name: String,
+    pub games: i64,
+    pub wins: i64,
+    pub losses: i64,
+    pub draws: i64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct AiScore {
+    pub level: u8,
+    pub games: i64,
+    pub wins: i64,
+    pub losses: i64,
+    pub draws: i64,
+}
+
+/// A server's WebSocket message.
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum ServerMessage<'a> {
+    State { game: &'a GameState },
+    Error { code: &'static str, message: String },
+}

@@ -1,0 +1,169 @@
+// Test harness: the real rookery-server on port 0 with a temporary SQLite
+// database, and Debian's headless Chromium driven by playwright-core.
+
+import { spawn } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const ARTIFACTS = join(ROOT, 'artifacts', 'e2e');
+const STARTUP_TIMEOUT_MS = 60_000;
+
+// `dir` and `addr` let a test restart a server on the same database and port.
+export async function startServer({ dir = mkdtempSync(join(tmpdir(), 'rookery-e2e-')), addr = '127.0.0.1:0' } = {}) {
+  const bin = process.env.ROOKERY_SERVER_BIN || join(ROOT, 'target', 'debug', 'rookery-server');
+  const database = `sqlite://${join(dir, 'e2e.db')}`;
+  // The client under test is this checkout's web/, whatever the binary's default.
+  const args = ['--addr', addr, '--database', database, '--web-dir', join(ROOT, 'web')];
+  const child = spawn(bin, args, {
+    cwd: ROOT,
+    env: { ...process.env, RUST_LOG: process.env.RUST_LOG || 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  child.stderr.on('data', (chunk) => { log += chunk; });
+  const url = await new Promise((resolveUrl, reject) => {
+    let out = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not print its address within ${STARTUP_TIMEOUT_MS} ms\n${out}\n${log}`));
+    }, STARTUP_TIMEOUT_MS);
+    child.on('error', (error) => { clearTimeout(timer); reject(error); });
+    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited early with ${code}\n${out}\n${log}`)); });
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const match = out.match(/listening on (http:\/\/\S+)/);
+      if (match) {
+        clearTimeout(timer);
+        resolveUrl(match[1].replace(/\/$/, ''));
+      }
+    });
+  });
+  child.removeAllListeners('exit');
+  return {
+    url,
+    dir,
+    log: () => log,
+    // A crash: SIGKILL, database left in place for a restart.
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((done) => child.once('exit', done));
+        child.kill('SIGKILL');
+        await exited;
+      }
+    },
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((done) => child.once('exit', done));
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function launchBrowser() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+// A page whose console errors and uncaught exceptions are collected; every
+// test ends by asserting the list is empty.
+export async function openPage(context, errors, url) {
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(`${page.url()}: console error: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => errors.push(`${page.url()}: uncaught: ${error.message}`));
+  if (url) await page.goto(url);
+  return page;
+}
+
+export async function screenshot(page, name) {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const path = join(ARTIFACTS, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
+
+export async function api(base, method, path, { body, token } = {}) {
+  const headers = {};
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const response = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path} -> ${response.status} ${text}`);
+  return text && response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text;
+}
+
+// Polls until `check` returns a truthy value; fails after `timeout` ms.
+export async function waitUntil(check, { timeout = 15_000, interval = 100, what = 'condition' } = {}) {
+  const deadline = Date.now() + timeout;
+  let last;
+  for (;;) {
+    try {
+      last = await check();
+      if (last) return last;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last: ${last})`);
+    await new Promise((done) => setTimeout(done, interval));
+  }
+}
+
+// The pieces the page shows, as "square:piece" strings, sorted.
+export async function boardPieces(page) {
+  return page.$$eval('.board [data-square] [data-piece]', (pieces) => pieces
+    .map((piece) => `${piece.closest('[data-square]').dataset.square}:${piece.dataset.piece}`)
+    .sort());
+}
+
+// The same from a FEN, for comparing with the server's state.
+export function fenPieces(fen) {
+  const result = [];
+  fen.split(' ')[0].split('/').forEach((row, index) => {
+    let file = 0;
+    for (const ch of row) {
+      if (/\d/.test(ch)) file += Number(ch);
+      else {
+        const color = ch === ch.toUpperCase() ? 'w' : 'b';
+        result.push(`${'abcdefgh'[file]}${8 - index}:${color}${ch.toUpperCase()}`);
+        file += 1;
+      }
+    }
+  });
+  return result.sort();
+}
+
+// Controls without an accessible name, described for the failure message:
+// every button, link and form field must have one (text, label or aria-label).
+export async function unnamedControls(page) {
+  return page.$$eval('button, a[href], input:not([type="hidden"]), select, textarea', (elements) => elements
+    .filter((el) => !el.closest('[hidden]') && el.getClientRects().length > 0)
+    .filter((el) => {
+      const label = el.getAttribute('aria-label') || el.getAttribute('aria-labelledby');
+      const text = el.textContent.trim();
+      const labels = el.labels ? el.labels.length : 0;
+      return !label && !labels && !(el.matches('button, a') && text);
+    })
+    .map((el) => el.outerHTML.slice(0, 120)));
+}

@@ -1,0 +1,333 @@
+//! Helpers for the black-box tests of `rookery-server`: start the real
+//! service in-process on port 0 with a temporary SQLite file, talk to it over
+//! HTTP and WebSocket, and wait for things with timeouts (never forever).
+
+#![allow(dead_code)]
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use rookery_server::Config;
+use serde_json::{json, Value};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+/// The longest any single wait in these tests may take.
+pub const WAIT: Duration = Duration::from_secs(20);
+
+/// Runs `future` or fails the test after `limit`.
+pub async fn within<T>(limit: Duration, what: &str, future: impl Future<Output = T>) -> T {
+    match tokio::time::timeout(limit, future).await {
+        Ok(value) => value,
+        Err(_) => panic!("timed out after {limit:?} waiting for {what}"),
+    }
+}
+
+/// A temporary directory holding the test's database.
+pub struct TestDb {
+    pub dir: tempfile::TempDir,
+}
+
+impl TestDb {
+    pub fn new() -> TestDb {
+        TestDb {
+            dir: tempfile::tempdir().expect("temporary directory"),
+        }
+    }
+
+    pub fn path(&self) -> PathBuf {
+        self.dir.path().join("rookery.db")
+    }
+
+    pub fn url(&self) -> String {
+        format!("sqlite://{}", self.path().display())
+    }
+}
+
+/// Test settings: fast AI pacing and a generous rate limit, unless a test
+/// asks otherwise.
+pub fn test_config(db: &TestDb) -> Config {
+    let mut config = Config::defaults();
+    config.addr = "127.0.0.1:0".into();
+    config.database = db.url();
+    config.ai_move_delay_ms = 0;
+    config.rate_limit = 1000.0;
+    config.rate_burst = 1000;
+    config.web_dir = db.dir.path().join("web");
+    config
+}
+
+/// A server running in this process.
+pub struct TestServer {
+    pub addr: SocketAddr,
+    pub http: reqwest::Client,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<anyhow::Result<()>>>,
+}
+
+impl TestServer {
+    pub async fn start(config: Config) -> TestServer {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("local address");
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(rookery_server::run(listener, config, async move {
+            // A dropped sender also stops the server.
+            let _ = stopped.await;
+        }));
+        let server = TestServer {
+            addr,
+            http: reqwest::Client::new(),
+            stop: Some(stop),
+            task: Some(task),
+        };
+        // Wait until it answers.
+        within(WAIT, "the server to answer /healthz", async {
+            loop {
+                if let Ok(response) = server.http.get(server.url("/healthz")).send().await {
+                    if response.status().is_success() {
+                        break;
+                    }
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        })
+        .await;
+        server
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{}", self.addr, path)
+    }
+
+    pub fn ws_url(&self, path: &str) -> String {
+        format!("ws://{}{}", self.addr, path)
+    }
+
+    /// Stops the server gracefully and waits for it (it must stop cleanly).
+    pub async fn stop(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(task) = self.task.take() {
+            within(WAIT, "the server to shut down", task)
+                .await
+                .expect("server task")
+                .expect("server result");
+        }
+    }
+
+    // ------------------------------------------------------------ requests
+
+    pub async fn get(&self, path: &str) -> (u16, Value) {
+        let response = self.http.get(self.url(path)).send().await.expect("GET");
+        read(response).await
+    }
+
+    pub async fn get_text(&self, path: &str) -> (u16, String, String) {
+        let response = self.http.get(self.url(path)).send().await.expect("GET");
+        let status = response.status().as_u16();
+        let content_type = response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string();
+        (status, content_type, response.text().await.expect("body"))
+    }
+
+    pub async fn post(&self, path: &str, token: Option<&str>, body: Option<Value>) -> (u16, Value) {
+        let mut request = self.http.post(self.url(path));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        read(request.send().await.expect("POST")).await
+    }
+
+    /// Creates a game; returns (GameState, seat token if any).
+    pub async fn create_game(&self, body: Value, player: Option<&str>) -> (Value, Option<String>) {
+        let (status, answer) = self.post("/api/games", player, Some(body)).await;
+        assert_eq!(status, 201, "create game: {answer}");
+        let token = answer["seat"]["token"].as_str().map(str::to_string);
+        (answer["game"].clone(), token)
+    }
+
+    /// Creates a human v human game and joins it: (game id, white, black).
+    pub async fn human_game(&self, extra: Value) -> (String, String, String) {
+        let mut body = json!({"white": {"kind": "human"}, "black": {"kind": "human"}});
+        if let (Some(body), Some(extra)) = (body.as_object_mut(), extra.as_object()) {
+            body.extend(extra.clone());
+        }
+        let (game, white) = self.create_game(body, None).await;
+        let id = game["id"].as_str().expect("id").to_string();
+        let (status, joined) = self
+            .post(&format!("/api/games/{id}/join"), None, None)
+            .await;
+        assert_eq!(status, 200, "join: {joined}");
+        assert_eq!(joined["seat"]["color"], "black");
+        let black = joined["seat"]["token"].as_str().expect("token").to_string();
+        (id, white.expect("white token"), black)
+    }
+
+    pub async fn play(&self, id: &str, token: &str, uci: &str) -> Value {
+        let (status, state) = self
+            .post(
+                &format!("/api/games/{id}/move"),
+                Some(token),
+                Some(json!({"uci": uci})),
+            )
+            .await;
+        assert_eq!(status, 200, "move {uci}: {state}");
+        state
+    }
+
+    pub async fn state(&self, id: &str) -> Value {
+        let (status, state) = self.get(&format!("/api/games/{id}")).await;
+        assert_eq!(status, 200, "state: {state}");
+        state
+    }
+
+    /// Polls the game until `done` holds for its state.
+    pub async fn wait_state(&self, id: &str, what: &str, done: impl Fn(&Value) -> bool) -> Value {
+        within(WAIT, what, async {
+            loop {
+                let state = self.state(id).await;
+                if done(&state) {
+                    return state;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        })
+        .await
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(task) = self.task.take() {
+            task.abort();
+        }
+    }
+}
+
+pub async fn read(response: reqwest::Response) -> (u16, Value) {
+    let status = response.status().as_u16();
+    let text = response.text().await.expect("body");
+    let value = serde_json::from_str(&text).unwrap_or(Value::String(text));
+    (status, value)
+}
+
+/// Asserts an error answer: status, code, and the contract's shape.
+pub fn assert_error(answer: &(u16, Value), status: u16, code: &str) {
+    assert_eq!(
+        answer.0, status,
+        "expected {status} {code}, got {}",
+        answer.1
+    );
+    assert_eq!(answer.1["error"]["code"], code, "{}", answer.1);
+    assert!(
+        answer.1["error"]["message"]
+            .as_str()
+            .is_some_and(|m| !m.is_empty()),
+        "error message: {}",
+        answer.1
+    );
+}
+
+// ---------------------------------------------------------------- WebSocket
+
+pub type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+pub struct WsClient {
+    pub socket: Socket,
+}
+
+impl WsClient {
+    pub async fn connect(server: &TestServer, id: &str, token: Option<&str>) -> WsClient {
+        let mut url = server.ws_url(&format!("/ws/games/{id}"));
+        if let Some(token) = token {
+            url.push_str(&format!("?token={token}"));
+        }
+        let (socket, _) = within(
+            WAIT,
+            "WebSocket connect",
+            tokio_tungstenite::connect_async(url),
+        )
+        .await
+        .expect("WebSocket connect");
+        WsClient { socket }
+    }
+
+    pub async fn send(&mut self, message: Value) {
+        self.socket
+            .send(Message::text(message.to_string()))
+            .await
+            .expect("WebSocket send");
+    }
+
+    pub async fn send_raw(&mut self, message: Message) {
+        self.socket.send(message).await.expect("WebSocket send");
+    }
+
+    /// The next JSON message (pings and pongs skipped).
+    pub async fn next(&mut self) -> Value {
+        within(WAIT, "a WebSocket message", async {
+            loop {
+                match self.socket.next().await {
+                    Some(Ok(Message::Text(text))) => {
+                        return serde_json::from_str(text.as_str()).expect("JSON message")
+                    }
+                    Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
+                    other => panic!("unexpected WebSocket event: {other:?}"),
+                }
+            }
+        })
+        .await
+    }
+
+    /// The next `state` message's game.
+    pub async fn next_state(&mut self) -> Value {
+        let message = self.next().await;
+        assert_eq!(message["type"], "state", "{message}");
+        message["game"].clone()
+    }
+
+    /// Skips states until `done` holds.
+    pub async fn state_where(&mut self, what: &str, done: impl Fn(&Value) -> bool) -> Value {
+        within(WAIT, what, async {
+            loop {
+                let message = self.next().await;
+                if message["type"] == "state" && done(&message["game"]) {
+                    return message["game"].clone();
+                }
+            }
+        })
+        .await
+    }
+
+    /// The next message, which must be an error with `code`.
+    pub async fn expect_error(&mut self, code: &str) {
+        let message = self.next().await;
+        assert_eq!(message["type"], "error", "expected error {code}: {message}");
+        assert_eq!(message["code"], code, "{message}");
+        assert!(message["message"].as_str().is_some_and(|m| !m.is_empty()));
+    }
+}
+
+/// The moves of a state as strings.
+pub fn moves(state: &Value) -> Vec<String> {
+    state["moves"]
+        .as_array()
+        .expect("moves")
+        .iter()
+        .map(|m| m.as_str().expect("move").to_string())
+        .collect()
+}

@@ -1,0 +1,96 @@
+// The only way the client talks HTTP to the server: the routes and error
+// shape of the public contract (docs/API.md).
+
+import { getPlayer, savePlayer, saveSeat, saveSettings } from './storage.js';
+
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+export async function api(method, path, { body, token } = {}) {
+  const headers = { Accept: 'application/json' };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (token) headers.Authorization = `Bearer ${token}`;
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError(0, 'network', 'Cannot reach the server. Check your connection.');
+  }
+  const text = await response.text();
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = null;
+  }
+  if (!response.ok) {
+    const error = data && data.error;
+    throw new ApiError(
+      response.status,
+      (error && error.code) || `http_${response.status}`,
+      (error && error.message) || response.statusText || 'Request failed',
+    );
+  }
+  return data;
+}
+
+let levelsPromise = null;
+
+// The AI levels rarely change; one request per page load is enough. A failure
+// yields an empty list so pages still render (levels then show by number).
+export function loadLevels() {
+  if (!levelsPromise) {
+    levelsPromise = api('GET', '/api/levels').then(
+      (levels) => (Array.isArray(levels) ? levels : []),
+      () => [],
+    );
+  }
+  return levelsPromise;
+}
+
+// Sends a request as the registered player when there is one. The server
+// answers 401 for a player token it does not know (say, after a database
+// reset); then the player is forgotten and the request goes out anonymously.
+export async function asPlayer(method, path, body) {
+  const player = getPlayer();
+  try {
+    return await api(method, path, { body, token: player ? player.token : undefined });
+  } catch (error) {
+    if (player && error.status === 401) {
+      savePlayer(null);
+      return api(method, path, { body });
+    }
+    throw error;
+  }
+}
+
+// Creates a game, remembers its seat and settings, and returns its id.
+export async function createGame(body) {
+  const created = await asPlayer('POST', '/api/games', body);
+  const id = created.game.id;
+  if (created.seat) saveSeat(id, created.seat);
+  saveSettings(id, { clock: body.clock || null });
+  return id;
+}
+
+// The time control of a game from its PGN's TimeControl tag ("300+3"), for
+// pages that did not create the game; null when absent or unreadable.
+export async function timeControlOf(gameId) {
+  try {
+    const response = await fetch(`/api/games/${encodeURIComponent(gameId)}/pgn`);
+    if (!response.ok) return null;
+    const match = (await response.text()).match(/\[TimeControl "(\d+)\+(\d+)"\]/);
+    return match ? { initial: Number(match[1]), increment: Number(match[2]) } : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,35 @@
+// Entry point: the server serves this one page for /, /games/{id}, /watch
+// and /scoreboard; the path decides which page to draw.
+
+import { h, clear } from './dom.js';
+import { gamePage } from './game.js';
+import { lobbyPage } from './lobby.js';
+import { scoreboardPage } from './scoreboard.js';
+import { watchPage } from './watch.js';
+
+function route(root, path) {
+  const match = path.match(/^\/games\/([^/]+)$/);
+  if (match) return { nav: null, run: () => gamePage(root, decodeURIComponent(match[1])) };
+  if (path === '/' || path === '/index.html') return { nav: '/', run: () => lobbyPage(root) };
+  if (path === '/watch') return { nav: '/watch', run: () => watchPage(root) };
+  if (path === '/scoreboard') return { nav: '/scoreboard', run: () => scoreboardPage(root) };
+  return {
+    nav: null,
+    run: async () => {
+      clear(root, h('section', { class: 'card narrow' }, h('h1', null, 'Page not found'), h('p', null, h('a', { href: '/' }, 'Back to the lobby'))));
+    },
+  };
+}
+
+const root = document.getElementById('app');
+const path = window.location.pathname.replace(/\/+$/, '') || '/';
+const { nav, run } = route(root, path);
+for (const link of document.querySelectorAll('.site-nav a')) {
+  if (link.getAttribute('href') === nav) link.setAttribute('aria-current', 'page');
+}
+run().catch((error) => {
+  clear(root, h('section', { class: 'card narrow' },
+    h('h1', null, 'Something went wrong'),
+    h('p', null, error && error.message ? error.message : String(error)),
+    h('p', null, h('a', { href: window.location.pathname }, 'Reload'))));
+});

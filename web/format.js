@@ -1,0 +1,76 @@
+// Words for what the GameState says: player labels, results, clocks.
+
+export const COLORS = ['white', 'black'];
+export const opposite = (color) => (color === 'white' ? 'black' : 'white');
+export const capitalize = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+
+export function levelLabel(level, levels) {
+  const info = (levels || []).find((entry) => entry.level === level);
+  if (!info) return `Level ${level}`;
+  const elo = typeof info.elo === 'number' ? ` (Elo ${info.elo})` : '';
+  return `Level ${level} · ${info.name}${elo}`;
+}
+
+// The name shown for one side of a game.
+export function sideLabel(side, color, levels) {
+  if (!side) return capitalize(color);
+  if (side.kind === 'ai') {
+    const info = (levels || []).find((entry) => entry.level === side.level);
+    return info ? `Rookery AI ${side.level} · ${info.name}` : `Rookery AI ${side.level}`;
+  }
+  return side.name || 'Anonymous';
+}
+
+export function matchLabel(game, levels) {
+  return `${sideLabel(game.white, 'white', levels)} vs ${sideLabel(game.black, 'black', levels)}`;
+}
+
+const REASONS = {
+  checkmate: 'by checkmate',
+  stalemate: 'by stalemate',
+  threefold_repetition: 'by threefold repetition',
+  fifty_moves: 'by the fifty-move rule',
+  insufficient_material: 'by insufficient material',
+  agreement: 'by agreement',
+};
+
+// { headline, reason } for a finished game.
+export function resultText(game) {
+  const { result, termination } = game;
+  if (termination === 'aborted') return { headline: 'Game aborted', reason: 'No result' };
+  let headline = 'Game over';
+  let loser = null;
+  if (result === '1-0') { headline = 'White wins'; loser = 'black'; }
+  else if (result === '0-1') { headline = 'Black wins'; loser = 'white'; }
+  else if (result === '1/2-1/2') headline = 'Draw';
+  let reason = REASONS[termination] || '';
+  if (termination === 'resignation') reason = loser ? `${capitalize(loser)} resigned` : 'by resignation';
+  if (termination === 'timeout') {
+    reason = loser ? `${capitalize(loser)} ran out of time` : 'Time ran out, but the opponent cannot mate';
+  }
+  return { headline, reason: reason ? capitalize(reason) : '' };
+}
+
+export function resultShort(game) {
+  if (game.status !== 'finished') return game.status === 'waiting' ? 'Waiting for a player' : 'Playing';
+  if (game.termination === 'aborted') return 'Aborted';
+  return game.result || 'Finished';
+}
+
+export function formatClock(ms) {
+  const clamped = Math.max(0, ms);
+  if (clamped < 10000) {
+    const tenths = Math.floor(clamped / 100);
+    return `0:0${Math.floor(tenths / 10)}.${tenths % 10}`;
+  }
+  const totalSeconds = Math.ceil(clamped / 1000);
+  const hours = Math.floor(totalSeconds / 3600);
+  const minutes = Math.floor((totalSeconds % 3600) / 60);
+  const seconds = String(totalSeconds % 60).padStart(2, '0');
+  return hours > 0 ? `${hours}:${String(minutes).padStart(2, '0')}:${seconds}` : `${minutes}:${seconds}`;
+}
+
+export function clockSettingsLabel(settings) {
+  if (!settings) return 'No clock';
+  return `${Math.round(settings.initial / 60 * 100) / 100}+${settings.increment}`;
+}

@@ -1,0 +1,685 @@
+// The game page (/games/{id}): play with a seat token, watch without one,
+// replay once finished. Everything drawn comes from the last GameState the
+// server sent; user input only ever becomes a request to the server.
+
+import { api, asPlayer, createGame, loadLevels, timeControlOf } from './api.js';
+import { h, clear } from './dom.js';
+import { BoardView, destsOf } from './board.js';
+import { isStandardStart, kingSquare, parseFen, positionsOf, splitUci } from './chess.js';
+import { capitalize, formatClock, matchLabel, opposite, resultText, sideLabel } from './format.js';
+import { GameSocket } from './socket.js';
+import { pieceElement } from './pieces.js';
+import { getSeat, getSettings, saveSeat, saveSettings } from './storage.js';
+
+const PENDING_TIMEOUT_MS = 8000;
+const LOW_TIME_MS = 20000;
+
+export async function gamePage(root, gameId) {
+  document.title = 'Game · Rookery';
+  const levelsPromise = loadLevels();
+  let game;
+  try {
+    game = await api('GET', `/api/games/${encodeURIComponent(gameId)}`);
+  } catch (error) {
+    clear(root, h('section', { class: 'card narrow' },
+      h('h1', null, error.status === 404 ? 'Game not found' : 'Could not load the game'),
+      h('p', null, error.status === 404 ? 'This game does not exist. The link may be mistyped.' : error.message),
+      h('p', null, h('a', { class: 'button', href: '/' }, 'Start a new game'))));
+    return;
+  }
+  const levels = await levelsPromise;
+
+  let seat = getSeat(gameId);
+  let notice = null;
+  if (!seat && game.status === 'waiting') {
+    // Opening an invite link takes the free seat; without one we watch.
+    try {
+      const joined = await joinGame(gameId);
+      seat = joined.seat;
+      saveSeat(gameId, seat);
+      game = joined.game;
+      notice = `You joined the game as ${seat.color}.`;
+    } catch (error) {
+      if (error.code !== 'seat_taken') notice = `Could not join: ${error.message}`;
+    }
+  }
+  const view = new GameView(root, gameId, levels, seat);
+  // A spectator of a game with one human sees it from that human's side.
+  if (!seat && game.white.kind === 'ai' && game.black.kind === 'human') view.orientation = 'black';
+  view.update(game);
+  if (notice) view.flash(notice);
+  view.connect();
+  if (game.clock && !getSettings(gameId)) {
+    // A friend or spectator did not create the game: read its time control
+    // from the PGN, for the clock label and a rematch at the same speed.
+    const clock = await timeControlOf(gameId);
+    if (clock) {
+      saveSettings(gameId, { clock });
+      view.render();
+    }
+  }
+}
+
+function joinGame(gameId) {
+  return asPlayer('POST', `/api/games/${encodeURIComponent(gameId)}/join`);
+}
+
+class GameView {
+  constructor(root, gameId, levels, seat) {
+    this.gameId = gameId;
+    this.levels = levels;
+    this.seat = seat;
+    this.game = null;
+    this.receivedAt = 0;
+    this.viewPly = null;
+    this.pending = null;
+    this.pendingTimer = null;
+    this.positionsCache = null;
+    this.socket = null;
+    this.connection = 'connecting';
+    this.orientation = seat && seat.color === 'black' ? 'black' : 'white';
+    this.renderedMoves = -1;
+    this.resignArmed = null;
+
+    this.board = new BoardView({ onMove: (uci) => this.sendMove(uci), label: 'Chess board' });
+    this.bars = { top: this.playerBar(), bottom: this.playerBar() };
+    this.title = h('h1', { class: 'game-title' });
+    this.meta = h('p', { class: 'game-meta' });
+    this.statusEl = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
+    this.connectionEl = h('span', { class: 'connection' });
+    this.flashEl = h('p', { class: 'flash', role: 'alert' });
+    this.inviteEl = h('div', { class: 'invite', hidden: true });
+    this.bannerEl = h('div', { class: 'banner', hidden: true, 'aria-live': 'polite' });
+    this.drawEl = h('p', { class: 'draw-offer', hidden: true });
+    this.movesEl = h('ol', { class: 'moves', 'aria-label': 'Moves' });
+    this.navButtons = {
+      first: h('button', { type: 'button', 'aria-label': 'First position', onclick: () => this.goTo(0) }, icon('first')),
+      prev: h('button', { type: 'button', 'aria-label': 'Previous move', onclick: () => this.step(-1) }, icon('prev')),
+      next: h('button', { type: 'button', 'aria-label': 'Next move', onclick: () => this.step(1) }, icon('next')),
+      last: h('button', { type: 'button', 'aria-label': 'Last move', onclick: () => this.goTo(Infinity) }, icon('last')),
+    };
+    this.resignButton = h('button', { type: 'button', class: 'danger', onclick: () => this.resign() }, 'Resign');
+    this.drawButton = h('button', { type: 'button', onclick: () => this.sendAction('draw') }, 'Offer draw');
+    // Resigning before the opponent arrives aborts the game (no result).
+    this.cancelButton = h('button', { type: 'button', onclick: () => this.sendAction('resign') }, 'Cancel game');
+    this.flipButton = h('button', { type: 'button', 'aria-label': 'Flip board', onclick: () => this.flip() }, 'Flip board');
+    this.pgnLink = h('a', {
+      class: 'button',
+      href: `/api/games/${encodeURIComponent(gameId)}/pgn`,
+      download: `rookery-${gameId}.pgn`,
+    }, 'Download PGN');
+
+    clear(root, h('section', { class: 'game-page' },
+      h('div', { class: 'board-area' }, this.bars.top.el, h('div', { class: 'board-holder' }, this.board.el), this.bars.bottom.el),
+      h('aside', { class: 'panel' },
+        h('div', { class: 'game-head' }, this.title, this.meta),
+        this.inviteEl,
+        this.flashEl,
+        h('div', { class: 'status-line' }, this.statusEl, this.connectionEl),
+        this.bannerEl,
+        this.drawEl,
+        h('div', { class: 'moves-box' }, this.movesEl),
+        h('nav', { class: 'replay-nav', 'aria-label': 'Move navigation' }, Object.values(this.navButtons)),
+        h('div', { class: 'actions' }, this.resignButton, this.drawButton, this.cancelButton, this.flipButton, this.pgnLink))));
+
+    this.movesEl.addEventListener('click', (event) => {
+      const button = event.target instanceof Element ? event.target.closest('[data-ply]') : null;
+      if (button) this.goTo(Number(button.dataset.ply));
+    });
+    document.addEventListener('keydown', (event) => this.onKey(event));
+    this.clockTimer = setInterval(() => this.renderClocks(), 100);
+  }
+
+  playerBar() {
+    const name = h('span', { class: 'player-name' });
+    const tag = h('span', { class: 'player-tag' });
+    const presence = h('span', { class: 'presence' });
+    const clock = h('div', { class: 'clock', role: 'timer', 'aria-live': 'off' });
+    const material = h('span', { class: 'material' });
+    const el = h('div', { class: 'player-bar' }, h('div', { class: 'player' }, presence, name, tag, material), clock);
+    return { el, name, tag, presence, clock, material, color: null };
+  }
+
+  connect() {
+    if (this.game && this.game.status === 'finished') {
+      this.connection = 'finished';
+      this.renderConnection();
+      return;
+    }
+    this.failures = 0;
+    this.socket = new GameSocket(this.gameId, this.seat && this.seat.token, {
+      onState: (game) => {
+        this.failures = 0;
+        this.update(game);
+      },
+      onError: (message) => this.onServerError(message),
+      onStatus: (status) => {
+        this.connection = status;
+        this.renderConnection();
+        if (status === 'closed') {
+          this.failures += 1;
+          if (this.failures >= 2 && this.seat) this.checkSeat();
+        }
+      },
+    });
+  }
+
+  // The server refuses the upgrade for a token it does not know (say, the
+  // database was reset). If a spectator connection works while ours keeps
+  // failing, the stored seat is dead: forget it and watch instead.
+  checkSeat() {
+    if (this.checkingSeat) return;
+    this.checkingSeat = true;
+    const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws';
+    const probe = new WebSocket(`${scheme}://${window.location.host}/ws/games/${encodeURIComponent(this.gameId)}`);
+    const done = () => {
+      this.checkingSeat = false;
+    };
+    probe.addEventListener('message', () => {
+      probe.close(1000);
+      done();
+      if (!this.seat || this.failures < 2 || !this.socket) return;
+      saveSeat(this.gameId, null);
+      this.seat = null;
+      this.socket.stop();
+      this.socket = null;
+      this.flash('The server no longer recognises this browser’s seat in the game, so you are watching it.');
+      this.connect();
+      this.render();
+    }, { once: true });
+    probe.addEventListener('close', done, { once: true });
+  }
+
+  update(game) {
+    const previous = this.game;
+    this.game = game;
+    this.receivedAt = performance.now();
+    if (!previous || previous.moves.length !== game.moves.length || game.status === 'finished') this.clearPending();
+    if (this.viewPly !== null && this.viewPly >= game.moves.length) this.viewPly = null;
+    if (game.status === 'finished' && this.socket) {
+      this.socket.stop();
+      this.socket = null;
+      this.connection = 'finished';
+    }
+    this.render();
+  }
+
+  onServerError(message) {
+    this.clearPending();
+    this.flash(explain(message.code, message.message));
+    this.render();
+  }
+
+  flash(text) {
+    this.flashEl.textContent = text || '';
+  }
+
+  clearPending() {
+    this.pending = null;
+    clearTimeout(this.pendingTimer);
+  }
+
+  // --- input -------------------------------------------------------------
+
+  canMove() {
+    const game = this.game;
+    // Moves count only once both seats are filled (the server says
+    // not_your_turn while waiting), so the board stays still until then.
+    return !!this.seat && game.status === 'active' && game.turn === this.seat.color
+      && this.viewPly === null && !this.pending;
+  }
+
+  async sendMove(uci) {
+    if (!this.canMove() || !this.game.legal_moves.includes(uci)) return;
+    this.flash('');
+    this.pending = uci;
+    this.pendingTimer = setTimeout(() => {
+      this.pending = null;
+      this.render();
+    }, PENDING_TIMEOUT_MS);
+    this.render();
+    if (this.socket && this.socket.send({ type: 'move', uci })) return;
+    await this.post('move', { uci });
+  }
+
+  async sendAction(type) {
+    if (!this.seat || this.game.status === 'finished') return;
+    this.flash('');
+    if (this.socket && this.socket.send({ type })) return;
+    await this.post(type);
+  }
+
+  // HTTP fallback while the socket is down.
+  async post(action, body) {
+    try {
+      const game = await api('POST', `/api/games/${encodeURIComponent(this.gameId)}/${action}`, {
+        body, token: this.seat.token,
+      });
+      if (game && game.moves.length >= this.game.moves.length) this.update(game);
+    } catch (error) {
+      this.onServerError({ code: error.code, message: error.message });
+    }
+  }
+
+  resign() {
+    if (this.resignArmed) {
+      clearTimeout(this.resignArmed);
+      this.resignArmed = null;
+      this.sendAction('resign');
+      this.render();
+      return;
+    }
+    this.resignArmed = setTimeout(() => {
+      this.resignArmed = null;
+      this.render();
+    }, 4000);
+    this.render();
+  }
+
+  flip() {
+    this.orientation = opposite(this.orientation);
+    this.render();
+  }
+
+  step(delta) {
+    const current = this.viewPly === null ? this.game.moves.length : this.viewPly;
+    this.goTo(current + delta);
+  }
+
+  goTo(ply) {
+    const last = this.game.moves.length;
+    const target = Math.max(0, Math.min(last, ply));
+    this.viewPly = target >= last ? null : target;
+    this.render();
+  }
+
+  onKey(event) {
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    const target = event.target;
+    if (target instanceof Element && target.closest('input, textarea, select, .board, [role="dialog"]')) return;
+    const keys = { ArrowLeft: () => this.step(-1), ArrowRight: () => this.step(1), Home: () => this.goTo(0), End: () => this.goTo(Infinity) };
+    const action = keys[event.key];
+    if (!action || !this.game) return;
+    event.preventDefault();
+    action();
+  }
+
+  // --- rendering -----------------------------------------------------------
+
+  positions() {
+    const game = this.game;
+    if (!this.positionsCache || this.positionsCache.length !== game.moves.length + 1) {
+      this.positionsCache = positionsOf(game.initial_fen, game.moves);
+    }
+    return this.positionsCache;
+  }
+
+  render() {
+    const game = this.game;
+    const levels = this.levels;
+    const total = game.moves.length;
+    const ply = this.viewPly === null ? total : this.viewPly;
+
+    this.title.textContent = matchLabel(game, levels);
+    const yourMove = this.seat && game.status === 'active' && game.turn === this.seat.color;
+    document.title = `${yourMove ? '● Your move · ' : ''}${matchLabel(game, levels)} · Rookery`;
+    const meta = [];
+    if (game.clock) meta.push(`Clock ${clockLabel(game, this.gameId)}`);
+    else meta.push('No clock');
+    if (!isStandardStart(game.initial_fen)) meta.push('Custom start');
+    if (typeof game.spectators === 'number' && game.status !== 'finished') meta.push(`${game.spectators} watching`);
+    if (this.seat) meta.push(`You play ${this.seat.color}`);
+    else meta.push('Spectating');
+    this.meta.textContent = meta.join(' · ');
+
+    // Board.
+    let position;
+    let check = null;
+    if (ply === total) {
+      position = parseFen(game.fen);
+      if (game.check) check = kingSquare(position.board, game.turn);
+    } else {
+      position = this.positions()[ply];
+      const san = game.san[ply - 1] || '';
+      if (/[+#]$/.test(san)) check = kingSquare(position.board, position.turn);
+    }
+    const last = ply > 0 ? splitUci(game.moves[ply - 1]) : null;
+    this.board.set({
+      position,
+      dests: this.canMove() ? destsOf(game.legal_moves) : new Map(),
+      lastMove: last ? [last.from, last.to] : null,
+      check,
+      orientation: this.orientation,
+    });
+    this.board.el.classList.toggle('history', ply !== total);
+    this.board.el.classList.toggle('pending', !!this.pending);
+
+    this.renderBars(position);
+    this.renderClocks();
+    this.renderStatus(ply, total);
+    this.renderInvite();
+    this.renderBanner();
+    this.renderDrawOffer();
+    this.renderMoves(ply);
+
+    this.navButtons.first.disabled = ply === 0;
+    this.navButtons.prev.disabled = ply === 0;
+    this.navButtons.next.disabled = ply === total;
+    this.navButtons.last.disabled = ply === total;
+
+    const playing = !!this.seat && game.status !== 'finished';
+    this.resignButton.hidden = !playing || game.status !== 'active';
+    this.resignButton.textContent = this.resignArmed ? 'Confirm resignation' : 'Resign';
+    this.drawButton.hidden = !playing || game.status !== 'active' || this.opponentIsAi();
+    this.cancelButton.hidden = !playing || game.status !== 'waiting';
+    const offer = game.draw_offer;
+    if (this.seat && offer === opposite(this.seat.color)) {
+      this.drawButton.textContent = 'Accept draw';
+      this.drawButton.disabled = false;
+    } else if (this.seat && offer === this.seat.color) {
+      this.drawButton.textContent = 'Draw offered';
+      this.drawButton.disabled = true;
+    } else {
+      this.drawButton.textContent = 'Offer draw';
+      this.drawButton.disabled = false;
+    }
+    this.renderConnection();
+  }
+
+  opponentIsAi() {
+    if (!this.seat) return false;
+    const other = this.game[opposite(this.seat.color)];
+    return !!other && other.kind === 'ai';
+  }
+
+  renderBars(position) {
+    const game = this.game;
+    const advantage = materialAdvantage(position.board);
+    const placement = { bottom: this.orientation, top: opposite(this.orientation) };
+    for (const [where, color] of Object.entries(placement)) {
+      const bar = this.bars[where];
+      const side = game[color];
+      bar.color = color;
+      bar.el.dataset.color = color;
+      bar.clock.dataset.clock = color;
+      bar.clock.setAttribute('aria-label', `${capitalize(color)} clock`);
+      bar.name.textContent = sideLabel(side, color, this.levels);
+      const mine = this.seat && this.seat.color === color;
+      bar.tag.textContent = mine ? '(you)' : '';
+      let presence = '';
+      let presenceLabel = '';
+      if (side && side.kind === 'human') {
+        // `taken` is the server's addition to the contract; without it a
+        // nameless, unconnected seat of a waiting game is the free one.
+        const free = game.status === 'waiting' && !mine
+          && (side.taken === false || (side.taken === undefined && !side.name && !side.connected));
+        presence = free ? 'free' : side.connected ? 'online' : 'offline';
+        presenceLabel = free ? 'Seat free' : side.connected ? 'Connected' : 'Not connected';
+        if (free) bar.name.textContent = 'Waiting for a player…';
+      } else if (side && side.kind === 'ai') {
+        presence = 'ai';
+        presenceLabel = 'Computer';
+      }
+      bar.presence.className = `presence ${presence}`;
+      bar.presence.setAttribute('aria-label', presenceLabel);
+      bar.presence.setAttribute('role', 'img');
+      bar.el.classList.toggle('to-move', game.status !== 'finished' && game.turn === color);
+      const lead = advantage[color];
+      const key = `${lead.pieces}${lead.points}`;
+      if (bar.material.dataset.key !== key) {
+        bar.material.dataset.key = key;
+        clear(bar.material, lead.points > 0 || lead.pieces
+          ? [...lead.pieces].map((role) => pieceElement((color === 'white' ? 'b' : 'w') + role, { automation: false })).concat(lead.points > 0 ? ` +${lead.points}` : '')
+          : []);
+        if (lead.points > 0) bar.material.setAttribute('aria-label', `${capitalize(color)} is ahead by ${lead.points} in material`);
+        else bar.material.removeAttribute('aria-label');
+      }
+    }
+  }
+
+  renderClocks() {
+    const game = this.game;
+    if (!game) return;
+    for (const bar of Object.values(this.bars)) {
+      if (!bar.color) continue;
+      if (!game.clock) {
+        bar.clock.hidden = true;
+        continue;
+      }
+      bar.clock.hidden = false;
+      let ms = game.clock[`${bar.color}_ms`];
+      const running = game.status !== 'finished' && game.clock.running === bar.color;
+      if (running) ms -= performance.now() - this.receivedAt;
+      const text = formatClock(ms);
+      if (bar.clock.textContent !== text) bar.clock.textContent = text;
+      bar.clock.classList.toggle('running', running);
+      bar.clock.classList.toggle('low', ms < LOW_TIME_MS);
+    }
+  }
+
+  renderStatus(ply, total) {
+    const game = this.game;
+    let text;
+    if (game.status === 'finished') {
+      const { headline, reason } = resultText(game);
+      text = reason ? `${headline} · ${reason}` : headline;
+    } else if (this.pending) {
+      text = 'Sending your move…';
+    } else if (game.status === 'waiting' && this.seat) {
+      text = 'Waiting for your friend to join. Send them the link above.';
+    } else if (game.status === 'waiting') {
+      text = 'Waiting for a player to join.';
+    } else if (this.seat) {
+      const mine = game.turn === this.seat.color;
+      const other = game[opposite(this.seat.color)];
+      if (mine) text = game.check ? 'Your move: you are in check!' : 'Your move.';
+      else text = other && other.kind === 'ai' ? 'Rookery is thinking…' : 'Waiting for your opponent to move.';
+    } else {
+      text = `${capitalize(game.turn)} to move${game.check ? ', in check' : ''}.`;
+    }
+    if (ply !== total) text = `Viewing position after ${ply} of ${total} moves. ${game.status === 'finished' ? '' : 'Press “Last move” to return to the game.'}`.trim();
+    this.statusEl.textContent = text;
+  }
+
+  renderConnection() {
+    const labels = { connecting: 'Connecting…', open: 'Live', closed: 'Connection lost, reconnecting…', finished: '' };
+    this.connectionEl.textContent = labels[this.connection] ?? '';
+    this.connectionEl.className = `connection ${this.connection}`;
+  }
+
+  renderInvite() {
+    const game = this.game;
+    const show = game.status === 'waiting' && !!this.seat;
+    this.inviteEl.hidden = !show;
+    if (!show || this.inviteEl.childElementCount) return;
+    const link = `${window.location.origin}/games/${encodeURIComponent(this.gameId)}`;
+    const input = h('input', { id: 'invite-link', class: 'invite-link', type: 'text', readonly: true, value: link });
+    const copy = h('button', { type: 'button' }, 'Copy link');
+    copy.addEventListener('click', async () => {
+      input.select();
+      try {
+        await navigator.clipboard.writeText(link);
+        copy.textContent = 'Copied';
+      } catch {
+        copy.textContent = 'Select and copy';
+      }
+    });
+    clear(this.inviteEl,
+      h('label', { for: 'invite-link' }, 'Invite a friend: send them this link'),
+      h('div', { class: 'invite-row' }, input, copy));
+  }
+
+  renderBanner() {
+    const game = this.game;
+    if (game.status !== 'finished') {
+      this.bannerEl.hidden = true;
+      return;
+    }
+    if (!this.bannerEl.hidden && this.bannerEl.dataset.result === `${game.result}/${game.termination}`) return;
+    this.bannerEl.hidden = false;
+    this.bannerEl.dataset.result = `${game.result}/${game.termination}`;
+    const { headline, reason } = resultText(game);
+    let verdict = '';
+    if (this.seat && (game.result === '1-0' || game.result === '0-1')) {
+      const winner = game.result === '1-0' ? 'white' : 'black';
+      verdict = winner === this.seat.color ? 'You won!' : 'You lost.';
+    }
+    const rematch = h('button', { type: 'button', class: 'primary', onclick: () => this.rematch(rematch) },
+      this.seat ? 'Rematch' : 'Play these settings');
+    clear(this.bannerEl,
+      h('h2', { class: 'banner-headline' }, headline),
+      reason ? h('p', { class: 'banner-reason' }, reason) : null,
+      verdict ? h('p', { class: 'banner-verdict' }, verdict) : null,
+      h('p', { class: 'banner-result' }, game.result || ''),
+      h('div', { class: 'banner-actions' }, rematch, h('a', { class: 'button', href: '/' }, 'New game')));
+  }
+
+  renderDrawOffer() {
+    const game = this.game;
+    const offer = game.status === 'active' ? game.draw_offer : null;
+    this.drawEl.hidden = !offer;
+    if (!offer) return;
+    if (this.seat && offer !== this.seat.color) this.drawEl.textContent = 'Your opponent offers a draw. Accept it, or play on: your next move declines it.';
+    else if (this.seat) this.drawEl.textContent = 'You offered a draw.';
+    else this.drawEl.textContent = `${capitalize(offer)} offers a draw.`;
+  }
+
+  renderMoves(ply) {
+    const game = this.game;
+    if (this.renderedMoves !== game.moves.length) {
+      this.renderedMoves = game.moves.length;
+      const fields = String(game.initial_fen).trim().split(/\s+/);
+      const blackFirst = fields[1] === 'b';
+      let number = Number(fields[5]) || 1;
+      const rows = [];
+      let row = null;
+      game.san.forEach((san, index) => {
+        const color = (index + (blackFirst ? 1 : 0)) % 2 === 0 ? 'white' : 'black';
+        if (!row || color === 'white') {
+          row = h('li', { class: 'move-row' }, h('span', { class: 'move-number' }, `${number}.`));
+          rows.push(row);
+          if (color === 'black') row.append(h('span', { class: 'move placeholder', 'aria-hidden': 'true' }, '…'));
+          number += 1;
+        }
+        row.append(h('button', {
+          type: 'button',
+          class: 'move',
+          dataset: { ply: String(index + 1) },
+          'aria-label': `${capitalize(color)}: ${san}`,
+        }, san));
+      });
+      clear(this.movesEl, rows.length ? rows : h('li', { class: 'no-moves' }, 'No moves yet.'));
+    }
+    for (const button of this.movesEl.querySelectorAll('[data-ply]')) {
+      const current = Number(button.dataset.ply) === ply;
+      button.classList.toggle('current', current);
+      if (current) button.setAttribute('aria-current', 'step');
+      else button.removeAttribute('aria-current');
+    }
+    // Keep the current move visible by scrolling the list's own box only:
+    // scrollIntoView would also scroll the page, which on a phone would drag
+    // the board out of view on every move.
+    const current = this.movesEl.querySelector('.current');
+    const box = this.movesEl.parentElement;
+    if (current) {
+      const top = current.offsetTop;
+      const bottom = top + current.offsetHeight;
+      if (top < box.scrollTop) box.scrollTop = top;
+      else if (bottom > box.scrollTop + box.clientHeight) box.scrollTop = bottom - box.clientHeight;
+    } else if (ply === 0) {
+      box.scrollTop = 0;
+    }
+  }
+
+  async rematch(button) {
+    const game = this.game;
+    const settings = getSettings(this.gameId);
+    const swap = (side) => (side.kind === 'ai' ? { kind: 'ai', level: side.level } : { kind: 'human' });
+    const body = { white: swap(game.black), black: swap(game.white) };
+    if (this.seat && body.white.kind === 'human' && body.black.kind === 'human') body.as = opposite(this.seat.color);
+    const clock = settings && 'clock' in settings ? settings.clock : guessClock(game);
+    if (clock) body.clock = clock;
+    if (!isStandardStart(game.initial_fen)) body.fen = game.initial_fen;
+    button.disabled = true;
+    try {
+      const id = await createGame(body);
+      window.location.assign(`/games/${encodeURIComponent(id)}`);
+    } catch (error) {
+      button.disabled = false;
+      this.flash(`Could not start a new game: ${error.message}`);
+    }
+  }
+}
+
+const VALUES = { P: 1, N: 3, B: 3, R: 5, Q: 9 };
+
+// Material in the shown position, per side: the roles one side has beyond
+// the other's (shown as the opponent's pieces it has captured), and the
+// difference in pawns (1/3/3/5/9).
+function materialAdvantage(board) {
+  const count = { w: {}, b: {} };
+  for (const piece of board.values()) count[piece[0]][piece[1]] = (count[piece[0]][piece[1]] || 0) + 1;
+  const result = {};
+  for (const [color, me, them] of [['white', 'w', 'b'], ['black', 'b', 'w']]) {
+    let pieces = '';
+    let points = 0;
+    for (const role of Object.keys(VALUES)) {
+      const extra = (count[me][role] || 0) - (count[them][role] || 0);
+      if (extra > 0) pieces += role.repeat(extra);
+    }
+    for (const role of Object.keys(VALUES)) points += VALUES[role] * ((count[me][role] || 0) - (count[them][role] || 0));
+    result[color] = { pieces, points };
+  }
+  return result;
+}
+
+const ICONS = {
+  first: 'M5 4h2v12H5z M16 4v12L8 10z',
+  prev: 'M14 4v12L6 10z',
+  next: 'M6 4v12l8-6z',
+  last: 'M13 4h2v12h-2z M4 4v12l8-6z',
+};
+
+// Step buttons as drawn triangles: media-control glyphs are missing from many fonts.
+function icon(name) {
+  const ns = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('viewBox', '0 0 20 20');
+  svg.setAttribute('width', '20');
+  svg.setAttribute('height', '20');
+  svg.setAttribute('aria-hidden', 'true');
+  const path = document.createElementNS(ns, 'path');
+  path.setAttribute('d', ICONS[name]);
+  path.setAttribute('fill', 'currentColor');
+  svg.append(path);
+  return svg;
+}
+
+function clockLabel(game, gameId) {
+  const settings = getSettings(gameId);
+  const clock = settings && settings.clock ? settings.clock : guessClock(game);
+  return clock ? `${Math.round((clock.initial / 60) * 100) / 100}+${clock.increment}` : '';
+}
+
+// Without the creation settings (a friend who joined), the initial time is
+// known exactly only if the server reports it; otherwise the larger remaining
+// time rounded up to a whole minute is the best guess.
+function guessClock(game) {
+  if (!game.clock) return null;
+  const increment = Math.round((game.clock.increment_ms || 0) / 1000);
+  if (typeof game.clock.initial_ms === 'number') return { initial: Math.round(game.clock.initial_ms / 1000), increment };
+  const most = Math.max(game.clock.white_ms, game.clock.black_ms);
+  return { initial: Math.max(60, Math.ceil(most / 60000) * 60), increment };
+}
+
+function explain(code, message) {
+  const known = {
+    illegal_move: 'That move is not legal here.',
+    not_your_turn: 'It is not your turn.',
+    game_over: 'The game is already over.',
+    forbidden: 'You are watching this game and cannot move.',
+    unauthorized: 'Your seat is not recognised by the server.',
+    rate_limited: 'Too many actions; slow down a little.',
+  };
+  return known[code] || message || 'The server refused that.';
+}

@@ -1,0 +1,194 @@
+// The lobby (/): start a game against a friend, the AI, or AI v AI; register
+// a name for the scoreboard; see what is being played now.
+
+import { api, createGame, loadLevels } from './api.js';
+import { h, clear } from './dom.js';
+import { levelLabel } from './format.js';
+import { getPlayer, savePlayer } from './storage.js';
+import { gameList, sortForWatching } from './watch.js';
+
+const CLOCKS = [
+  ['none', 'No clock'],
+  ['60+0', '1+0 bullet'],
+  ['180+2', '3+2 blitz'],
+  ['300+3', '5+3 blitz'],
+  ['600+5', '10+5 rapid'],
+  ['900+10', '15+10 rapid'],
+  ['1800+0', '30+0 classical'],
+  ['custom', 'Custom…'],
+];
+
+export async function lobbyPage(root) {
+  document.title = 'Rookery · Play chess';
+  const levels = await loadLevels();
+  const levelOptions = (selected) => {
+    const numbers = levels.length ? levels.map((entry) => entry.level) : [1, 2, 3, 4, 5, 6, 7, 8];
+    return numbers.map((level) => h('option', { value: String(level), selected: level === selected }, levelLabel(level, levels)));
+  };
+  const radio = (name, value, label, checked) => h('label', { class: 'choice' },
+    h('input', { type: 'radio', name, value, checked }), h('span', null, label));
+
+  const error = h('p', { class: 'form-error', role: 'alert' });
+  const customClock = h('div', { class: 'field-row', dataset: { show: 'custom-clock' }, hidden: true },
+    h('label', { class: 'field' }, h('span', null, 'Minutes'),
+      h('input', { type: 'number', name: 'minutes', min: '0', max: '180', step: '0.5', value: '5' })),
+    h('label', { class: 'field' }, h('span', null, 'Increment (seconds)'),
+      h('input', { type: 'number', name: 'increment', min: '0', max: '60', step: '1', value: '3' })));
+  const submit = h('button', { type: 'submit', class: 'primary' }, 'Create game');
+
+  const form = h('form', { class: 'new-game', 'aria-labelledby': 'new-game-title', novalidate: true },
+    h('fieldset', { class: 'segmented' }, h('legend', null, 'Opponent'),
+      radio('mode', 'friend', 'A friend', true),
+      radio('mode', 'ai', 'The computer', false),
+      radio('mode', 'aivai', 'Computer v computer', false)),
+    h('label', { class: 'field', dataset: { show: 'ai' } }, h('span', null, 'Computer level'),
+      h('select', { name: 'level', id: 'level' }, levelOptions(3))),
+    h('div', { class: 'field-row', dataset: { show: 'aivai' } },
+      h('label', { class: 'field' }, h('span', null, 'White level'),
+        h('select', { name: 'white-level', id: 'white-level' }, levelOptions(4))),
+      h('label', { class: 'field' }, h('span', null, 'Black level'),
+        h('select', { name: 'black-level', id: 'black-level' }, levelOptions(4)))),
+    h('fieldset', { class: 'segmented', dataset: { show: 'friend ai' } }, h('legend', null, 'You play'),
+      radio('color', 'white', 'White', true),
+      radio('color', 'random', 'Random', false),
+      radio('color', 'black', 'Black', false)),
+    h('label', { class: 'field' }, h('span', null, 'Clock'),
+      h('select', { name: 'clock', id: 'clock' }, CLOCKS.map(([value, label]) => h('option', { value }, label)))),
+    customClock,
+    h('details', { class: 'fen-details' },
+      h('summary', null, 'Start from a position (FEN)'),
+      h('label', { class: 'field' }, h('span', null, 'FEN'),
+        h('input', { type: 'text', name: 'fen', id: 'fen', autocomplete: 'off', spellcheck: 'false', placeholder: 'Leave empty for the standard start' }))),
+    error,
+    submit);
+
+  const sync = () => {
+    const mode = form.elements.mode.value;
+    for (const el of form.querySelectorAll('[data-show]')) {
+      const shows = el.dataset.show.split(' ');
+      if (shows.includes('custom-clock')) el.hidden = form.elements.clock.value !== 'custom';
+      else el.hidden = !shows.includes(mode);
+    }
+    submit.textContent = mode === 'aivai' ? 'Start and watch' : mode === 'ai' ? 'Play the computer' : 'Create game and get link';
+  };
+  form.addEventListener('change', sync);
+  sync();
+
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    error.textContent = '';
+    let request;
+    try {
+      request = buildRequest(form);
+    } catch (problem) {
+      error.textContent = problem.message;
+      return;
+    }
+    submit.disabled = true;
+    try {
+      const id = await createGame(request.body);
+      window.location.assign(`/games/${encodeURIComponent(id)}`);
+    } catch (problem) {
+      submit.disabled = false;
+      error.textContent = problem.code === 'bad_request' && request.body.fen
+        ? `The server rejected the game: ${problem.message}`
+        : `Could not create the game: ${problem.message}`;
+    }
+  });
+
+  const liveList = h('div', { class: 'game-list-holder' });
+  clear(root, h('div', { class: 'lobby' },
+    h('section', { class: 'card' }, h('h1', { id: 'new-game-title' }, 'New game'), form),
+    h('div', { class: 'lobby-side' },
+      playerCard(),
+      h('section', { class: 'card' }, h('h2', null, 'Live now'), liveList,
+        h('p', null, h('a', { href: '/watch' }, 'All live and finished games →'))))));
+
+  const refresh = async () => {
+    try {
+      const { games } = await api('GET', '/api/games?status=active&limit=8');
+      clear(liveList, gameList(sortForWatching(games), levels, { empty: 'No games in progress. Start one!' }));
+    } catch {
+      clear(liveList, h('p', { class: 'muted' }, 'Live games are unavailable right now.'));
+    }
+  };
+  refresh();
+  setInterval(refresh, 5000);
+}
+
+function buildRequest(form) {
+  const mode = form.elements.mode.value;
+  const body = {};
+  let color = form.elements.color.value;
+  if (color === 'random') {
+    const bytes = new Uint8Array(1);
+    crypto.getRandomValues(bytes);
+    color = bytes[0] % 2 === 0 ? 'white' : 'black';
+  }
+  if (mode === 'friend') {
+    body.white = { kind: 'human' };
+    body.black = { kind: 'human' };
+    body.as = color;
+  } else if (mode === 'ai') {
+    const ai = { kind: 'ai', level: Number(form.elements.level.value) };
+    body.white = color === 'white' ? { kind: 'human' } : ai;
+    body.black = color === 'black' ? { kind: 'human' } : ai;
+    body.as = color;
+  } else {
+    body.white = { kind: 'ai', level: Number(form.elements['white-level'].value) };
+    body.black = { kind: 'ai', level: Number(form.elements['black-level'].value) };
+  }
+  const clock = form.elements.clock.value;
+  if (clock === 'custom') {
+    const minutes = Number(form.elements.minutes.value);
+    const increment = Number(form.elements.increment.value);
+    if (!Number.isFinite(minutes) || !Number.isFinite(increment) || minutes < 0 || increment < 0 || (minutes === 0 && increment === 0)) {
+      throw new Error('Enter a clock of at least some minutes or an increment.');
+    }
+    body.clock = { initial: Math.round(minutes * 60), increment: Math.round(increment) };
+  } else if (clock !== 'none') {
+    const [initial, increment] = clock.split('+').map(Number);
+    body.clock = { initial, increment };
+  }
+  const fen = form.elements.fen.value.trim();
+  if (fen) body.fen = fen;
+  return { body };
+}
+
+function playerCard() {
+  const card = h('section', { class: 'card player-card' });
+  const draw = () => {
+    const player = getPlayer();
+    if (player) {
+      clear(card,
+        h('h2', null, 'Your name'),
+        h('p', null, 'Your games count on the scoreboard as ', h('strong', { class: 'player-self' }, player.name), '.'),
+        h('button', { type: 'button', onclick: () => { savePlayer(null); draw(); } }, 'Play anonymously'));
+      return;
+    }
+    const input = h('input', { type: 'text', id: 'player-name', name: 'name', maxlength: '20', autocomplete: 'nickname', pattern: '[A-Za-z0-9_\\-]{1,20}' });
+    const message = h('p', { class: 'form-error', role: 'alert' });
+    const form = h('form', { class: 'inline-form' },
+      h('label', { for: 'player-name' }, 'Name (1–20 letters, digits, _ or -)'),
+      h('div', { class: 'invite-row' }, input, h('button', { type: 'submit' }, 'Save name')),
+      message);
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const name = input.value.trim();
+      if (!/^[A-Za-z0-9_-]{1,20}$/.test(name)) {
+        message.textContent = 'Use 1–20 letters, digits, _ or -.';
+        return;
+      }
+      try {
+        const player = await api('POST', '/api/players', { body: { name } });
+        savePlayer(player);
+        draw();
+      } catch (error) {
+        message.textContent = error.code === 'name_taken' ? 'That name is taken. Try another.' : error.message;
+      }
+    });
+    clear(card, h('h2', null, 'Your name'), h('p', { class: 'muted' }, 'Optional: pick a name to appear on the scoreboard.'), form);
+  };
+  draw();
+  return card;
+}

@@ -1,0 +1,89 @@
+// The game's WebSocket, kept alive: when it drops it reconnects with
+// exponential backoff and jitter. The server sends the full GameState on
+// every (re)connect, so nothing has to be replayed after a gap.
+
+const MIN_DELAY_MS = 500;
+const MAX_DELAY_MS = 10000;
+
+export class GameSocket {
+  constructor(gameId, token, { onState, onError, onStatus }) {
+    const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws';
+    const query = token ? `?token=${encodeURIComponent(token)}` : '';
+    this.url = `${scheme}://${window.location.host}/ws/games/${encodeURIComponent(gameId)}${query}`;
+    this.handlers = { onState, onError, onStatus };
+    this.attempt = 0;
+    this.timer = null;
+    this.stopped = false;
+    this.ws = null;
+    this.online = () => this.reconnectNow();
+    window.addEventListener('online', this.online);
+    this.connect();
+  }
+
+  connect() {
+    this.timer = null;
+    if (this.stopped) return;
+    const ws = new WebSocket(this.url);
+    this.ws = ws;
+    ws.addEventListener('open', () => {
+      if (this.ws === ws) this.handlers.onStatus('open');
+    });
+    ws.addEventListener('message', (event) => {
+      if (this.ws !== ws) return;
+      let message;
+      try {
+        message = JSON.parse(event.data);
+      } catch {
+        return;
+      }
+      if (message.type === 'state' && message.game) {
+        this.attempt = 0;
+        this.handlers.onState(message.game);
+      } else if (message.type === 'error') {
+        this.handlers.onError(message);
+      }
+    });
+    ws.addEventListener('close', () => {
+      if (this.ws !== ws || this.stopped) return;
+      this.ws = null;
+      this.handlers.onStatus('closed');
+      this.schedule();
+    });
+  }
+
+  schedule() {
+    if (this.stopped || this.timer) return;
+    const base = Math.min(MAX_DELAY_MS, MIN_DELAY_MS * 2 ** this.attempt);
+    this.attempt += 1;
+    this.timer = setTimeout(() => this.connect(), base * (0.75 + Math.random() * 0.5));
+  }
+
+  reconnectNow() {
+    if (this.stopped || (this.ws && this.ws.readyState <= WebSocket.OPEN)) return;
+    clearTimeout(this.timer);
+    this.connect();
+  }
+
+  isOpen() {
+    return !!this.ws && this.ws.readyState === WebSocket.OPEN;
+  }
+
+  send(message) {
+    if (!this.isOpen()) return false;
+    this.ws.send(JSON.stringify(message));
+    return true;
+  }
+
+  // A finished game has nothing more to say: stop reconnecting.
+  stop() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    window.removeEventListener('online', this.online);
+    if (this.ws) {
+      const ws = this.ws;
+      this.ws = null;
+      if (ws.readyState === WebSocket.OPEN) ws.close(1000);
+      else if (ws.readyState === WebSocket.CONNECTING) ws.addEventListener('open', () => ws.close(1000));
+    }
+  }
+}

@@ -1,0 +1,53 @@
+// What the browser remembers between visits: the seat token of every game
+// this browser plays (so a reload or a lost connection keeps the seat), the
+// settings a game was created with (for rematches) and the registered player.
+// localStorage can be unavailable (private modes); then we simply forget.
+
+function read(key) {
+  try {
+    const raw = window.localStorage.getItem(key);
+    return raw ? JSON.parse(raw) : null;
+  } catch {
+    return null;
+  }
+}
+
+function write(key, value) {
+  try {
+    if (value === null) window.localStorage.removeItem(key);
+    else window.localStorage.setItem(key, JSON.stringify(value));
+  } catch {
+    // Storage full or disabled: the game still works for this page's lifetime.
+  }
+}
+
+export const seatKey = (gameId) => `rookery:seat:${gameId}`;
+
+export function getSeat(gameId) {
+  const seat = read(seatKey(gameId));
+  if (seat && typeof seat.token === 'string' && (seat.color === 'white' || seat.color === 'black')) {
+    return seat;
+  }
+  return null;
+}
+
+export function saveSeat(gameId, seat) {
+  write(seatKey(gameId), seat ? { color: seat.color, token: seat.token } : null);
+}
+
+export function getSettings(gameId) {
+  return read(`rookery:settings:${gameId}`);
+}
+
+export function saveSettings(gameId, settings) {
+  write(`rookery:settings:${gameId}`, settings);
+}
+
+export function getPlayer() {
+  const player = read('rookery:player');
+  return player && typeof player.token === 'string' && typeof player.name === 'string' ? player : null;
+}
+
+export function savePlayer(player) {
+  write('rookery:player', player ? { id: player.id, name: player.name, token: player.token } : null);
+}

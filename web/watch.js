@@ -1,0 +1,69 @@
+// The watch page (/watch): live games (AI v AI first) and finished games to
+// replay, refreshed every few seconds.
+
+import { api, loadLevels } from './api.js';
+import { h, clear } from './dom.js';
+import { BoardView } from './board.js';
+import { parseFen, splitUci } from './chess.js';
+import { matchLabel, resultShort } from './format.js';
+
+const REFRESH_MS = 3000;
+
+const isAiVsAi = (game) => game.white && game.white.kind === 'ai' && game.black && game.black.kind === 'ai';
+
+// AI v AI games first (they are made to be watched), newest first otherwise.
+export function sortForWatching(games) {
+  return games
+    .map((game, index) => ({ game, index }))
+    .sort((a, b) => Number(isAiVsAi(b.game)) - Number(isAiVsAi(a.game)) || a.index - b.index)
+    .map(({ game }) => game);
+}
+
+export function gameList(games, levels, { empty = 'No games.', boards = false } = {}) {
+  if (!games.length) return h('p', { class: 'muted' }, empty);
+  return h('ul', { class: boards ? 'game-cards' : 'game-list' }, games.map((game) => {
+    const label = matchLabel(game, levels);
+    const moves = game.moves.length;
+    const details = `${resultShort(game)} · ${moves} ${moves === 1 ? 'move' : 'moves'}`;
+    let board = null;
+    if (boards) {
+      const view = new BoardView({ mini: true, label: `Position: ${label}` });
+      const last = moves ? splitUci(game.moves[moves - 1]) : null;
+      view.set({ position: parseFen(game.fen), lastMove: last ? [last.from, last.to] : null });
+      board = view.el;
+    }
+    return h('li', { class: 'game-item', dataset: { gameId: game.id } },
+      h('a', { href: `/games/${encodeURIComponent(game.id)}`, class: 'game-link' },
+        board,
+        h('span', { class: 'game-label' }, label),
+        h('span', { class: 'game-details' }, details),
+        isAiVsAi(game) ? h('span', { class: 'badge' }, 'AI v AI') : null,
+        game.status === 'waiting' ? h('span', { class: 'badge join' }, 'Join') : null));
+  }));
+}
+
+export async function watchPage(root) {
+  document.title = 'Watch · Rookery';
+  const levels = await loadLevels();
+  const live = h('div', { class: 'game-list-holder', id: 'live-games', 'aria-live': 'polite', 'aria-busy': 'true' });
+  const finished = h('div', { class: 'game-list-holder', id: 'finished-games' });
+  clear(root, h('div', { class: 'watch' },
+    h('section', { class: 'card' }, h('h1', null, 'Live games'), live),
+    h('section', { class: 'card' }, h('h2', null, 'Finished games'), h('p', { class: 'muted' }, 'Open one to replay it move by move.'), finished)));
+
+  const refresh = async () => {
+    const [active, done] = await Promise.allSettled([
+      api('GET', '/api/games?status=active&limit=30'),
+      api('GET', '/api/games?status=finished&limit=30'),
+    ]);
+    live.setAttribute('aria-busy', 'false');
+    if (active.status === 'fulfilled') {
+      clear(live, gameList(sortForWatching(active.value.games), levels, { empty: 'No games in progress right now.', boards: true }));
+    } else {
+      clear(live, h('p', { class: 'muted' }, 'Live games are unavailable right now.'));
+    }
+    if (done.status === 'fulfilled') clear(finished, gameList(done.value.games, levels, { empty: 'No finished games yet.' }));
+  };
+  await refresh();
+  setInterval(refresh, REFRESH_MS);
+}
