@@ -11,7 +11,11 @@
 //!
 //! `elo` is measured, not guessed: matches against Stockfish 15.1 with
 //! `UCI_LimitStrength` (and, below its floor of 1350, against levels already
-//! measured) at 5 s + 0.05 s per move; `tools/match.py` plays them.
+//! measured) at 5 s + 0.05 s per move, 96–100 games per level;
+//! `tools/match.py` plays them and `tools/calibration.md` has the results
+//! with their error bars. Ratings are on Stockfish's `UCI_Elo` scale and
+//! hold for that time control: levels 1–7 are bound by their node budgets
+//! and barely change with more time, level 8 gets stronger with it.
 
 use std::time::Duration;
 
@@ -40,7 +44,7 @@ pub const LEVELS: [Level; 8] = [
     Level {
         number: 1,
         name: "Beginner",
-        elo: None,
+        elo: Some(840),
         max_depth: None,
         max_nodes: Some(500),
         max_think_ms: 300,
@@ -49,7 +53,7 @@ pub const LEVELS: [Level; 8] = [
     Level {
         number: 2,
         name: "Novice",
-        elo: None,
+        elo: Some(1230),
         max_depth: None,
         max_nodes: Some(1_000),
         max_think_ms: 300,
@@ -58,16 +62,16 @@ pub const LEVELS: [Level; 8] = [
     Level {
         number: 3,
         name: "Casual",
-        elo: None,
+        elo: Some(1400),
         max_depth: None,
-        max_nodes: Some(1_500),
+        max_nodes: Some(1_200),
         max_think_ms: 400,
-        temperature_cp: 55,
+        temperature_cp: 65,
     },
     Level {
         number: 4,
         name: "Intermediate",
-        elo: None,
+        elo: Some(1500),
         max_depth: None,
         max_nodes: Some(2_000),
         max_think_ms: 500,
@@ -76,7 +80,7 @@ pub const LEVELS: [Level; 8] = [
     Level {
         number: 5,
         name: "Club",
-        elo: None,
+        elo: Some(1720),
         max_depth: None,
         max_nodes: Some(4_000),
         max_think_ms: 600,
@@ -85,7 +89,7 @@ pub const LEVELS: [Level; 8] = [
     Level {
         number: 6,
         name: "Strong club",
-        elo: None,
+        elo: Some(1860),
         max_depth: None,
         max_nodes: Some(10_000),
         max_think_ms: 700,
@@ -94,16 +98,16 @@ pub const LEVELS: [Level; 8] = [
     Level {
         number: 7,
         name: "Expert",
-        elo: None,
+        elo: Some(1950),
         max_depth: None,
-        max_nodes: Some(20_000),
+        max_nodes: Some(35_000),
         max_think_ms: 900,
         temperature_cp: 0,
     },
     Level {
         number: 8,
         name: "Master",
-        elo: None,
+        elo: Some(2170),
         max_depth: None,
         max_nodes: None,
         max_think_ms: 6_000,
@@ -181,6 +185,8 @@ mod tests {
         for pair in LEVELS.windows(2) {
             let (weak, strong) = (&pair[0], &pair[1]);
             assert!(weak.temperature_cp >= strong.temperature_cp);
+            // Calibrated, and the calibration agrees with the order.
+            assert!(weak.elo.is_some() && weak.elo < strong.elo);
             assert!(weak.max_think_ms <= strong.max_think_ms);
             assert!(weak.max_depth.unwrap_or(u32::MAX) <= strong.max_depth.unwrap_or(u32::MAX));
         }
