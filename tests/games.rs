@@ -100,7 +100,7 @@ async fn human_v_human_to_checkmate_watched_live() {
     assert_eq!(state["white"]["connected"], true);
     assert_eq!(state["black"]["connected"], false);
     spectator
-        .state_where("white connected", |s| s["white"]["connected"] == true)
+        .presence_where("white connected", |p| p["white"] == true)
         .await;
 
     let scholars_mate = ["e2e4", "e7e5", "f1c4", "b8c6", "d1h5", "g8f6", "h5f7"];
@@ -191,9 +191,10 @@ async fn human_v_human_to_checkmate_watched_live() {
     // Disconnecting clears the flag and the spectator count.
     drop(white_ws);
     let after = spectator
-        .state_where("white disconnected", |s| s["white"]["connected"] == false)
+        .presence_where("white disconnected", |p| p["white"] == false)
         .await;
     assert_eq!(after["spectators"], 1);
+    assert_eq!(after["black"], false);
     server.stop().await;
 }
 

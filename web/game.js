@@ -152,6 +152,16 @@ class GameView {
         this.failures = 0;
         this.update(game);
       },
+      // Who is connected changed, and nothing else: patch the last state.
+      onPresence: (presence) => {
+        if (!this.game) return;
+        for (const color of ['white', 'black']) {
+          const seat = this.game[color];
+          if (seat && seat.kind === 'human') seat.connected = presence[color] === true;
+        }
+        this.game.spectators = presence.spectators;
+        this.render();
+      },
       onError: (message) => this.onServerError(message),
       onStatus: (status) => {
         this.connection = status;

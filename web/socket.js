@@ -1,16 +1,21 @@
 // The game's WebSocket, kept alive: when it drops it reconnects with
 // exponential backoff and jitter. The server sends the full GameState on
-// every (re)connect, so nothing has to be replayed after a gap.
+// every (re)connect, so nothing has to be replayed after a gap (this is
+// also how a client the server closed as too slow, code 4008, catches up).
+//
+// A seat token travels as a WebSocket subprotocol (`rookery.token.TOKEN`,
+// offered next to `rookery`), not in the URL, so it stays out of access
+// logs and browser history.
 
 const MIN_DELAY_MS = 500;
 const MAX_DELAY_MS = 10000;
 
 export class GameSocket {
-  constructor(gameId, token, { onState, onError, onStatus }) {
+  constructor(gameId, token, { onState, onPresence, onError, onStatus }) {
     const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws';
-    const query = token ? `?token=${encodeURIComponent(token)}` : '';
-    this.url = `${scheme}://${window.location.host}/ws/games/${encodeURIComponent(gameId)}${query}`;
-    this.handlers = { onState, onError, onStatus };
+    this.url = `${scheme}://${window.location.host}/ws/games/${encodeURIComponent(gameId)}`;
+    this.protocols = token ? ['rookery', `rookery.token.${token}`] : [];
+    this.handlers = { onState, onPresence, onError, onStatus };
     this.attempt = 0;
     this.timer = null;
     this.stopped = false;
@@ -23,7 +28,7 @@ export class GameSocket {
   connect() {
     this.timer = null;
     if (this.stopped) return;
-    const ws = new WebSocket(this.url);
+    const ws = new WebSocket(this.url, this.protocols);
     this.ws = ws;
     ws.addEventListener('open', () => {
       if (this.ws === ws) this.handlers.onStatus('open');
@@ -39,6 +44,8 @@ export class GameSocket {
       if (message.type === 'state' && message.game) {
         this.attempt = 0;
         this.handlers.onState(message.game);
+      } else if (message.type === 'presence') {
+        if (this.handlers.onPresence) this.handlers.onPresence(message);
       } else if (message.type === 'error') {
         this.handlers.onError(message);
       }

@@ -68,6 +68,25 @@ pub struct Config {
     /// Largest WebSocket message a client may send, in bytes.
     #[arg(long, env = "ROOKERY_MAX_WS_MESSAGE_BYTES", default_value_t = 4 * 1024)]
     pub max_ws_message_bytes: usize,
+
+    /// How often the server pings each WebSocket, in milliseconds.
+    #[arg(long, env = "ROOKERY_WS_PING_INTERVAL_MS", default_value_t = 30_000)]
+    pub ws_ping_interval_ms: u64,
+
+    /// A WebSocket that has not answered a ping with a pong this long after
+    /// it was sent is closed (4000), in milliseconds.
+    #[arg(long, env = "ROOKERY_WS_PONG_TIMEOUT_MS", default_value_t = 20_000)]
+    pub ws_pong_timeout_ms: u64,
+
+    /// A WebSocket frame the client does not take within this many
+    /// milliseconds ends the connection.
+    #[arg(long, env = "ROOKERY_WS_WRITE_TIMEOUT_MS", default_value_t = 10_000)]
+    pub ws_write_timeout_ms: u64,
+
+    /// Messages a WebSocket may fall behind its game before it is closed
+    /// (4008; the client reconnects for a fresh state).
+    #[arg(long, env = "ROOKERY_WS_MAX_LAG", default_value_t = crate::live::DEFAULT_MAX_LAG)]
+    pub ws_max_lag: usize,
 }
 
 impl Config {
@@ -86,7 +105,24 @@ impl Config {
             ws_rate_burst: 60,
             max_body_bytes: 16 * 1024,
             max_ws_message_bytes: 4 * 1024,
+            ws_ping_interval_ms: 30_000,
+            ws_pong_timeout_ms: 20_000,
+            ws_write_timeout_ms: 10_000,
+            ws_max_lag: crate::live::DEFAULT_MAX_LAG,
         }
+    }
+
+    /// The WebSocket timers, each at least a millisecond.
+    pub fn ws_ping_interval(&self) -> Duration {
+        Duration::from_millis(self.ws_ping_interval_ms.max(1))
+    }
+
+    pub fn ws_pong_timeout(&self) -> Duration {
+        Duration::from_millis(self.ws_pong_timeout_ms.max(1))
+    }
+
+    pub fn ws_write_timeout(&self) -> Duration {
+        Duration::from_millis(self.ws_write_timeout_ms.max(1))
     }
 
     pub fn ai_move_delay(&self) -> Duration {
@@ -165,6 +201,10 @@ mod tests {
             "ROOKERY_WS_RATE_BURST",
             "ROOKERY_MAX_BODY_BYTES",
             "ROOKERY_MAX_WS_MESSAGE_BYTES",
+            "ROOKERY_WS_PING_INTERVAL_MS",
+            "ROOKERY_WS_PONG_TIMEOUT_MS",
+            "ROOKERY_WS_WRITE_TIMEOUT_MS",
+            "ROOKERY_WS_MAX_LAG",
         ];
         if variables.iter().any(|v| std::env::var_os(v).is_some()) {
             return; // the environment chose other values on purpose

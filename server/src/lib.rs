@@ -74,6 +74,7 @@ impl App {
         let store = Store::open(&config.database).await?;
         let ai = AiScheduler::new(config.ai_threads(), config.ai_move_delay());
         let registry = Registry::new(store, ai);
+        registry.set_max_lag(config.ws_max_lag);
         let resumed = registry
             .resume_unfinished()
             .await

@@ -22,6 +22,7 @@ async fn main() -> anyhow::Result<()> {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
         .init();
+    raise_open_files_limit();
 
     let listener = TcpListener::bind(&config.addr)
         .await
@@ -33,6 +34,39 @@ async fn main() -> anyhow::Result<()> {
     stdout.flush().context("writing to stdout")?;
     app.serve(listener, shutdown_signal()).await
 }
+
+/// Raises the soft limit on open files to the hard limit. Every WebSocket
+/// and HTTP connection is a file descriptor, and the usual soft default
+/// (1024) would cap a node at about a thousand players and spectators; the
+/// hard limit is the operator's to set (see the README's Performance part).
+#[cfg(unix)]
+fn raise_open_files_limit() {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit only read and write the struct given.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+        tracing::warn!(err = %std::io::Error::last_os_error(), "cannot read the open-files limit");
+        return;
+    }
+    let before = limit.rlim_cur;
+    if before < limit.rlim_max {
+        limit.rlim_cur = limit.rlim_max;
+        // SAFETY: as above.
+        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) } != 0 {
+            tracing::warn!(err = %std::io::Error::last_os_error(), "cannot raise the open-files limit");
+            limit.rlim_cur = before;
+        }
+    }
+    tracing::info!(
+        open_files = limit.rlim_cur,
+        "open-files limit (each connection takes one)"
+    );
+}
+
+#[cfg(not(unix))]
+fn raise_open_files_limit() {}
 
 /// Completes on the first SIGINT (Ctrl-C) or SIGTERM.
 async fn shutdown_signal() {

@@ -6,6 +6,10 @@
 //! [`CreateGame::validate`] so a bad value is a `bad_request` with a message
 //! that says what was wrong.
 
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::ws::Utf8Bytes;
 use rookery_engine::Color;
 use serde::{Deserialize, Serialize};
 
@@ -237,9 +241,16 @@ pub struct WsQuery {
 #[derive(Debug, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum ClientMessage {
-    Move { uci: String },
+    Move {
+        uci: String,
+    },
     Resign,
     Draw,
+    /// Added: take a seat on an open connection, so the token need not be
+    /// in the URL.
+    Auth {
+        token: String,
+    },
 }
 
 // ---------------------------------------------------------------- responses
@@ -402,6 +413,95 @@ pub struct AiScore {
 #[derive(Debug, Serialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum ServerMessage<'a> {
-    State { game: &'a GameState },
-    Error { code: &'static str, message: String },
+    State {
+        game: &'a GameState,
+    },
+    Error {
+        code: &'static str,
+        message: String,
+    },
+    /// Added: who is connected changed (and nothing else did).
+    Presence(Presence),
+    /// Added: an `auth` message was accepted; the connection plays `color`.
+    Authenticated {
+        color: Side,
+    },
+}
+
+/// The connection counts of a game, as `presence` messages carry them:
+/// whether each human seat has a connection, and how many spectators watch.
+/// An AI seat is never `connected`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Presence {
+    pub white: bool,
+    pub black: bool,
+    pub spectators: u32,
+}
+
+impl Presence {
+    pub fn of(game: &GameState) -> Presence {
+        let connected = |seat: &SeatView| {
+            matches!(
+                seat,
+                SeatView::Human {
+                    connected: true,
+                    ..
+                }
+            )
+        };
+        Presence {
+            white: connected(&game.white),
+            black: connected(&game.black),
+            spectators: game.spectators,
+        }
+    }
+}
+
+/// What a game's subscribers receive, serialised once and shared by all of
+/// them: cloning one is a reference count, not a copy. With tens of
+/// thousands of sockets on a node, serialising a state per subscriber would
+/// cost more than everything else a move does.
+#[derive(Debug, Clone)]
+pub enum Broadcast {
+    /// The game changed: its new state.
+    State(Arc<SharedState>),
+    /// Only who is connected changed: a `presence` message.
+    Presence(Utf8Bytes),
+}
+
+/// One GameState, serialised for each kind of subscriber.
+#[derive(Debug)]
+pub struct SharedState {
+    pub finished: bool,
+    /// `{"type":"state","game":...}`, a WebSocket text frame's payload.
+    pub message: Utf8Bytes,
+    /// The GameState and a newline: one NDJSON line.
+    pub line: Bytes,
+}
+
+impl SharedState {
+    pub fn of(game: &GameState) -> Arc<SharedState> {
+        // Serialising our own plain structs cannot fail.
+        let json = serde_json::to_string(game).unwrap_or_default();
+        let message = format!("{{\"type\":\"state\",\"game\":{json}}}");
+        let mut line = json.into_bytes();
+        line.push(b'\n');
+        Arc::new(SharedState {
+            finished: game.is_finished(),
+            message: Utf8Bytes::from(message),
+            line: Bytes::from(line),
+        })
+    }
+}
+
+impl Broadcast {
+    pub fn presence(presence: Presence) -> Broadcast {
+        Broadcast::Presence(server_text(&ServerMessage::Presence(presence)))
+    }
+}
+
+/// A server message as the text of a WebSocket frame.
+pub fn server_text(message: &ServerMessage<'_>) -> Utf8Bytes {
+    // Serialising our own plain structs cannot fail.
+    Utf8Bytes::from(serde_json::to_string(message).unwrap_or_default())
 }

@@ -1,19 +1,32 @@
 //! `GET /ws/games/{id}`: a game's live WebSocket.
 //!
-//! With `?token=SEAT_TOKEN` the connection plays for that seat (and marks it
-//! `connected`); without, it is a read-only spectator. The token is checked
-//! before the upgrade, so a bad one gets a plain HTTP error in our shape.
+//! A connection plays for a seat when it brings the seat's token: in
+//! `?token=`, in the `Sec-WebSocket-Protocol` header (`rookery.token.TOKEN`
+//! next to `rookery`), or later in an `auth` message. The first two are
+//! checked before the upgrade, so a bad token gets a plain HTTP error in our
+//! shape. Without a token the connection is a read-only spectator.
 //!
-//! Each connection is split: a send task forwards every broadcast state (and
-//! this connection's own error answers, and pings) to the socket; the
-//! receive loop parses the client's messages and hands actions to the game's
-//! actor. A move's result reaches the mover through the broadcast like
-//! everyone else's, so all clients see one order of states.
+//! One task serves each connection: it waits at once on the client's
+//! frames, the game's broadcast, the ping timer and the pong deadline. With
+//! tens of thousands of mostly idle spectators on a node, a second task and
+//! a channel per connection would be memory for nothing, and so would the
+//! WebSocket library's default 128 KiB read buffer: the buffers here are
+//! sized for our small messages.
 //!
-//! Limits: the WebSocket layer refuses messages over a hard cap (closing
-//! the connection, as the protocol prescribes); below it, a message over the
-//! configured size gets `too_large` and the connection stays open. Messages
-//! share a token bucket per connection (`rate_limited`).
+//! Every subscriber of a game receives the same serialised bytes (see
+//! [`Broadcast`]). A move's result reaches the mover through the broadcast
+//! like everyone else's, so all clients see one order of states.
+//!
+//! Limits:
+//! - the WebSocket layer refuses messages over a hard cap (closing the
+//!   connection, as the protocol prescribes); below it, a message over the
+//!   configured size gets `too_large` and the connection stays open;
+//! - text, binary and ping frames share a token bucket per connection
+//!   (`rate_limited`);
+//! - a peer that does not answer a ping in time is closed (4000), one that
+//!   does not take a frame in time is dropped, and one that falls too many
+//!   messages behind its game is closed (4008): it reconnects and gets a
+//!   fresh state, which is all it needs, since every state is complete.
 
 use std::time::Duration;
 
@@ -23,9 +36,7 @@ use axum::extract::{Path, State};
 use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
-use futures_util::{SinkExt, StreamExt};
 use tokio::sync::broadcast::error::RecvError;
-use tokio::sync::mpsc;
 use tokio::time::Instant;
 use uuid::Uuid;
 
@@ -34,7 +45,7 @@ use crate::api::games::act;
 use crate::auth::TokenHash;
 use crate::error::{ApiError, ApiQuery};
 use crate::live::actor::{Action, Command, GameHandle, StateReceiver};
-use crate::protocol::{ClientMessage, GameState, ServerMessage, Side, WsQuery};
+use crate::protocol::{server_text, Broadcast, ClientMessage, ServerMessage, Side, WsQuery};
 use crate::rate_limit::{limit_requests, TokenBucket};
 use crate::AppState;
 
@@ -43,8 +54,32 @@ use crate::AppState;
 /// error and keeps the connection.
 const HARD_MESSAGE_CAP: usize = 64 * 1024;
 
-/// A ping this often notices dead connections (so `connected` flags drop).
-const PING_EVERY: Duration = Duration::from_secs(30);
+/// The subprotocol the server speaks; a client that sends its token as a
+/// subprotocol offers this one too, and the server selects it (browsers
+/// refuse an upgrade that selects none of several offered).
+pub const PROTOCOL: &str = "rookery";
+
+/// A subprotocol `rookery.token.TOKEN` carries a seat token.
+pub const TOKEN_PROTOCOL_PREFIX: &str = "rookery.token.";
+
+/// Close code: the peer did not answer a ping in time.
+pub const CLOSE_NO_PONG: u16 = 4000;
+
+/// Close code: the peer fell too far behind its game's messages; it should
+/// reconnect, and the first state then brings it up to date.
+pub const CLOSE_TOO_SLOW: u16 = 4008;
+
+/// How long a closing connection may take to send its close frame.
+const CLOSE_GRACE: Duration = Duration::from_secs(1);
+
+/// The read buffer of a connection. Client messages are a few dozen bytes;
+/// a larger one (up to the message cap) still arrives, in several reads.
+/// The library's default, 128 KiB, is filled with zeros on the first read,
+/// so it is resident memory for every idle socket.
+const READ_BUFFER: usize = 4 * 1024;
+
+/// The most a connection may buffer unsent (a little over one message).
+const MAX_WRITE_BUFFER: usize = HARD_MESSAGE_CAP + 16 * 1024;
 
 pub fn router(state: AppState) -> Router {
     Router::new()
@@ -72,35 +107,56 @@ async fn upgrade(
             rejection.body_text()
         ))
     })?;
-    // `?token=` with nothing after it is no token: a spectator.
-    let token = query.token.filter(|token| !token.is_empty());
+    // `?token=` with nothing after it is no token: a spectator. The query
+    // (the contract's way) wins over the subprotocol.
+    let token = query
+        .token
+        .filter(|token| !token.is_empty())
+        .or_else(|| protocol_token(&ws));
     let seat = match token {
         None => None,
-        Some(token) => {
-            let token = TokenHash::of(&token);
-            let side = state
-                .registry
-                .call(id, |reply| Command::Authorize {
-                    token: token.clone(),
-                    reply,
-                })
-                .await?;
-            match side {
-                Some(side) => Some((side, token)),
-                None if state.store().is_seat_token(&token).await? => {
-                    return Err(ApiError::Forbidden(
-                        "this token holds a seat in another game".into(),
-                    ))
-                }
-                None => return Err(ApiError::Unauthorized),
-            }
-        }
+        Some(token) => Some(authorize(&state, id, &token).await?),
     };
     let cap = HARD_MESSAGE_CAP.max(state.config.max_ws_message_bytes);
     Ok(ws
+        .protocols([PROTOCOL])
+        .read_buffer_size(READ_BUFFER)
+        // Write each frame at once: states go out as they come, and nothing
+        // sits in a buffer per connection.
+        .write_buffer_size(0)
+        .max_write_buffer_size(MAX_WRITE_BUFFER.max(cap))
         .max_message_size(cap)
         .max_frame_size(cap)
         .on_upgrade(move |socket| session(socket, state, id, handle, seat)))
+}
+
+/// The seat token offered as a `rookery.token.TOKEN` subprotocol, if any.
+fn protocol_token(ws: &WebSocketUpgrade) -> Option<String> {
+    ws.requested_protocols()
+        .filter_map(|protocol| protocol.to_str().ok())
+        .find_map(|protocol| protocol.strip_prefix(TOKEN_PROTOCOL_PREFIX))
+        .filter(|token| !token.is_empty())
+        .map(str::to_string)
+}
+
+/// The seat `token` holds in game `id`: `unauthorized` for an unknown
+/// token, `forbidden` for another game's seat.
+async fn authorize(state: &AppState, id: Uuid, token: &str) -> Result<(Side, TokenHash), ApiError> {
+    let token = TokenHash::of(token);
+    let side = state
+        .registry
+        .call(id, |reply| Command::Authorize {
+            token: token.clone(),
+            reply,
+        })
+        .await?;
+    match side {
+        Some(side) => Ok((side, token)),
+        None if state.store().is_seat_token(&token).await? => Err(ApiError::Forbidden(
+            "this token holds a seat in another game".into(),
+        )),
+        None => Err(ApiError::Unauthorized),
+    }
 }
 
 async fn session(
@@ -124,7 +180,7 @@ async fn session(
         .registry
         .call(id, |reply| Command::Subscribe { reply })
         .await;
-    let (first, states) = match subscribed {
+    let (first, updates) = match subscribed {
         Ok(subscription) => subscription,
         Err(err) => {
             err.log();
@@ -133,25 +189,22 @@ async fn session(
             return;
         }
     };
-
-    let (sink, stream) = socket.split();
-    let (replies_tx, replies_rx) = mpsc::channel::<Reply>(16);
-    let mut send_task = tokio::spawn(send_loop(sink, first, states, replies_rx));
-    let receive = receive_loop(stream, &state, id, seat.as_ref(), replies_tx);
-    tokio::select! {
-        _ = &mut send_task => {}
-        ended = receive => match ended {
-            // The send task owns the socket's sending half: let it send the
-            // close frame, but do not wait long for a client that reads
-            // nothing.
-            ReceiveEnd::Closing => {
-                if tokio::time::timeout(CLOSE_GRACE, &mut send_task).await.is_err() {
-                    send_task.abort();
-                }
-            }
-            ReceiveEnd::Gone => send_task.abort(),
-        },
+    let mut connection = Connection {
+        socket,
+        state: &state,
+        handle: &handle,
+        id,
+        seat,
+        bucket: TokenBucket::default(),
+    };
+    if connection
+        .write(Message::Text(first.message.clone()))
+        .await
+        .is_ok()
+    {
+        connection.serve(updates).await;
     }
+    let side = connection.seat.as_ref().map(|(side, _)| *side);
     if handle
         .send(Command::Presence { side, delta: -1 })
         .await
@@ -162,125 +215,214 @@ async fn session(
     }
 }
 
-/// What the receive loop asks the send task to send.
-enum Reply {
-    /// An `error` message answering a bad client message.
-    Error(ApiError),
-    /// A close frame, after which the connection ends.
-    Close(CloseFrame),
+/// One open WebSocket.
+struct Connection<'a> {
+    socket: WebSocket,
+    state: &'a AppState,
+    handle: &'a GameHandle,
+    id: Uuid,
+    /// The seat this connection plays, if it has one.
+    seat: Option<(Side, TokenHash)>,
+    bucket: TokenBucket,
 }
 
-/// How the receive loop ended.
-enum ReceiveEnd {
-    /// The client closed, vanished or broke the connection.
-    Gone,
-    /// The server is closing the connection (a close frame is queued).
-    Closing,
-}
+/// The connection cannot go on (the peer is gone or too slow to write to).
+struct Gone;
 
-/// How long a closing connection may take to send its close frame.
-const CLOSE_GRACE: Duration = Duration::from_secs(1);
-
-async fn send_loop(
-    mut sink: futures_util::stream::SplitSink<WebSocket, Message>,
-    first: GameState,
-    mut states: StateReceiver,
-    mut replies: mpsc::Receiver<Reply>,
-) {
-    if sink.send(state_message(&first)).await.is_err() {
-        return;
-    }
-    let mut ping = tokio::time::interval_at(Instant::now() + PING_EVERY, PING_EVERY);
-    loop {
-        let message = tokio::select! {
-            state = states.recv() => match state {
-                Ok(game) => state_message(&game),
-                // States are complete snapshots: skipping stale ones is safe.
-                Err(RecvError::Lagged(_)) => continue,
-                Err(RecvError::Closed) => {
-                    // The game left memory (the server is shutting down). A
-                    // client already gone cannot be told; nothing to do.
-                    let _ = sink
-                        .send(Message::Close(Some(CloseFrame {
-                            code: 1001,
-                            reason: Utf8Bytes::from_static("going away"),
-                        })))
-                        .await;
-                    return;
+impl Connection<'_> {
+    async fn serve(&mut self, mut updates: StateReceiver) {
+        let config = &self.state.config;
+        let every = config.ws_ping_interval();
+        let mut ping = tokio::time::interval_at(Instant::now() + every, every);
+        ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        // When the ping in flight must have been answered.
+        let mut pong_due: Option<Instant> = None;
+        loop {
+            let outcome = tokio::select! {
+                frame = self.socket.recv() => self.on_frame(frame).await,
+                update = updates.recv() => match update {
+                    Ok(Broadcast::State(game)) => self.write(Message::Text(game.message.clone())).await,
+                    Ok(Broadcast::Presence(text)) => self.write(Message::Text(text)).await,
+                    // The slow-reader policy: a peer this far behind gets
+                    // no partial catch-up; it reconnects for a fresh state.
+                    Err(RecvError::Lagged(missed)) => {
+                        tracing::debug!(game = %self.id, missed, "slow WebSocket closed");
+                        self.close(CLOSE_TOO_SLOW, "too slow: reconnect for a fresh state").await;
+                        Err(Gone)
+                    }
+                    // The game left memory (the server is shutting down).
+                    Err(RecvError::Closed) => {
+                        self.close(1001, "going away").await;
+                        Err(Gone)
+                    }
+                },
+                _ = ping.tick() => {
+                    pong_due.get_or_insert(Instant::now() + config.ws_pong_timeout());
+                    self.write(Message::Ping(Default::default())).await
                 }
-            },
-            reply = replies.recv() => match reply {
-                Some(Reply::Error(error)) => error_message(&error),
-                Some(Reply::Close(frame)) => {
-                    // The connection ends either way; a client already gone
-                    // cannot be told.
-                    let _ = sink.send(Message::Close(Some(frame))).await;
-                    return;
+                _ = sleep_until_opt(pong_due) => {
+                    tracing::debug!(game = %self.id, "WebSocket without pong closed");
+                    self.close(CLOSE_NO_PONG, "no pong").await;
+                    Err(Gone)
                 }
-                None => return,
-            },
-            _ = ping.tick() => Message::Ping(Default::default()),
-        };
-        if sink.send(message).await.is_err() {
-            return;
+            };
+            match outcome {
+                Ok(Frame::Pong) => pong_due = None,
+                Ok(Frame::Other) => {}
+                Err(Gone) => return,
+            }
         }
     }
-}
 
-async fn receive_loop(
-    mut stream: futures_util::stream::SplitStream<WebSocket>,
-    state: &AppState,
-    id: Uuid,
-    seat: Option<&(Side, TokenHash)>,
-    errors: mpsc::Sender<Reply>,
-) -> ReceiveEnd {
-    let mut bucket = TokenBucket::default();
-    while let Some(received) = stream.next().await {
-        let message = match received {
-            Ok(message) => message,
-            Err(err) if is_too_big(&err) => {
+    /// Handles what the client sent.
+    async fn on_frame(
+        &mut self,
+        frame: Option<Result<Message, axum::Error>>,
+    ) -> Result<Frame, Gone> {
+        let message = match frame {
+            Some(Ok(message)) => message,
+            Some(Err(err)) if is_too_big(&err) => {
                 // Over the hard cap: the protocol's answer is to close with
                 // 1009 (message too big).
-                let frame = CloseFrame {
-                    code: 1009,
-                    reason: Utf8Bytes::from(format!(
-                        "messages are limited to {} bytes",
-                        state.config.max_ws_message_bytes
-                    )),
-                };
-                return if errors.send(Reply::Close(frame)).await.is_ok() {
-                    ReceiveEnd::Closing
-                } else {
-                    ReceiveEnd::Gone
-                };
+                let reason = format!(
+                    "messages are limited to {} bytes",
+                    self.state.config.max_ws_message_bytes
+                );
+                self.close(1009, &reason).await;
+                return Err(Gone);
             }
-            Err(_) => return ReceiveEnd::Gone,
+            Some(Err(_)) | None => return Err(Gone),
         };
         let text = match message {
+            Message::Close(_) => return Err(Gone),
+            // The answer to our ping; it costs nothing from the budget, as
+            // the server asked for it.
+            Message::Pong(_) => return Ok(Frame::Pong),
             Message::Text(text) => text,
-            Message::Binary(_) => {
-                if !send_error(
-                    &errors,
-                    ApiError::BadRequest("send JSON text messages".into()),
-                )
-                .await
-                {
-                    return ReceiveEnd::Gone;
+            // Pings are answered by the WebSocket layer; like binary frames
+            // they cost a token, so neither is a free way to make the server
+            // work.
+            Message::Ping(_) => {
+                if !self.take_token() {
+                    self.send_error(ApiError::RateLimited).await?;
                 }
-                continue;
+                return Ok(Frame::Other);
             }
-            Message::Close(_) => return ReceiveEnd::Gone,
-            // Pings are answered by the WebSocket layer; pongs need nothing.
-            Message::Ping(_) | Message::Pong(_) => continue,
+            Message::Binary(_) => {
+                let error = if self.take_token() {
+                    ApiError::BadRequest("send JSON text messages".into())
+                } else {
+                    ApiError::RateLimited
+                };
+                self.send_error(error).await?;
+                return Ok(Frame::Other);
+            }
         };
-        let outcome = handle_text(state, id, seat, &mut bucket, text.as_str()).await;
-        if let Err(error) = outcome {
-            if !send_error(&errors, error).await {
-                return ReceiveEnd::Gone;
+        if let Err(error) = self.handle_text(text.as_str()).await {
+            self.send_error(error).await?;
+        }
+        Ok(Frame::Other)
+    }
+
+    fn take_token(&mut self) -> bool {
+        self.bucket
+            .try_take(self.state.config.ws_rate(), Instant::now())
+    }
+
+    async fn handle_text(&mut self, text: &str) -> Result<(), ApiError> {
+        if !self.take_token() {
+            return Err(ApiError::RateLimited);
+        }
+        let limit = self.state.config.max_ws_message_bytes;
+        if text.len() > limit {
+            return Err(ApiError::TooLarge(format!(
+                "messages are limited to {limit} bytes"
+            )));
+        }
+        let message: ClientMessage = serde_json::from_str(text)
+            .map_err(|err| ApiError::BadRequest(format!("bad message: {err}")))?;
+        let action = match message {
+            ClientMessage::Auth { token } => return self.authenticate(&token).await,
+            ClientMessage::Move { uci } => Action::Move(uci),
+            ClientMessage::Resign => Action::Resign,
+            ClientMessage::Draw => Action::Draw,
+        };
+        let Some((_, token)) = &self.seat else {
+            return Err(ApiError::Forbidden("spectators cannot act".into()));
+        };
+        act(self.state, self.id, token, action).await.map(|_| ())
+    }
+
+    /// An `auth` message: a spectator connection takes the token's seat.
+    async fn authenticate(&mut self, token: &str) -> Result<(), ApiError> {
+        if self.seat.is_some() {
+            return Err(ApiError::BadRequest(
+                "this connection already plays a seat".into(),
+            ));
+        }
+        if token.is_empty() {
+            return Err(ApiError::Unauthorized);
+        }
+        let (side, token) = authorize(self.state, self.id, token).await?;
+        // From spectator to player: one presence change each way (the
+        // actor sends them together).
+        for (side, delta) in [(None, -1), (Some(side), 1)] {
+            if self
+                .handle
+                .send(Command::Presence { side, delta })
+                .await
+                .is_err()
+            {
+                return Err(ApiError::Unavailable);
+            }
+        }
+        self.seat = Some((side, token));
+        let text = server_text(&ServerMessage::Authenticated { color: side });
+        self.write(Message::Text(text))
+            .await
+            .map(|_| ())
+            .map_err(|Gone| ApiError::Unavailable)
+    }
+
+    /// Sends an `error` message answering the client.
+    async fn send_error(&mut self, error: ApiError) -> Result<(), Gone> {
+        error.log();
+        let text = server_text(&ServerMessage::Error {
+            code: error.code(),
+            message: error.message(),
+        });
+        self.write(Message::Text(text)).await.map(|_| ())
+    }
+
+    /// Writes one frame; a peer that does not take it in time is gone.
+    async fn write(&mut self, message: Message) -> Result<Frame, Gone> {
+        let timeout = self.state.config.ws_write_timeout();
+        match tokio::time::timeout(timeout, self.socket.send(message)).await {
+            Ok(Ok(())) => Ok(Frame::Other),
+            Ok(Err(_)) => Err(Gone),
+            Err(_) => {
+                tracing::debug!(game = %self.id, "WebSocket write timed out");
+                Err(Gone)
             }
         }
     }
-    ReceiveEnd::Gone
+
+    /// Sends a close frame, giving a peer that reads nothing little time.
+    async fn close(&mut self, code: u16, reason: &str) {
+        let frame = CloseFrame {
+            code,
+            reason: Utf8Bytes::from(reason),
+        };
+        // The connection ends either way; a peer already gone cannot be told.
+        let _ =
+            tokio::time::timeout(CLOSE_GRACE, self.socket.send(Message::Close(Some(frame)))).await;
+    }
+}
+
+/// What a handled event means for the pong deadline.
+enum Frame {
+    Pong,
+    Other,
 }
 
 /// Whether a receive error is a message or frame over the hard cap.
@@ -290,54 +432,9 @@ fn is_too_big(err: &axum::Error) -> bool {
         .is_some_and(|cause| matches!(cause, tungstenite::Error::Capacity(_)))
 }
 
-/// Queues an error answer; `false` when the send task is gone.
-async fn send_error(errors: &mpsc::Sender<Reply>, error: ApiError) -> bool {
-    error.log();
-    errors.send(Reply::Error(error)).await.is_ok()
-}
-
-async fn handle_text(
-    state: &AppState,
-    id: Uuid,
-    seat: Option<&(Side, TokenHash)>,
-    bucket: &mut TokenBucket,
-    text: &str,
-) -> Result<(), ApiError> {
-    if !bucket.try_take(state.config.ws_rate(), Instant::now()) {
-        return Err(ApiError::RateLimited);
+async fn sleep_until_opt(deadline: Option<Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
     }
-    if text.len() > state.config.max_ws_message_bytes {
-        return Err(ApiError::TooLarge(format!(
-            "messages are limited to {} bytes",
-            state.config.max_ws_message_bytes
-        )));
-    }
-    let message: ClientMessage = serde_json::from_str(text)
-        .map_err(|err| ApiError::BadRequest(format!("bad message: {err}")))?;
-    let Some((_, token)) = seat else {
-        return Err(ApiError::Forbidden("spectators cannot act".into()));
-    };
-    let action = match message {
-        ClientMessage::Move { uci } => Action::Move(uci),
-        ClientMessage::Resign => Action::Resign,
-        ClientMessage::Draw => Action::Draw,
-    };
-    act(state, id, token, action).await.map(|_| ())
-}
-
-fn state_message(game: &GameState) -> Message {
-    to_text(&ServerMessage::State { game })
-}
-
-fn error_message(error: &ApiError) -> Message {
-    to_text(&ServerMessage::Error {
-        code: error.code(),
-        message: error.message(),
-    })
-}
-
-fn to_text(message: &ServerMessage<'_>) -> Message {
-    // Serialising our own plain structs cannot fail.
-    let text = serde_json::to_string(message).unwrap_or_default();
-    Message::Text(Utf8Bytes::from(text))
 }

@@ -279,13 +279,18 @@ impl WsClient {
         self.socket.send(message).await.expect("WebSocket send");
     }
 
-    /// The next JSON message (pings and pongs skipped).
+    /// The next JSON message (pings, pongs and `presence` messages
+    /// skipped: those come whenever a connection opens or closes).
     pub async fn next(&mut self) -> Value {
         within(WAIT, "a WebSocket message", async {
             loop {
                 match self.socket.next().await {
                     Some(Ok(Message::Text(text))) => {
-                        return serde_json::from_str(text.as_str()).expect("JSON message")
+                        let message: Value =
+                            serde_json::from_str(text.as_str()).expect("JSON message");
+                        if message["type"] != "presence" {
+                            return message;
+                        }
                     }
                     Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
                     other => panic!("unexpected WebSocket event: {other:?}"),
@@ -332,4 +337,68 @@ pub fn moves(state: &Value) -> Vec<String> {
         .iter()
         .map(|m| m.as_str().expect("move").to_string())
         .collect()
+}
+
+// ------------------------------------------------- WebSocket (sockets work)
+
+impl WsClient {
+    /// The next JSON message of any type (pings and pongs skipped).
+    pub async fn next_message(&mut self) -> Value {
+        within(WAIT, "a WebSocket message", async {
+            loop {
+                match self.socket.next().await {
+                    Some(Ok(Message::Text(text))) => {
+                        return serde_json::from_str(text.as_str()).expect("JSON message")
+                    }
+                    Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
+                    other => panic!("unexpected WebSocket event: {other:?}"),
+                }
+            }
+        })
+        .await
+    }
+
+    /// Skips messages until a `presence` message for which `done` holds.
+    pub async fn presence_where(&mut self, what: &str, done: impl Fn(&Value) -> bool) -> Value {
+        within(WAIT, what, async {
+            loop {
+                let message = self.next_message().await;
+                if message["type"] == "presence" && done(&message) {
+                    return message;
+                }
+            }
+        })
+        .await
+    }
+}
+
+impl TestServer {
+    /// Starts a server on a listener the test prepared (say, with small
+    /// socket buffers, which accepted connections inherit).
+    pub async fn start_on(listener: TcpListener, config: Config) -> TestServer {
+        let addr = listener.local_addr().expect("local address");
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(rookery_server::run(listener, config, async move {
+            // A dropped sender also stops the server.
+            let _ = stopped.await;
+        }));
+        let server = TestServer {
+            addr,
+            http: reqwest::Client::new(),
+            stop: Some(stop),
+            task: Some(task),
+        };
+        within(WAIT, "the server to answer /healthz", async {
+            loop {
+                if let Ok(response) = server.http.get(server.url("/healthz")).send().await {
+                    if response.status().is_success() {
+                        break;
+                    }
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        })
+        .await;
+        server
+    }
 }

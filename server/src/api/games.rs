@@ -2,6 +2,7 @@
 //! seat holders' actions (move, resign, draw).
 
 use std::convert::Infallible;
+use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
@@ -20,7 +21,8 @@ use crate::error::{ApiError, ApiJson, ApiQuery};
 use crate::live::actor::{Action, Command, StateReceiver};
 use crate::live::game::{LiveGame, LiveSeat, PlayerRef};
 use crate::protocol::{
-    CreateGame, GameList, GameState, GameWithSeat, ListQuery, MoveRequest, Seat, Side, Status,
+    Broadcast, CreateGame, GameList, GameState, GameWithSeat, ListQuery, MoveRequest, Seat,
+    SharedState, Side, Status,
 };
 use crate::store::now_ms;
 use crate::AppState;
@@ -268,12 +270,12 @@ pub async fn stream(
         .call(id, |reply| Command::Subscribe { reply })
         .await?;
     let lines = futures_util::stream::unfold(
-        StreamState::First(Box::new(first), receiver),
+        StreamState::First(first, receiver),
         |stream_state| async move {
             match stream_state {
                 StreamState::First(game, receiver) => {
-                    let line = ndjson_line(&game);
-                    let next = if game.is_finished() {
+                    let line = game.line.clone();
+                    let next = if game.finished {
                         StreamState::Done
                     } else {
                         StreamState::Following(receiver)
@@ -282,15 +284,17 @@ pub async fn stream(
                 }
                 StreamState::Following(mut receiver) => loop {
                     match receiver.recv().await {
-                        Ok(game) => {
-                            let line = ndjson_line(&game);
-                            let next = if game.is_finished() {
+                        Ok(Broadcast::State(game)) => {
+                            let line = game.line.clone();
+                            let next = if game.finished {
                                 StreamState::Done
                             } else {
                                 StreamState::Following(receiver)
                             };
                             return Some((Ok(line), next));
                         }
+                        // The stream carries states only.
+                        Ok(Broadcast::Presence(_)) => continue,
                         // Every state is complete, so a subscriber that fell
                         // behind loses nothing by skipping to a newer one.
                         Err(RecvError::Lagged(_)) => continue,
@@ -310,16 +314,9 @@ pub async fn stream(
 }
 
 enum StreamState {
-    First(Box<GameState>, StateReceiver),
+    First(Arc<SharedState>, StateReceiver),
     Following(StateReceiver),
     Done,
-}
-
-fn ndjson_line(game: &GameState) -> Bytes {
-    // Serialising our own plain structs cannot fail.
-    let mut line = serde_json::to_vec(game).unwrap_or_default();
-    line.push(b'\n');
-    Bytes::from(line)
 }
 
 /// Runs a seat holder's action. The token must be a seat of this game: one

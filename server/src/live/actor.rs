@@ -23,7 +23,7 @@ use super::game::{LiveGame, PlayedMove, PlayerRef};
 use crate::ai::{AiAnswer, AiScheduler, SearchRequest, Thinking};
 use crate::auth::TokenHash;
 use crate::error::ApiError;
-use crate::protocol::{GameState, Side, Status};
+use crate::protocol::{Broadcast, GameState, Presence, SharedState, Side, Status};
 use crate::store::Store;
 
 /// What a seat holder can do.
@@ -34,8 +34,14 @@ pub enum Action {
     Draw,
 }
 
-/// Subscribers get every state as it changes.
-pub type StateReceiver = broadcast::Receiver<Arc<GameState>>;
+/// Subscribers get every state as it changes, and presence changes, each
+/// serialised once for all of them.
+pub type StateReceiver = broadcast::Receiver<Broadcast>;
+
+/// Presence changes (connections opening and closing) are gathered for this
+/// long and sent as one `presence` message: a crowd of spectators arriving
+/// at once costs each subscriber a few small messages, not one per arrival.
+const PRESENCE_COALESCE: Duration = Duration::from_millis(100);
 
 pub enum Command {
     State {
@@ -45,9 +51,10 @@ pub enum Command {
     Snapshot {
         reply: oneshot::Sender<LiveGame>,
     },
-    /// The current state and a receiver for every later one.
+    /// The current state (serialised) and a receiver for every later
+    /// change.
     Subscribe {
-        reply: oneshot::Sender<(GameState, StateReceiver)>,
+        reply: oneshot::Sender<(Arc<SharedState>, StateReceiver)>,
     },
     /// Which seat `token` holds in this game, if any.
     Authorize {
@@ -113,6 +120,8 @@ pub struct ActorContext {
     pub store: Store,
     pub ai: AiScheduler,
     pub shutdown: watch::Receiver<bool>,
+    /// Broadcast capacity: how far a subscriber may fall behind.
+    pub max_lag: usize,
     /// Called with the actor's handle when it leaves memory.
     pub on_exit: Arc<dyn Fn(&GameHandle) + Send + Sync>,
 }
@@ -124,7 +133,9 @@ const IDLE_EXIT: Duration = Duration::from_secs(60);
 pub fn spawn(live: LiveGame, context: ActorContext) -> (GameHandle, tokio::task::JoinHandle<()>) {
     let (commands, inbox) = mpsc::channel(64);
     let (answers_tx, answers) = mpsc::channel(4);
-    let (states, _) = broadcast::channel(64);
+    // A subscriber that falls this many messages behind has lagged: a
+    // WebSocket is then closed (the slow-reader policy), a stream skips ahead.
+    let (states, _) = broadcast::channel(context.max_lag.max(1));
     let handle = GameHandle {
         id: live.id,
         commands,
@@ -140,6 +151,8 @@ pub fn spawn(live: LiveGame, context: ActorContext) -> (GameHandle, tokio::task:
         last_move_at: Instant::now(),
         idle_since: Instant::now(),
         closing: false,
+        presence_due: None,
+        presence_sent: None,
     };
     let task = tokio::spawn(actor.run(inbox, answers));
     (handle, task)
@@ -149,7 +162,7 @@ struct GameActor {
     live: LiveGame,
     handle: GameHandle,
     context: ActorContext,
-    states: broadcast::Sender<Arc<GameState>>,
+    states: broadcast::Sender<Broadcast>,
     answers_tx: mpsc::Sender<AiAnswer>,
     thinking: Option<Thinking>,
     /// An AI v AI move computed early, held until the pacing delay passes.
@@ -158,6 +171,10 @@ struct GameActor {
     idle_since: Instant,
     /// Leaving memory: answer queued commands, start no search.
     closing: bool,
+    /// When the gathered presence changes are sent.
+    presence_due: Option<Instant>,
+    /// The presence subscribers last learnt (from a state or a `presence`).
+    presence_sent: Option<Presence>,
 }
 
 impl GameActor {
@@ -192,6 +209,7 @@ impl GameActor {
                     }
                     None => break,
                 },
+                _ = sleep_until_opt(self.presence_due) => self.send_presence(),
                 _ = sleep_until_opt(idle_deadline) => {
                     if self.states.receiver_count() == 0 {
                         break;
@@ -225,7 +243,7 @@ impl GameActor {
                 let _ = reply.send(self.live.clone());
             }
             Command::Subscribe { reply } => {
-                let _ = reply.send((self.state(), self.states.subscribe()));
+                let _ = reply.send((SharedState::of(&self.state()), self.states.subscribe()));
             }
             Command::Authorize { token, reply } => {
                 let _ = reply.send(self.live.side_of(&token));
@@ -253,7 +271,9 @@ impl GameActor {
             }
             Command::Presence { side, delta } => {
                 self.live.connect(side, delta);
-                self.broadcast();
+                if self.presence_due.is_none() {
+                    self.presence_due = Some(Instant::now() + PRESENCE_COALESCE);
+                }
             }
         }
     }
@@ -327,9 +347,27 @@ impl GameActor {
         self.live.state(Instant::now())
     }
 
-    fn broadcast(&self) {
+    /// Sends the new state to every subscriber, serialised once.
+    fn broadcast(&mut self) {
+        let state = self.state();
+        // The state carries the connection counts too.
+        self.presence_sent = Some(Presence::of(&state));
+        self.presence_due = None;
         // Sending fails only when nobody is subscribed: nothing to do then.
-        let _ = self.states.send(Arc::new(self.state()));
+        let _ = self.states.send(Broadcast::State(SharedState::of(&state)));
+    }
+
+    /// Sends the gathered presence changes, if they changed anything the
+    /// subscribers know.
+    fn send_presence(&mut self) {
+        self.presence_due = None;
+        let presence = Presence::of(&self.state());
+        if self.presence_sent == Some(presence) {
+            return;
+        }
+        self.presence_sent = Some(presence);
+        // Nobody subscribed: nothing to tell.
+        let _ = self.states.send(Broadcast::presence(presence));
     }
 
     async fn on_clock_deadline(&mut self) {

@@ -12,6 +12,7 @@ pub mod clock;
 pub mod game;
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::{watch, OnceCell};
@@ -28,6 +29,9 @@ use crate::store::Store;
 
 type Slot = Arc<OnceCell<GameHandle>>;
 
+/// The default of `--ws-max-lag`.
+pub const DEFAULT_MAX_LAG: usize = 64;
+
 #[derive(Clone)]
 pub struct Registry {
     inner: Arc<RegistryInner>,
@@ -39,6 +43,8 @@ struct RegistryInner {
     store: Store,
     ai: AiScheduler,
     shutdown_tx: watch::Sender<bool>,
+    /// Broadcast capacity of each game (see [`Registry::set_max_lag`]).
+    max_lag: AtomicUsize,
 }
 
 impl Registry {
@@ -51,8 +57,15 @@ impl Registry {
                 store,
                 ai,
                 shutdown_tx,
+                max_lag: AtomicUsize::new(DEFAULT_MAX_LAG),
             }),
         }
+    }
+
+    /// How many messages a game's subscriber may fall behind before it has
+    /// lagged (for games started from now on).
+    pub fn set_max_lag(&self, messages: usize) {
+        self.inner.max_lag.store(messages.max(1), Ordering::Relaxed);
     }
 
     pub fn store(&self) -> &Store {
@@ -79,6 +92,7 @@ impl Registry {
             store: self.inner.store.clone(),
             ai: self.inner.ai.clone(),
             shutdown: self.inner.shutdown_tx.subscribe(),
+            max_lag: self.inner.max_lag.load(Ordering::Relaxed),
             on_exit: Arc::new(move |handle: &GameHandle| {
                 if let Some(inner) = weak.upgrade() {
                     Registry { inner }.forget(handle);

@@ -1,0 +1,444 @@
+//! The WebSocket at scale and under abuse: fan-out to many subscribers,
+//! presence as small messages, the pong deadline, the write and lag limits
+//! for slow readers, the token outside the URL, and the rate budget that
+//! pings and binary frames share with text.
+
+mod support;
+
+use futures_util::StreamExt;
+use rookery_engine::{Game, Position};
+use serde_json::{json, Value};
+use support::*;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpSocket, TcpStream};
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::Message;
+
+/// A WebSocket upgrade by hand: the socket after the 101 answer.
+async fn raw_upgrade(server: &TestServer, path: &str) -> TcpStream {
+    let mut stream = TcpStream::connect(server.addr).await.expect("connect");
+    let request = format!(
+        "GET {path} HTTP/1.1\r\nHost: {}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+         Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+        server.addr
+    );
+    stream.write_all(request.as_bytes()).await.expect("write");
+    // Read the answer's head byte by byte, so no frame is consumed.
+    let mut head = Vec::new();
+    while !head.ends_with(b"\r\n\r\n") {
+        let mut byte = [0u8; 1];
+        within(WAIT, "the upgrade answer", stream.read_exact(&mut byte))
+            .await
+            .expect("read");
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8_lossy(&head);
+    assert!(head.starts_with("HTTP/1.1 101"), "{head}");
+    stream
+}
+
+/// The (opcode, payload) of each unmasked frame in `bytes`.
+fn server_frames(mut bytes: &[u8]) -> Vec<(u8, Vec<u8>)> {
+    let mut frames = Vec::new();
+    while bytes.len() >= 2 {
+        let opcode = bytes[0] & 0x0f;
+        let (len, header) = match bytes[1] & 0x7f {
+            126 => (usize::from(u16::from_be_bytes([bytes[2], bytes[3]])), 4),
+            127 => {
+                let mut len = [0u8; 8];
+                len.copy_from_slice(&bytes[2..10]);
+                (u64::from_be_bytes(len) as usize, 10)
+            }
+            len => (usize::from(len), 2),
+        };
+        let Some(payload) = bytes.get(header..header + len) else {
+            break;
+        };
+        frames.push((opcode, payload.to_vec()));
+        bytes = &bytes[header + len..];
+    }
+    frames
+}
+
+/// A spectator socket opened over a fresh TCP connection.
+async fn spectator(server: &TestServer, id: &str) -> WsClient {
+    WsClient::connect(server, id, None).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_state_reaches_a_thousand_subscribers() {
+    let db = TestDb::new();
+    let server = TestServer::start(test_config(&db)).await;
+    let (id, white, _) = server.human_game(json!({})).await;
+    let mut watchers = Vec::new();
+    for _ in 0..1000 {
+        let mut ws = spectator(&server, &id).await;
+        ws.next_state().await;
+        watchers.push(ws);
+    }
+    server
+        .wait_state(&id, "1000 spectators counted", |s| s["spectators"] == 1000)
+        .await;
+    server.play(&id, &white, "e2e4").await;
+    // Every subscriber gets the move, as a state (presence messages about
+    // the crowd arriving may come first).
+    let readers = watchers.into_iter().map(|mut ws| {
+        tokio::spawn(async move {
+            let seen = ws.state_where("the move", |s| !moves(s).is_empty()).await;
+            assert_eq!(moves(&seen), ["e2e4"]);
+            ws
+        })
+    });
+    for reader in readers.collect::<Vec<_>>() {
+        reader.await.expect("reader");
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn presence_is_a_small_message_not_a_state() {
+    let db = TestDb::new();
+    let server = TestServer::start(test_config(&db)).await;
+    let (id, white, _) = server.human_game(json!({})).await;
+    let mut first = spectator(&server, &id).await;
+    assert_eq!(first.next_state().await["spectators"], 1);
+
+    // Another spectator arrives: the first one learns it from a presence
+    // message, and its next message is that, not a whole state.
+    let mut second = spectator(&server, &id).await;
+    assert_eq!(second.next_state().await["spectators"], 2);
+    let presence = first.next_message().await;
+    assert_eq!(
+        presence,
+        json!({"type": "presence", "white": false, "black": false, "spectators": 2})
+    );
+    assert!(presence.to_string().len() < 100, "{presence}");
+
+    // A seat connecting and leaving is presence too.
+    let player = WsClient::connect(&server, &id, Some(&white)).await;
+    first
+        .presence_where("white connected", |p| p["white"] == true)
+        .await;
+    drop(player);
+    let left = first
+        .presence_where("white gone", |p| p["white"] == false)
+        .await;
+    assert_eq!(left["spectators"], 2);
+
+    // A change of the game itself is still a whole state.
+    server.play(&id, &white, "d2d4").await;
+    let message = first.next_message().await;
+    assert_eq!(message["type"], "state", "{message}");
+    assert_eq!(moves(&message["game"]), ["d2d4"]);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_peer_that_ignores_pings_is_closed_and_its_seat_shows_disconnected() {
+    let db = TestDb::new();
+    let mut config = test_config(&db);
+    config.ws_ping_interval_ms = 100;
+    config.ws_pong_timeout_ms = 300;
+    let server = TestServer::start(config).await;
+    let (id, white, _) = server.human_game(json!({})).await;
+
+    // A spectator that keeps reading answers the pings (the client library
+    // does it while reading) and stays.
+    let mut watcher = spectator(&server, &id).await;
+    watcher.next_state().await;
+    let reading = tokio::spawn(async move {
+        let mut pings = 0;
+        while pings < 10 {
+            match watcher.socket.next().await {
+                Some(Ok(Message::Ping(_))) => pings += 1,
+                Some(Ok(_)) => {}
+                other => panic!("the reading spectator lost its socket: {other:?}"),
+            }
+        }
+        watcher
+    });
+
+    // White upgrades, then neither reads nor writes: its pings go
+    // unanswered. (A raw socket: a WebSocket library answers pings by
+    // itself whenever it reads.)
+    let mut silent = raw_upgrade(&server, &format!("/ws/games/{id}?token={white}")).await;
+    server
+        .wait_state(&id, "white connected", |s| s["white"]["connected"] == true)
+        .await;
+    server
+        .wait_state(&id, "white shown disconnected", |s| {
+            s["white"]["connected"] == false
+        })
+        .await;
+    let watcher = within(WAIT, "ten pings answered", reading)
+        .await
+        .expect("reader");
+    assert_eq!(server.state(&id).await["spectators"], 1);
+
+    // What the silent peer finds once it reads: its state, pings, and the
+    // close code.
+    let mut bytes = Vec::new();
+    within(
+        WAIT,
+        "the server to end the connection",
+        silent.read_to_end(&mut bytes),
+    )
+    .await
+    .expect("read");
+    let frames = server_frames(&bytes);
+    assert_eq!(frames.first().map(|f| f.0), Some(1), "a text frame first");
+    let close = frames.iter().find(|f| f.0 == 8).expect("a close frame");
+    assert_eq!(close.1.get(..2), Some(&4000u16.to_be_bytes()[..]));
+    drop(watcher);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_token_can_come_in_the_first_message() {
+    let db = TestDb::new();
+    let server = TestServer::start(test_config(&db)).await;
+    let (id, white, _) = server.human_game(json!({})).await;
+    let (other, other_white, _) = server.human_game(json!({})).await;
+    assert_ne!(other, id);
+
+    let mut ws = spectator(&server, &id).await;
+    assert_eq!(ws.next_state().await["spectators"], 1);
+    // Spectators cannot act; wrong tokens are refused and change nothing.
+    ws.send(json!({"type": "move", "uci": "e2e4"})).await;
+    ws.expect_error("forbidden").await;
+    ws.send(json!({"type": "auth", "token": "nope"})).await;
+    ws.expect_error("unauthorized").await;
+    ws.send(json!({"type": "auth", "token": other_white})).await;
+    ws.expect_error("forbidden").await;
+    ws.send(json!({"type": "auth"})).await;
+    ws.expect_error("bad_request").await;
+
+    ws.send(json!({"type": "auth", "token": white})).await;
+    let answer = ws.next().await;
+    assert_eq!(answer, json!({"type": "authenticated", "color": "white"}));
+    let state = server
+        .wait_state(&id, "white connected", |s| s["white"]["connected"] == true)
+        .await;
+    assert_eq!(state["spectators"], 0);
+    ws.send(json!({"type": "auth", "token": white})).await;
+    ws.expect_error("bad_request").await;
+
+    ws.send(json!({"type": "move", "uci": "e2e4"})).await;
+    let moved = ws.state_where("the move", |s| !moves(s).is_empty()).await;
+    assert_eq!(moves(&moved), ["e2e4"]);
+    drop(ws);
+    server
+        .wait_state(&id, "white disconnected", |s| {
+            s["white"]["connected"] == false && s["spectators"] == 0
+        })
+        .await;
+    server.stop().await;
+}
+
+/// Opens a WebSocket offering `protocols` (comma-separated).
+async fn connect_with_protocols(
+    server: &TestServer,
+    id: &str,
+    protocols: &str,
+) -> Result<(Socket, Option<String>), tokio_tungstenite::tungstenite::Error> {
+    let mut request = server
+        .ws_url(&format!("/ws/games/{id}"))
+        .into_client_request()?;
+    request.headers_mut().insert(
+        "Sec-WebSocket-Protocol",
+        protocols.parse().expect("header value"),
+    );
+    let (socket, response) = within(
+        WAIT,
+        "WebSocket connect",
+        tokio_tungstenite::connect_async(request),
+    )
+    .await?;
+    let selected = response
+        .headers()
+        .get("Sec-WebSocket-Protocol")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    Ok((socket, selected))
+}
+
+#[tokio::test]
+async fn the_token_can_come_as_a_subprotocol() {
+    let db = TestDb::new();
+    let server = TestServer::start(test_config(&db)).await;
+    let (id, white, black) = server.human_game(json!({})).await;
+    server.play(&id, &white, "e2e4").await;
+
+    let (socket, selected) =
+        connect_with_protocols(&server, &id, &format!("rookery, rookery.token.{black}"))
+            .await
+            .expect("upgrade");
+    // The server names its protocol, never echoes the token.
+    assert_eq!(selected.as_deref(), Some("rookery"));
+    let mut ws = WsClient { socket };
+    let first = ws.next_state().await;
+    assert_eq!(first["black"]["connected"], true);
+    assert_eq!(first["spectators"], 0);
+    ws.send(json!({"type": "move", "uci": "e7e5"})).await;
+    let moved = ws.state_where("the move", |s| moves(s).len() == 2).await;
+    assert_eq!(moves(&moved), ["e2e4", "e7e5"]);
+
+    // Unknown tokens are refused before the upgrade, as with `?token=`.
+    let refused = connect_with_protocols(&server, &id, "rookery, rookery.token.0123")
+        .await
+        .expect_err("an unknown token");
+    match refused {
+        tokio_tungstenite::tungstenite::Error::Http(response) => {
+            assert_eq!(response.status().as_u16(), 401)
+        }
+        other => panic!("expected HTTP 401, got {other:?}"),
+    }
+    // Without a token subprotocol the connection is a spectator.
+    let (socket, selected) = connect_with_protocols(&server, &id, "rookery")
+        .await
+        .expect("upgrade");
+    assert_eq!(selected.as_deref(), Some("rookery"));
+    let mut watcher = WsClient { socket };
+    assert_eq!(watcher.next_state().await["spectators"], 1);
+    server.stop().await;
+}
+
+/// A legal line of `plies` moves that never ends the game.
+fn long_line(plies: usize) -> Vec<String> {
+    let mut game = Game::new(Position::startpos());
+    let mut line = Vec::new();
+    let mut seed: u64 = 7;
+    while line.len() < plies {
+        let moves: Vec<_> = game.position().legal_moves().iter().copied().collect();
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let start = (seed >> 33) as usize % moves.len();
+        let mv = (0..moves.len())
+            .map(|i| moves[(start + i) % moves.len()])
+            .find(|mv| {
+                let mut after = game.clone();
+                after.play(*mv).is_ok() && after.outcome().is_none()
+            })
+            .expect("a move that does not end the game");
+        game.play(mv).expect("legal");
+        line.push(mv.to_uci());
+    }
+    line
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reader_that_falls_behind_is_closed_with_4008() {
+    let db = TestDb::new();
+    let mut config = test_config(&db);
+    config.ws_max_lag = 4;
+    // Lag, not the write timeout, is what this test is about.
+    config.ws_write_timeout_ms = 120_000;
+    // Small kernel buffers on both ends (accepted sockets inherit the
+    // listener's), so a peer that stops reading blocks the server's writes
+    // after a few states rather than a few megabytes.
+    let socket = TcpSocket::new_v4().expect("socket");
+    socket.set_send_buffer_size(4096).expect("SO_SNDBUF");
+    socket
+        .bind("127.0.0.1:0".parse().expect("address"))
+        .expect("bind");
+    let listener: TcpListener = socket.listen(128).expect("listen");
+    let server = TestServer::start_on(listener, config).await;
+    let (id, white, black) = server.human_game(json!({})).await;
+
+    let client = TcpSocket::new_v4().expect("socket");
+    client.set_recv_buffer_size(4096).expect("SO_RCVBUF");
+    let stream = client.connect(server.addr).await.expect("connect");
+    let (socket, _) = tokio_tungstenite::client_async(
+        server.ws_url(&format!("/ws/games/{id}")),
+        tokio_tungstenite::MaybeTlsStream::Plain(stream),
+    )
+    .await
+    .expect("upgrade");
+    let mut slow = WsClient { socket };
+    assert_eq!(slow.next_state().await["spectators"], 1);
+
+    // The slow reader reads nothing while the game goes on.
+    let line = long_line(120);
+    for (ply, uci) in line.iter().enumerate() {
+        server
+            .play(&id, if ply % 2 == 0 { &white } else { &black }, uci)
+            .await;
+    }
+    // When it reads at last, it finds states in order, then the close.
+    let mut last_ply = 0;
+    let code = within(WAIT, "the close frame", async {
+        loop {
+            match slow.socket.next().await {
+                Some(Ok(Message::Text(text))) => {
+                    let message: Value = serde_json::from_str(text.as_str()).expect("JSON");
+                    if message["type"] == "state" {
+                        let ply = moves(&message["game"]).len();
+                        assert!(ply > last_ply, "states out of order");
+                        last_ply = ply;
+                    }
+                }
+                Some(Ok(Message::Close(frame))) => return frame.map(|f| f.code),
+                Some(Ok(_)) => continue,
+                other => panic!("no close frame: {other:?}"),
+            }
+        }
+    })
+    .await;
+    assert_eq!(code, Some(CloseCode::from(4008)));
+    assert!(last_ply < line.len(), "it did fall behind");
+    server
+        .wait_state(&id, "the slow spectator gone", |s| s["spectators"] == 0)
+        .await;
+    // Reconnecting brings it up to date.
+    let mut again = spectator(&server, &id).await;
+    assert_eq!(moves(&again.next_state().await), line);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn pings_and_binary_frames_spend_the_rate_budget() {
+    let db = TestDb::new();
+    let mut config = test_config(&db);
+    config.ws_rate_burst = 3;
+    config.ws_rate_limit = 0.001;
+    let server = TestServer::start(config).await;
+    let (id, white, _) = server.human_game(json!({})).await;
+    let mut ws = WsClient::connect(&server, &id, Some(&white)).await;
+    ws.next_state().await;
+    ws.send_raw(Message::Ping(Vec::new().into())).await;
+    ws.send_raw(Message::Ping(Vec::new().into())).await;
+    ws.send_raw(Message::Binary(vec![1, 2, 3].into())).await;
+    ws.expect_error("bad_request").await;
+    // The budget is spent: the move is refused and the game unchanged.
+    ws.send(json!({"type": "move", "uci": "e2e4"})).await;
+    ws.expect_error("rate_limited").await;
+    ws.send_raw(Message::Ping(Vec::new().into())).await;
+    ws.expect_error("rate_limited").await;
+    assert!(moves(&server.state(&id).await).is_empty());
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_reader_gets_every_state_in_order_while_spectators_come_and_go() {
+    let db = TestDb::new();
+    let server = TestServer::start(test_config(&db)).await;
+    let (id, white, black) = server.human_game(json!({})).await;
+    let mut reader = spectator(&server, &id).await;
+    reader.next_state().await;
+    let line = long_line(20);
+    for (ply, uci) in line.iter().enumerate() {
+        // Churn: a spectator arrives and leaves around every move.
+        let mut visitor = spectator(&server, &id).await;
+        visitor.next_state().await;
+        server
+            .play(&id, if ply % 2 == 0 { &white } else { &black }, uci)
+            .await;
+        drop(visitor);
+        let seen = reader.next_state().await;
+        assert_eq!(moves(&seen), line[..=ply], "after ply {ply}");
+    }
+    let _ = reader.socket.close(None).await;
+    server.stop().await;
+}
