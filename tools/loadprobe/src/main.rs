@@ -162,6 +162,7 @@ fn now_ns() -> u64 {
 struct Started {
     child: tokio::process::Child,
     dir: PathBuf,
+    database: PathBuf,
 }
 
 impl Drop for Started {
@@ -172,6 +173,19 @@ impl Drop for Started {
                 libc::kill(pid as i32, libc::SIGTERM);
             }
         }
+        // Give it the shutdown it promises before removing its files.
+        for _ in 0..100 {
+            if !matches!(self.child.try_wait(), Ok(None)) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        // Best effort: a leftover temporary file is no failure of the run.
+        for suffix in ["", "-wal", "-shm"] {
+            let mut path = self.database.clone().into_os_string();
+            path.push(suffix);
+            let _ = std::fs::remove_file(path);
+        }
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
@@ -180,15 +194,15 @@ async fn start_server(args: &Args) -> anyhow::Result<(SocketAddr, u32, Started)>
     let dir = std::env::temp_dir().join(format!("rookery-load-{}", std::process::id()));
     std::fs::create_dir_all(&dir).context("creating the probe's directory")?;
     let log = std::fs::File::create(dir.join("server.log")).context("server log")?;
+    let database = args
+        .db_dir
+        .as_ref()
+        .unwrap_or(&dir)
+        .join(format!("load-{}.db", std::process::id()));
     let mut child = tokio::process::Command::new(&args.server)
         .args(["--addr", "127.0.0.1:0"])
         .arg("--database")
-        .arg(
-            args.db_dir
-                .as_ref()
-                .unwrap_or(&dir)
-                .join(format!("load-{}.db", std::process::id())),
-        )
+        .arg(&database)
         // The probe is one client with many connections: lift the per-client
         // limits so they are not what is measured.
         .args(["--rate-limit", "100000", "--rate-burst", "100000"])
@@ -213,7 +227,15 @@ async fn start_server(args: &Args) -> anyhow::Result<(SocketAddr, u32, Started)>
         .context("unexpected first line")?
         .parse()
         .context("listening address")?;
-    Ok((addr, pid, Started { child, dir }))
+    Ok((
+        addr,
+        pid,
+        Started {
+            child,
+            dir,
+            database,
+        },
+    ))
 }
 
 /// VmRSS of a process in KiB.
@@ -384,6 +406,7 @@ struct SubscriberStats {
     latencies_us: Vec<u32>,
     states: u64,
     other_messages: u64,
+    presence: u64,
     errors: u64,
     lost: u64,
     out_of_order: u64,
@@ -466,6 +489,7 @@ async fn subscriber(
                 }
             }
             ("error", _) => stats.errors += 1,
+            ("presence", _) => stats.presence += 1,
             _ => stats.other_messages += 1,
         }
     }
@@ -684,6 +708,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
     let mut deliveries = Vec::new();
     let (mut states, mut lost, mut out_of_order, mut errors, mut closed_early, mut other) =
         (0, 0, 0, 0, 0, 0);
+    let mut presence = 0;
     for reader in readers {
         let stats = reader.await.context("reader task")?;
         deliveries.extend(stats.latencies_us.iter().map(|&us| f64::from(us) / 1000.0));
@@ -692,6 +717,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
         out_of_order += stats.out_of_order;
         errors += stats.errors;
         other += stats.other_messages;
+        presence += stats.presence;
         closed_early += u64::from(stats.closed_early);
     }
     // Per move: until the last subscriber had it.
@@ -723,7 +749,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
         summary("move to every subscriber of its game", per_move)
     );
     println!(
-        "states received: {states}; lost (gaps): {lost}; deliveries missing: {missing}; out of order: {out_of_order}; error messages: {errors}; other messages: {other}; sockets closed by the server: {closed_early}"
+        "states received: {states}; lost (gaps): {lost}; deliveries missing: {missing}; out of order: {out_of_order}; error messages: {errors}; presence messages: {presence}; other messages: {other}; sockets closed by the server: {closed_early}"
     );
     if let (Some(before), Some(idle)) = (rss_before, rss_idle) {
         let per_socket = (idle.saturating_sub(before)) as f64 / opened_count.max(1) as f64;
