@@ -390,6 +390,25 @@ describe('web client in Chromium against the real server', () => {
     }
   });
 
+  test('the seat token travels as a subprotocol, not in the URL; presence updates the seats', { timeout: 60_000 }, async () => {
+    const game = await friendGame();
+    const white = await openPage(await seatedContext(game.id, game.white), errors, `${server.url}/games/${game.id}`);
+    const urls = [];
+    white.on('websocket', (ws) => urls.push(ws.url()));
+    await white.reload();
+    const online = (count) => [(n) => document.querySelectorAll('.presence.online').length === n, count];
+    await white.waitForFunction(...online(1), { timeout: 15_000 });
+    // Black arrives: white's page learns it from a presence message.
+    const black = await openPage(await seatedContext(game.id, game.black), errors, `${server.url}/games/${game.id}`);
+    await black.waitForFunction(...online(2), { timeout: 15_000 });
+    await white.waitForFunction(...online(2), { timeout: 15_000 });
+    // And that black left.
+    await black.close();
+    await white.waitForFunction(...online(1), { timeout: 15_000 });
+    assert.ok(urls.length >= 1, 'the page opened a WebSocket');
+    for (const url of urls) assert.ok(!url.includes(game.white.token) && !url.includes('token='), url);
+  });
+
   test('a seat token the server does not know falls back to watching', { timeout: 60_000 }, async () => {
     const game = await friendGame();
     const page = await openPage(await seatedContext(game.id, { color: 'white', token: 'not-a-real-token' }), errors, `${server.url}/games/${game.id}`);
