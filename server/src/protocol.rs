@@ -505,3 +505,68 @@ pub fn server_text(message: &ServerMessage<'_>) -> Utf8Bytes {
     // Serialising our own plain structs cannot fail.
     Utf8Bytes::from(serde_json::to_string(message).unwrap_or_default())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game() -> GameState {
+        GameState {
+            id: "00000000-0000-0000-0000-000000000000".into(),
+            status: Status::Active,
+            white: SeatView::Human {
+                name: Some("alice".into()),
+                connected: true,
+                taken: true,
+            },
+            black: SeatView::Ai { level: 3 },
+            initial_fen: "startpos".into(),
+            fen: "startpos".into(),
+            turn: Side::Black,
+            moves: vec!["e2e4".into()],
+            san: vec!["e4".into()],
+            legal_moves: vec!["e7e5".into()],
+            check: false,
+            result: None,
+            termination: None,
+            clock: None,
+            draw_offer: None,
+            spectators: 7,
+            created_at: 1,
+        }
+    }
+
+    #[test]
+    fn a_shared_state_is_the_state_message_and_the_ndjson_line() {
+        let game = game();
+        let shared = SharedState::of(&game);
+        let message: serde_json::Value =
+            serde_json::from_str(shared.message.as_str()).expect("JSON");
+        let expected = serde_json::to_value(ServerMessage::State { game: &game }).expect("JSON");
+        assert_eq!(message, expected);
+        assert!(shared.line.ends_with(b"\n"));
+        let line: GameState = serde_json::from_slice(&shared.line).expect("JSON line");
+        assert_eq!(line, game);
+        assert!(!shared.finished);
+    }
+
+    #[test]
+    fn presence_counts_human_connections_only() {
+        let presence = Presence::of(&game());
+        assert_eq!(
+            presence,
+            Presence {
+                white: true,
+                black: false,
+                spectators: 7
+            }
+        );
+        let Broadcast::Presence(text) = Broadcast::presence(presence) else {
+            panic!("a presence broadcast");
+        };
+        assert_eq!(
+            text.as_str(),
+            r#"{"type":"presence","white":true,"black":false,"spectators":7}"#
+        );
+    }
+}
