@@ -5,11 +5,13 @@
 
 FROM rust:1-bookworm AS build
 WORKDIR /src
-# The whole workspace: manifests, the engine, the server, the schema, the web
-# client, and the root tests the server's manifest names.
+# The whole workspace: manifests, the engine, the server, the load probe (a
+# workspace member, not built here), the schema, the web client, and the
+# root tests the server's manifest names.
 COPY Cargo.toml Cargo.lock ./
 COPY engine engine
 COPY server server
+COPY tools/loadprobe tools/loadprobe
 COPY migrations migrations
 COPY tests tests
 COPY web web
