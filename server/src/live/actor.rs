@@ -349,11 +349,17 @@ impl GameActor {
 
     /// Sends the new state to every subscriber, serialised once.
     fn broadcast(&mut self) {
+        self.presence_due = None;
+        if self.states.receiver_count() == 0 {
+            // Nobody to tell (a game played over HTTP only): skip the
+            // serialising. A later subscriber starts from a fresh state.
+            self.presence_sent = None;
+            return;
+        }
         let state = self.state();
         // The state carries the connection counts too.
         self.presence_sent = Some(Presence::of(&state));
-        self.presence_due = None;
-        // Sending fails only when nobody is subscribed: nothing to do then.
+        // Sending fails only when the last subscriber just left: fine.
         let _ = self.states.send(Broadcast::State(SharedState::of(&state)));
     }
 
