@@ -373,3 +373,80 @@ async fn the_joinable_filter_is_checked() {
     assert_eq!(ids(&all), vec![open]);
     server.stop().await;
 }
+
+#[tokio::test]
+async fn games_stored_before_the_rule_are_rated_by_it() {
+    let db = TestDb::new();
+    // The database as the release before this rule left it: only the first
+    // migration, with three finished games in it.
+    let first = tempfile::tempdir().expect("temporary directory");
+    std::fs::copy(
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../migrations/0001_initial.sql"
+        ),
+        first.path().join("0001_initial.sql"),
+    )
+    .expect("copy the first migration");
+    let options = db
+        .url()
+        .parse::<sqlx::sqlite::SqliteConnectOptions>()
+        .expect("database URL")
+        .create_if_missing(true);
+    let pool = sqlx::SqlitePool::connect_with(options)
+        .await
+        .expect("open the database");
+    sqlx::migrate::Migrator::new(first.path())
+        .await
+        .expect("the first migration")
+        .run(&pool)
+        .await
+        .expect("run it");
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    let old_games = [
+        ("00000000-0000-4000-8000-000000000001", start, None, "1-0"),
+        (
+            "00000000-0000-4000-8000-000000000002",
+            "k7/8/1K6/8/8/8/8/7R w - - 0 1",
+            None,
+            "0-1",
+        ),
+        (
+            "00000000-0000-4000-8000-000000000003",
+            start,
+            Some(30_000),
+            "1/2-1/2",
+        ),
+    ];
+    for (id, fen, clock, result) in old_games {
+        sqlx::query(
+            "INSERT INTO games (id, white_kind, black_kind, initial_fen, clock_initial_ms,
+                 clock_increment_ms, status, result, termination, created_at, updated_at)
+             VALUES (?, 'human', 'human', ?, ?, ?, 'finished', ?, 'resignation', 1, 1)",
+        )
+        .bind(id)
+        .bind(fen)
+        .bind(clock)
+        .bind(clock.map(|_| 0))
+        .bind(result)
+        .execute(&pool)
+        .await
+        .expect("an old game");
+    }
+    pool.close().await;
+
+    let server = TestServer::start(test_config(&db)).await;
+    for (id, rated) in [
+        ("00000000-0000-4000-8000-000000000001", true),
+        ("00000000-0000-4000-8000-000000000002", false),
+        ("00000000-0000-4000-8000-000000000003", false),
+    ] {
+        let state = server.state(id).await;
+        assert_eq!(state["rated"], rated, "{id}");
+        assert_eq!(state["visibility"], "open", "{id}");
+    }
+    let (_, board) = server.get("/api/scoreboard").await;
+    assert_eq!(board["colors"], json!({"white": 1, "black": 0, "draws": 0}));
+    assert_eq!(board["casual"], json!({"white": 0, "black": 1, "draws": 1}));
+    server.stop().await;
+}
