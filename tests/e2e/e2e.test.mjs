@@ -560,6 +560,10 @@ describe('web client in Chromium against the real server', () => {
     assert.equal(await page.locator('#score-white').textContent(), String(board.colors.white));
     assert.equal(await page.locator('#score-draws').textContent(), String(board.colors.draws));
     assert.ok(board.colors.black >= 1, 'the checkmate game counts for black');
+    // The 3-second flag fall is casual: counted apart.
+    assert.equal(await page.locator('#casual-white').textContent(), String(board.casual.white));
+    assert.equal(await page.locator('#casual-black').textContent(), String(board.casual.black));
+    assert.ok(board.casual.white >= 1, 'the 3 s flag fall counts as casual');
     await screenshot(page, 'scoreboard');
   });
 });
