@@ -52,6 +52,8 @@ export async function gamePage(root, gameId) {
     }
   } else if (!seat && game.status === 'waiting') {
     notice = 'This game is private: only the friend with its invite link can join. You are watching.';
+  } else if (!seat && invite) {
+    notice = 'This invite has been used: the game has both its players. You are watching.';
   }
   const view = new GameView(root, gameId, levels, seat);
   // A spectator of a game with one human sees it from that human's side.

@@ -167,6 +167,10 @@ describe('web client in Chromium against the real server', () => {
     await bob.getByText('You play black').waitFor();
     await alice.getByText('Your move.').waitFor();
     assert.equal((await api(server.url, 'GET', `/api/games/${gameId}`)).status, 'active');
+    // The link is spent: a third browser opening it only watches.
+    const late = await openPage(await newContext(), errors, invite);
+    await late.getByText('This invite has been used').waitFor();
+    await late.getByText('Spectating').waitFor();
   });
 
   test('an open seek is listed in the lobby and joined from there', { timeout: 120_000 }, async () => {
