@@ -85,7 +85,7 @@ pub async fn create(
     state.store().insert_game(&live).await?;
     let game = live.state(Instant::now());
     state.registry.insert(live)?;
-    tracing::info!(game = %game.id, visibility = game.visibility.as_str(), "game created");
+    tracing::info!(game = %game.id, "game created");
     Ok((
         StatusCode::CREATED,
         Json(GameWithSeat { game, seat, invite }),
