@@ -450,3 +450,36 @@ async fn games_stored_before_the_rule_are_rated_by_it() {
     assert_eq!(board["casual"], json!({"white": 0, "black": 1, "draws": 1}));
     server.stop().await;
 }
+
+#[tokio::test]
+async fn seat_theft_from_the_public_list_fails() {
+    let db = TestDb::new();
+    let server = TestServer::start(test_config(&db)).await;
+    // Three friend games waiting for their friends, one open seek.
+    let mut private = Vec::new();
+    for _ in 0..3 {
+        let (_, id) = create(&server, json!({"visibility": "private"}), None).await;
+        private.push(id);
+    }
+    let (_, seek) = create(&server, json!({"visibility": "open"}), None).await;
+    // A thief reads the public list and tries every waiting game.
+    let (_, listed) = server.get("/api/games?status=waiting").await;
+    let listed = ids(&listed);
+    assert_eq!(listed.len(), 4);
+    for id in &listed {
+        let answer = server
+            .post(&format!("/api/games/{id}/join"), None, None)
+            .await;
+        if *id == seek {
+            assert_eq!(answer.0, 200, "the open seek is for anyone");
+        } else {
+            assert_error(&answer, 403, "forbidden");
+        }
+    }
+    for id in &private {
+        let state = server.state(id).await;
+        assert_eq!(state["status"], "waiting", "{id} keeps its free seat");
+        assert_eq!(state["black"]["taken"], false);
+    }
+    server.stop().await;
+}

@@ -173,6 +173,28 @@ describe('web client in Chromium against the real server', () => {
     await late.getByText('Spectating').waitFor();
   });
 
+  test('a registered player opening their own invite elsewhere is told, not seated twice', { timeout: 60_000 }, async () => {
+    const player = await api(server.url, 'POST', '/api/players', { body: { name: 'e2e_erin' } });
+    const created = await api(server.url, 'POST', '/api/games', {
+      body: { white: { kind: 'human' }, black: { kind: 'human' }, visibility: 'private' },
+      token: player.token,
+    });
+    // Another browser (no seat stored) signed in with the same name.
+    const context = await newContext();
+    await context.addInitScript((value) => window.localStorage.setItem('rookery:player', value), JSON.stringify(player));
+    const page = await openPage(context, errors, `${server.url}/games/${created.game.id}#invite=${created.invite}`);
+    await page.getByRole('heading', { name: 'Join as black, no clock, against e2e_erin?' }).waitFor();
+    await page.getByRole('button', { name: 'Join as black' }).click();
+    await page.getByText('You already hold the other seat').waitFor();
+    await page.getByText('Spectating').waitFor();
+    const state = await api(server.url, 'GET', `/api/games/${created.game.id}`);
+    assert.equal(state.status, 'waiting');
+    assert.equal(state.black.taken, false);
+    // The browser reports the refused join (409); that one is expected.
+    const expected = /status of 409/;
+    for (let index = errors.length - 1; index >= 0; index--) if (expected.test(errors[index])) errors.splice(index, 1);
+  });
+
   test('an open seek is listed in the lobby and joined from there', { timeout: 120_000 }, async () => {
     const carol = await openPage(await newContext(), errors, `${server.url}/`);
     await carol.getByRole('radio', { name: 'A friend' }).check();
