@@ -55,6 +55,11 @@ export async function gamePage(root, gameId) {
   } else if (!seat && invite) {
     notice = 'This invite has been used: the game has both its players. You are watching.';
   }
+  // Once the secret has done its job (seat taken, or the game is under
+  // way), keep it out of the address bar, bookmarks and history; a visitor
+  // who chose to watch keeps it, to join later. The creator's page shows the
+  // link in its invite box.
+  if (invite && (seat || game.status !== 'waiting')) window.history.replaceState(null, '', window.location.pathname);
   const view = new GameView(root, gameId, levels, seat);
   // A spectator of a game with one human sees it from that human's side.
   if (!seat && game.white.kind === 'ai' && game.black.kind === 'human') view.orientation = 'black';

@@ -165,6 +165,7 @@ describe('web client in Chromium against the real server', () => {
     assert.equal((await api(server.url, 'GET', `/api/games/${gameId}`)).status, 'waiting', 'nothing taken before the answer');
     await bob.getByRole('button', { name: 'Join as black' }).click();
     await bob.getByText('You play black').waitFor();
+    assert.equal(new URL(bob.url()).hash, '', 'the spent secret leaves the address bar');
     await alice.getByText('Your move.').waitFor();
     assert.equal((await api(server.url, 'GET', `/api/games/${gameId}`)).status, 'active');
     // The link is spent: a third browser opening it only watches.
