@@ -37,8 +37,12 @@ export async function gamePage(root, gameId) {
     // the other one (that would seat one browser on both sides).
     notice = `This is your own invite link: you already play ${seat.color} here. Send the link to your friend.`;
   } else if (!seat && game.status === 'waiting' && (game.joinable || invite)) {
-    // Opening an invite or an open seek asks before taking the seat.
-    if (await askToJoin(root, game, levels)) {
+    // An invite (a private game's secret link) asks before taking the seat:
+    // a link can be opened by mistake, or by someone it was not meant for.
+    // An open game's plain address takes the free seat at once, as the
+    // contract says, and a click on an open seek in the lobby already was
+    // the choice to play it.
+    if (!invite || await askToJoin(root, game, levels)) {
       try {
         const joined = await joinGame(gameId, invite);
         seat = joined.seat;

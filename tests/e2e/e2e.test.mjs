@@ -210,9 +210,8 @@ describe('web client in Chromium against the real server', () => {
     const seek = dave.locator(`#open-seeks [data-game-id="${gameId}"]`);
     await seek.waitFor();
     await screenshot(dave, 'lobby-open-seek');
+    // A click on an open seek is the choice to play it: no second question.
     await seek.locator('a').click();
-    await dave.getByRole('heading', { name: 'Join as black, no clock, against an anonymous player?' }).waitFor();
-    await dave.getByRole('button', { name: 'Join as black' }).click();
     await dave.getByText('You play black').waitFor();
     await carol.getByText('Your move.').waitFor();
     const joined = await api(server.url, 'GET', '/api/games?joinable=true');
