@@ -26,7 +26,9 @@ use uuid::Uuid;
 use crate::auth::TokenHash;
 use crate::error::ApiError;
 use crate::live::game::{Ending, LiveGame, LiveSeat, PlayedMove, PlayerRef};
-use crate::protocol::{AiScore, ClockSettings, ColorScore, PlayerScore, Scoreboard, Side, Status};
+use crate::protocol::{
+    AiScore, ClockSettings, ColorScore, PlayerScore, Scoreboard, Side, Status, Visibility,
+};
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
 
@@ -178,8 +180,8 @@ impl Store {
             "INSERT INTO games (id, white_kind, white_level, white_player_id, white_token_hash,
                  black_kind, black_level, black_player_id, black_token_hash, initial_fen,
                  clock_initial_ms, clock_increment_ms, status, result, termination, draw_offer,
-                 created_at, updated_at, finished_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                 created_at, updated_at, finished_at, rated, visibility, invite_hash)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(live.id.to_string())
         .bind(wk)
@@ -200,6 +202,9 @@ impl Store {
         .bind(live.created_at)
         .bind(now)
         .bind(ending.map(|_| now))
+        .bind(live.is_rated())
+        .bind(live.visibility().as_str())
+        .bind(live.invite().map(|t| t.0.clone()))
         .execute(&self.pool)
         .await?;
         Ok(())
@@ -327,6 +332,11 @@ impl Store {
         });
         let initial_fen: String = row.try_get("initial_fen")?;
         let created_at: i64 = row.try_get("created_at")?;
+        let rated: bool = row.try_get("rated")?;
+        let visibility: String = row.try_get("visibility")?;
+        let visibility = Visibility::parse(&visibility)
+            .ok_or_else(|| ApiError::internal(format!("game {id}: visibility {visibility}")))?;
+        let invite: Option<String> = row.try_get("invite_hash")?;
         LiveGame::restore(
             id,
             created_at,
@@ -339,7 +349,10 @@ impl Store {
             draw_offer.as_deref().and_then(Side::parse),
             now,
         )
-        .map(Some)
+        .map(|mut live| {
+            live.restore_terms(rated, visibility, invite.map(TokenHash));
+            Some(live)
+        })
         .map_err(|err| ApiError::internal(format!("game {id}: {err}")))
     }
 
@@ -373,14 +386,34 @@ impl Store {
             .collect())
     }
 
+    /// Waiting open games (open seeks), newest first.
+    pub async fn list_open_seeks(&self, limit: u32) -> Result<Vec<Uuid>, ApiError> {
+        let rows = sqlx::query(
+            "SELECT id FROM games WHERE status = 'waiting' AND visibility = 'open'
+             ORDER BY created_at DESC LIMIT ?",
+        )
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .iter()
+            .filter_map(|row| Uuid::parse_str(row.get::<&str, _>("id")).ok())
+            .collect())
+    }
+
     /// The scoreboard from the recorded results. Aborted games (no result)
-    /// count nowhere.
+    /// count nowhere; casual games (`rated = 0`: a custom start or a clock
+    /// under the minimum) count only in the separate `casual` tally, so a
+    /// custom-FEN mate in one or a sub-second flag farms nothing.
     pub async fn scoreboard(&self) -> Result<Scoreboard, ApiError> {
         let colors = sqlx::query(
             "SELECT
-                 COALESCE(SUM(result = '1-0'), 0) AS white,
-                 COALESCE(SUM(result = '0-1'), 0) AS black,
-                 COALESCE(SUM(result = '1/2-1/2'), 0) AS draws
+                 COALESCE(SUM(rated = 1 AND result = '1-0'), 0) AS white,
+                 COALESCE(SUM(rated = 1 AND result = '0-1'), 0) AS black,
+                 COALESCE(SUM(rated = 1 AND result = '1/2-1/2'), 0) AS draws,
+                 COALESCE(SUM(rated = 0 AND result = '1-0'), 0) AS casual_white,
+                 COALESCE(SUM(rated = 0 AND result = '0-1'), 0) AS casual_black,
+                 COALESCE(SUM(rated = 0 AND result = '1/2-1/2'), 0) AS casual_draws
              FROM games WHERE status = 'finished' AND result IS NOT NULL",
         )
         .fetch_one(&self.pool)
@@ -391,11 +424,11 @@ impl Store {
             WITH seats AS (
                 SELECT white_kind AS kind, white_level AS level, white_player_id AS player,
                        CASE result WHEN '1-0' THEN 1 WHEN '0-1' THEN -1 ELSE 0 END AS score
-                FROM games WHERE status = 'finished' AND result IS NOT NULL
+                FROM games WHERE status = 'finished' AND result IS NOT NULL AND rated = 1
                 UNION ALL
                 SELECT black_kind, black_level, black_player_id,
                        CASE result WHEN '0-1' THEN 1 WHEN '1-0' THEN -1 ELSE 0 END
-                FROM games WHERE status = 'finished' AND result IS NOT NULL
+                FROM games WHERE status = 'finished' AND result IS NOT NULL AND rated = 1
             )";
         let players = sqlx::query(&format!(
             "{SEATS}
@@ -422,6 +455,11 @@ impl Store {
                 white: colors.try_get("white")?,
                 black: colors.try_get("black")?,
                 draws: colors.try_get("draws")?,
+            },
+            casual: ColorScore {
+                white: colors.try_get("casual_white")?,
+                black: colors.try_get("casual_black")?,
+                draws: colors.try_get("casual_draws")?,
             },
             players: players
                 .iter()
