@@ -442,3 +442,109 @@ async fn a_reader_gets_every_state_in_order_while_spectators_come_and_go() {
     let _ = reader.socket.close(None).await;
     server.stop().await;
 }
+
+#[tokio::test]
+async fn tokens_sent_as_a_subprotocol_or_an_auth_message_stay_out_of_the_log() {
+    use std::process::Stdio;
+    use tokio::io::{AsyncBufReadExt, BufReader};
+
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let log_path = dir.path().join("server.log");
+    let log_file = std::fs::File::create(&log_path).expect("log file");
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_rookery-server"))
+        .args(["--addr", "127.0.0.1:0", "--database"])
+        .arg(dir.path().join("rookery.db"))
+        .env("RUST_LOG", "trace")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(log_file)
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start rookery-server");
+    let stdout = child.stdout.take().expect("stdout");
+    let line = within(WAIT, "the `listening on` line", async {
+        BufReader::new(stdout)
+            .lines()
+            .next_line()
+            .await
+            .expect("read stdout")
+            .expect("a line")
+    })
+    .await;
+    let addr = line
+        .strip_prefix("listening on http://")
+        .expect("listening line")
+        .to_string();
+    let http = reqwest::Client::new();
+    let created: Value = http
+        .post(format!("http://{addr}/api/games"))
+        .json(&json!({"white": {"kind": "human"}, "black": {"kind": "human"}}))
+        .send()
+        .await
+        .expect("create")
+        .json()
+        .await
+        .expect("JSON");
+    let id = created["game"]["id"].as_str().expect("id").to_string();
+    let white = created["seat"]["token"]
+        .as_str()
+        .expect("token")
+        .to_string();
+    let joined: Value = http
+        .post(format!("http://{addr}/api/games/{id}/join"))
+        .send()
+        .await
+        .expect("join")
+        .json()
+        .await
+        .expect("JSON");
+    let black = joined["seat"]["token"].as_str().expect("token").to_string();
+
+    // White by subprotocol, black by an auth message.
+    let mut request = format!("ws://{addr}/ws/games/{id}")
+        .into_client_request()
+        .expect("request");
+    request.headers_mut().insert(
+        "Sec-WebSocket-Protocol",
+        format!("rookery, rookery.token.{white}")
+            .parse()
+            .expect("header"),
+    );
+    let (socket, _) = within(WAIT, "connect", tokio_tungstenite::connect_async(request))
+        .await
+        .expect("upgrade");
+    let mut white_ws = WsClient { socket };
+    assert_eq!(white_ws.next_state().await["white"]["connected"], true);
+    let (socket, _) = within(
+        WAIT,
+        "connect",
+        tokio_tungstenite::connect_async(format!("ws://{addr}/ws/games/{id}")),
+    )
+    .await
+    .expect("upgrade");
+    let mut black_ws = WsClient { socket };
+    black_ws.next_state().await;
+    black_ws.send(json!({"type": "auth", "token": black})).await;
+    assert_eq!(black_ws.next().await["type"], "authenticated");
+    drop((white_ws, black_ws));
+
+    let pid = child.id().expect("pid") as i32;
+    // SAFETY: sending a signal to our own child process.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    let status = within(WAIT, "the server to exit", child.wait())
+        .await
+        .expect("wait");
+    assert!(status.success(), "exit status {status}");
+    let log = std::fs::read_to_string(&log_path).expect("read the log");
+    assert!(log.contains("TRACE"), "a trace-level log");
+    for (name, secret) in [("white", &white), ("black", &black)] {
+        let hex: String = secret.bytes().map(|b| format!("{b:02x}")).collect();
+        for form in [secret.clone(), hex] {
+            if let Some(at) = log.find(&form) {
+                let start = log[..at].rfind('\n').map_or(0, |n| n + 1);
+                let end = log[at..].find('\n').map_or(log.len(), |n| at + n);
+                panic!("the {name} token is in the log:\n{}", &log[start..end]);
+            }
+        }
+    }
+}
