@@ -567,3 +567,58 @@ async fn tokens_sent_as_a_subprotocol_or_an_auth_message_stay_out_of_the_log() {
         }
     }
 }
+
+/// The server raises its soft open-files limit to the hard limit at start:
+/// every socket is a descriptor, and a soft default of 1024 (or, here, 512)
+/// would cap a node at a few hundred spectators.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn the_server_raises_its_open_files_limit_at_start() {
+    use std::process::Stdio;
+    use tokio::io::{AsyncBufReadExt, BufReader};
+
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let script = format!(
+        "ulimit -Sn 512 && exec '{}' --addr 127.0.0.1:0 --database '{}'",
+        env!("CARGO_BIN_EXE_rookery-server"),
+        dir.path().join("rookery.db").display()
+    );
+    let mut child = tokio::process::Command::new("sh")
+        .args(["-c", &script])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start rookery-server");
+    let stdout = child.stdout.take().expect("stdout");
+    let line = within(WAIT, "the `listening on` line", async {
+        BufReader::new(stdout)
+            .lines()
+            .next_line()
+            .await
+            .expect("read stdout")
+            .expect("a line")
+    })
+    .await;
+    // Once it has answered a request it is serving, and so handles SIGTERM
+    // (a signal right after the `listening on` line is another matter).
+    let base = line.strip_prefix("listening on ").expect("listening line");
+    let health = reqwest::get(format!("{base}/healthz")).await.expect("GET");
+    assert_eq!(health.status(), 200);
+    let pid = child.id().expect("pid");
+    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).expect("limits");
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max open files"))
+        .expect("the open-files line");
+    let numbers: Vec<&str> = line["Max open files".len()..].split_whitespace().collect();
+    assert_eq!(numbers.first(), numbers.get(1), "soft = hard: {line}");
+    assert_ne!(numbers.first(), Some(&"512"), "{line}");
+    // SAFETY: sending a signal to our own child process.
+    assert_eq!(unsafe { libc::kill(pid as i32, libc::SIGTERM) }, 0);
+    let status = within(WAIT, "the server to exit", child.wait())
+        .await
+        .expect("wait");
+    assert!(status.success(), "exit status {status}");
+}
