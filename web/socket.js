@@ -14,7 +14,12 @@ export class GameSocket {
   constructor(gameId, token, { onState, onPresence, onError, onStatus }) {
     const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws';
     this.url = `${scheme}://${window.location.host}/ws/games/${encodeURIComponent(gameId)}`;
-    this.protocols = token ? ['rookery', `rookery.token.${token}`] : [];
+    this.protocols = [];
+    // Server tokens are hex. A stored value that is not a valid protocol
+    // name (the WebSocket constructor would throw) goes in the query, so
+    // the server refuses it and the page falls back to watching.
+    if (token && /^[0-9A-Za-z._~-]+$/.test(token)) this.protocols = ['rookery', `rookery.token.${token}`];
+    else if (token) this.url += `?token=${encodeURIComponent(token)}`;
     this.handlers = { onState, onPresence, onError, onStatus };
     this.attempt = 0;
     this.timer = null;
