@@ -290,3 +290,23 @@ async fn cross_site_requests_are_refused_unless_allowed() {
     drop(allowed.close(None).await);
     server.stop().await;
 }
+
+#[tokio::test]
+async fn shutdown_does_not_wait_for_a_stalled_request() {
+    let db = TestDb::new();
+    let server = TestServer::start(test_config(&db)).await;
+    // A request whose body never comes: its handler waits for it (the body
+    // timer is 30 s).
+    let mut stalled = TcpStream::connect(server.addr).await.expect("connect");
+    stalled
+        .write_all(b"POST /api/games HTTP/1.1\r\nHost: test\r\nContent-Length: 100\r\n\r\n{")
+        .await
+        .expect("write");
+    // Let the server start on it.
+    let (status, _) = server.get("/api/levels").await;
+    assert_eq!(status, 200);
+    // TestServer::stop fails the test unless the server stops within WAIT.
+    server.stop().await;
+    let answer = read_to_close(&mut stalled).await;
+    assert!(!answer.contains(" 201 "), "{answer}");
+}

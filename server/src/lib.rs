@@ -162,7 +162,7 @@ pub fn build_router(state: AppState) -> Router {
         // the origin (after the body, so a refused request leaves its
         // keep-alive connection usable), then the answer's deadline.
         .layer(axum::middleware::from_fn_with_state(
-            state.clone(),
+            serve::RequestTimeout(state.config.request_timeout()),
             serve::limit_time,
         ))
         .layer(axum::middleware::from_fn_with_state(

@@ -17,7 +17,9 @@
 //!   slowloris client cannot hold descriptors. Bodies have their own timer
 //!   ([`crate::body`]), and answers the request timer ([`limit_time`]).
 //! - On shutdown the loop stops accepting, asks every connection to close
-//!   after its current request, and waits for them.
+//!   after its current request, and waits for them, at most
+//!   [`SHUTDOWN_GRACE`]: a client that stopped reading or sending cannot
+//!   hold the shutdown.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -38,12 +40,12 @@ use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
+use tokio::task::JoinSet;
 use tower::ServiceExt;
 
 use crate::client_ip::{client_key, TrustedProxies};
 use crate::error::ApiError;
 use crate::rate_limit::Connection;
-use crate::AppState;
 
 /// The limits the accept loop enforces.
 #[derive(Debug, Clone)]
@@ -141,9 +143,14 @@ fn refusal_bytes(refusal: Refusal) -> Vec<u8> {
     bytes
 }
 
+/// How long connections get, once shutdown begins, to finish the request
+/// they are serving before they are closed.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
 /// Serves `router` on `listener` until `shutdown` completes; then stops
 /// accepting, lets every connection finish its current request (hyper's
-/// graceful close) and returns when they are all closed.
+/// graceful close) and returns when they are all closed, or after
+/// [`SHUTDOWN_GRACE`].
 pub async fn serve(
     listener: TcpListener,
     router: Router,
@@ -151,8 +158,8 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) {
     let open = Arc::new(Mutex::new(OpenConnections::default()));
-    // Connections hold a receiver; the loop waits until all are dropped.
     let (stopping_tx, stopping_rx) = watch::channel(false);
+    let mut connections = JoinSet::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
         let (stream, remote) = tokio::select! {
@@ -167,6 +174,8 @@ pub async fn serve(
                     continue;
                 }
             },
+            // Reap finished connections so the set holds only open ones.
+            Some(_) = connections.join_next(), if !connections.is_empty() => continue,
             () = &mut shutdown => break,
         };
         match admit(&open, &limits, remote.ip()) {
@@ -175,15 +184,12 @@ pub async fn serve(
                     inner: stream,
                     _admitted: admitted,
                 };
-                let router = router.clone();
-                let stopping = stopping_rx.clone();
-                let header_timeout = limits.header_timeout;
-                tokio::spawn(serve_connection(
+                connections.spawn(serve_connection(
                     stream,
                     remote,
-                    router,
-                    header_timeout,
-                    stopping,
+                    router.clone(),
+                    limits.header_timeout,
+                    stopping_rx.clone(),
                 ));
             }
             Err(refusal) => {
@@ -196,9 +202,21 @@ pub async fn serve(
         }
     }
     drop(listener);
+    // Every connection finishes its current request and closes; one that
+    // cannot (a client that stopped reading or sending) is cut after the
+    // grace period, so shutdown never waits on a client.
     stopping_tx.send_replace(true);
-    drop(stopping_rx);
-    stopping_tx.closed().await;
+    let drained = tokio::time::timeout(SHUTDOWN_GRACE, async {
+        while connections.join_next().await.is_some() {}
+    })
+    .await;
+    if drained.is_err() {
+        tracing::warn!(
+            connections = connections.len(),
+            "connections still open after the shutdown grace period: closed"
+        );
+        connections.shutdown().await;
+    }
 }
 
 /// A socket that holds its place in the connection counts until it is
@@ -295,12 +313,19 @@ async fn serve_connection(
     }
 }
 
+/// How long a request may take to be answered (`--request-timeout-ms`).
+#[derive(Debug, Clone, Copy)]
+pub struct RequestTimeout(pub Duration);
+
 /// Middleware: a request (its body already read) must be answered within
-/// `--request-timeout-ms`, or it gets 503 `unavailable`. Streams and
+/// the [`RequestTimeout`], or it gets 503 `unavailable`. Streams and
 /// WebSockets are not cut: the timer covers producing the response head,
 /// not the body that follows.
-pub async fn limit_time(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let limit = state.config.request_timeout();
+pub async fn limit_time(
+    State(RequestTimeout(limit)): State<RequestTimeout>,
+    request: Request,
+    next: Next,
+) -> Response {
     match tokio::time::timeout(limit, next.run(request)).await {
         Ok(response) => response,
         Err(_) => ApiError::Overloaded(format!(
@@ -355,5 +380,58 @@ mod tests {
         assert_eq!(body["error"]["code"], "rate_limited");
         let text = String::from_utf8(refusal_bytes(Refusal::ServerFull)).unwrap();
         assert!(text.starts_with("HTTP/1.1 503 "), "{text}");
+    }
+
+    #[tokio::test]
+    async fn slow_answers_time_out_but_slow_bodies_do_not() {
+        use axum::routing::get;
+        use futures_util::StreamExt;
+
+        let pause = Duration::from_millis(300);
+        let router = Router::new()
+            .route(
+                "/slow",
+                get(move || async move {
+                    tokio::time::sleep(pause).await;
+                    "late"
+                }),
+            )
+            .route(
+                "/stream",
+                get(move || async move {
+                    // The head at once, the body's end after the limit.
+                    let parts = futures_util::stream::iter(["first ", "second"]).then(
+                        move |part| async move {
+                            if part == "second" {
+                                tokio::time::sleep(pause).await;
+                            }
+                            Ok::<_, std::convert::Infallible>(part)
+                        },
+                    );
+                    Body::from_stream(parts)
+                }),
+            )
+            .layer(axum::middleware::from_fn_with_state(
+                RequestTimeout(Duration::from_millis(50)),
+                limit_time,
+            ));
+        let call = |path: &'static str| {
+            let router = router.clone();
+            async move {
+                let request = Request::builder().uri(path).body(Body::empty()).unwrap();
+                let response = router.oneshot(request).await.unwrap();
+                let status = response.status().as_u16();
+                let body = axum::body::to_bytes(response.into_body(), 1 << 16)
+                    .await
+                    .unwrap();
+                (status, String::from_utf8_lossy(&body).into_owned())
+            }
+        };
+        let (status, body) = call("/slow").await;
+        assert_eq!(status, 503);
+        let body: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(body["error"]["code"], "unavailable");
+        assert!(body["error"]["message"].as_str().unwrap().contains("50 ms"));
+        assert_eq!(call("/stream").await, (200, "first second".to_string()));
     }
 }
