@@ -69,6 +69,10 @@ def main():
         sys.exit(f"creating the human game: {status} {answer}")
     game, token = answer["game"], answer["seat"]["token"]
     gid = game["id"]
+    # Every state arrives on the game's NDJSON stream as it happens (polling
+    # would hit the rate limit while a strong AI thinks).
+    stream = urllib.request.urlopen(f"{args.server}/api/games/{gid}/stream", timeout=120)
+    stream.readline()  # the state now
     replies = []
     for _ in range(args.moves):
         if game["status"] != "active" or not game["legal_moves"]:
@@ -81,10 +85,12 @@ def main():
         ply = len(game["moves"])
         started = time.monotonic()
         while True:
-            _, game = call(args.server, "GET", f"/api/games/{gid}")
+            line = stream.readline()
+            if not line:
+                sys.exit("the stream ended")
+            game = json.loads(line)
             if len(game["moves"]) > ply or game["status"] != "active":
                 break
-            time.sleep(0.005)
         waited = time.monotonic() - started
         used = (before_ai_ms - game["clock"]["black_ms"]) / 1000
         replies.append(waited)
