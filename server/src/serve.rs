@@ -143,6 +143,24 @@ fn refusal_bytes(refusal: Refusal) -> Vec<u8> {
     bytes
 }
 
+/// Answers and closes a refused connection without waiting for anything.
+/// The request bytes already received are read first (a few KiB at most):
+/// closing a socket with unread input resets it, and the reset can reach
+/// the client before our answer does.
+fn refuse(stream: TcpStream, refusal: Refusal) {
+    let mut scratch = [0u8; 4096];
+    for _ in 0..4 {
+        match stream.try_read(&mut scratch) {
+            Ok(n) if n > 0 => continue,
+            _ => break,
+        }
+    }
+    // Best effort: a full socket buffer or a client already gone just gets
+    // the close.
+    let _ = stream.try_write(&refusal_bytes(refusal));
+    drop(stream);
+}
+
 /// How long connections get, once shutdown begins, to finish the request
 /// they are serving before they are closed.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
@@ -194,10 +212,7 @@ pub async fn serve(
             }
             Err(refusal) => {
                 tracing::debug!(%remote, ?refusal, "connection refused");
-                // Best effort and never waiting: a full socket buffer or a
-                // client already gone just gets the close.
-                let _ = stream.try_write(&refusal_bytes(refusal));
-                drop(stream);
+                refuse(stream, refusal);
             }
         }
     }
