@@ -423,6 +423,30 @@ pub struct RemoteSession {
     reported: usize,
     reported_status: String,
     reported_offer: Option<String>,
+    /// A move or action was sent and the server has not answered yet: a
+    /// script must not read on, or it would judge its next line by the
+    /// position before its own move.
+    awaiting_answer: Option<Snapshot>,
+}
+
+/// What a state must differ in to answer an action: its moves, its status
+/// or its draw offer. (Other states, such as a spectator arriving, are
+/// not answers.)
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Snapshot {
+    moves: usize,
+    status: String,
+    draw_offer: Option<String>,
+}
+
+impl Snapshot {
+    fn of(state: &GameState) -> Snapshot {
+        Snapshot {
+            moves: state.moves.len(),
+            status: state.status.clone(),
+            draw_offer: state.draw_offer.clone(),
+        }
+    }
 }
 
 /// Messages from the line-reading thread.
@@ -447,6 +471,7 @@ impl RemoteSession {
             reported: 0,
             reported_status: String::new(),
             reported_offer: None,
+            awaiting_answer: None,
         }
     }
 
@@ -499,7 +524,9 @@ impl RemoteSession {
             if !input_done && !waiting_for_line {
                 // A script's lines wait for the player's turn; a person at a
                 // terminal may type at any time.
-                let may_read = interactive || spectator || self.my_turn() || self.finished();
+                let may_read = interactive
+                    || spectator
+                    || (self.awaiting_answer.is_none() && (self.my_turn() || self.finished()));
                 if may_read {
                     // The reader ends only after `End`, so this cannot fail
                     // while input is still open.
@@ -531,8 +558,9 @@ impl RemoteSession {
                             match self.handle_line(&line).await {
                                 Ok(Flow::Continue) => {}
                                 Ok(Flow::Send(message)) => {
-                                    if let Err(e) = socket.send(Message::text(message.to_string())).await {
-                                        self.screen.complain(&format!("could not send to the server: {e}"));
+                                    match socket.send(Message::text(message.to_string())).await {
+                                        Ok(()) => self.awaiting_answer = self.state.as_ref().map(Snapshot::of),
+                                        Err(e) => self.screen.complain(&format!("could not send to the server: {e}")),
                                     }
                                 }
                                 Ok(Flow::Quit) => return Ok(()),
@@ -597,6 +625,7 @@ impl RemoteSession {
                 }
             }
             Some("error") => {
+                self.awaiting_answer = None;
                 let code = message
                     .get("code")
                     .and_then(Value::as_str)
@@ -638,6 +667,13 @@ impl RemoteSession {
         let status_changed = self.reported_status != state.status;
         let offer_changed = self.reported_offer != state.draw_offer;
         let new_moves = self.table.game.moves().len() > self.reported;
+        if self
+            .awaiting_answer
+            .as_ref()
+            .is_some_and(|before| *before != Snapshot::of(&state))
+        {
+            self.awaiting_answer = None;
+        }
         self.state = Some(state.clone());
 
         if first {
