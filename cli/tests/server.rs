@@ -1,0 +1,308 @@
+//! Online mode against the real `rookery-server` binary on port 0 with a
+//! temporary SQLite file: two `rookery` clients play each other while a
+//! third watches; the computer answers over the server; `games` lists; bad
+//! game references fail clearly.
+//!
+//! The server binary comes from the same workspace: `cargo test --workspace`
+//! (what CI runs) builds every binary first; when testing this package
+//! alone, build it with `cargo build -p rookery-server`.
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+
+use support::{check_pgn, finish, rookery, run, LineFeed, WAIT};
+
+/// The server binary beside ours in the target directory.
+fn server_binary() -> PathBuf {
+    let ours = rookery();
+    let dir = ours.parent().expect("the binary's directory");
+    let server = dir.join(format!("rookery-server{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        server.exists(),
+        "{} is missing: build it first with `cargo build -p rookery-server` \
+         (cargo test --workspace does this)",
+        server.display()
+    );
+    server
+}
+
+/// A running rookery-server, killed when dropped.
+struct Server {
+    child: Child,
+    url: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Server {
+    fn start() -> Server {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let mut child = Command::new(server_binary())
+            .args(["--addr", "127.0.0.1:0", "--database"])
+            .arg(dir.path().join("rookery.db"))
+            .args(["--web-dir"])
+            .arg(dir.path())
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start rookery-server");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut lines = BufReader::new(stdout).lines();
+            if let Some(Ok(line)) = lines.next() {
+                let _ = tx.send(line);
+            }
+            // Keep draining so the server never blocks on a full pipe.
+            for _ in lines {}
+        });
+        let line = match rx.recv_timeout(WAIT) {
+            Ok(line) => line,
+            Err(_) => {
+                let _ = child.kill();
+                panic!("rookery-server did not start listening");
+            }
+        };
+        let url = line
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .to_string();
+        Server {
+            child,
+            url,
+            _dir: dir,
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn spawn_rookery(dir: &std::path::Path, args: &[&str]) -> Child {
+    Command::new(rookery())
+        .args(args)
+        .current_dir(dir)
+        .env_remove("ROOKERY_SERVER")
+        .env_remove("ROOKERY_PLAYER_TOKEN")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start rookery")
+}
+
+#[test]
+fn two_clients_play_while_a_third_watches() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().expect("temporary directory");
+
+    // White creates the game, with a clock, and shares its URL; its script
+    // plays Fool's mate from the losing side, then shows the board.
+    let mut white = spawn_rookery(
+        dir.path(),
+        &[
+            "play",
+            "--server",
+            &server.url,
+            "--color",
+            "white",
+            "--clock",
+            "5+0",
+        ],
+    );
+    let mut white_out = LineFeed::new(white.stdout.take().expect("stdout"));
+    let link = white_out.wait_for("the game link", |line| {
+        line.strip_prefix("game: ").map(str::to_string)
+    });
+    assert!(
+        link.starts_with(&format!("{}/games/", server.url)),
+        "{link}"
+    );
+    let id = link.rsplit('/').next().expect("id").to_string();
+
+    let listed = run(dir.path(), &["games", "--server", &server.url], "");
+    listed.assert_ok();
+    assert!(
+        listed
+            .stdout
+            .contains(&format!("{id}  waiting  anonymous v (free seat)")),
+        "{}",
+        listed.stdout
+    );
+
+    let watcher = spawn_rookery(dir.path(), &["watch", "--server", &server.url, &id]);
+    // Black joins by the link alone: the server comes from the URL.
+    let black = spawn_rookery(dir.path(), &["play", &link]);
+
+    let white_script = std::thread::spawn(move || {
+        let run = finish(white, "f3\ng4\nsave white.pgn\nboard\n");
+        (run.status, white_out.rest())
+    });
+    let black_run = finish(black, "e5\nQh4#\nsave black.pgn\n");
+    let watcher_run = finish(watcher, "");
+    let (white_status, white_lines) = white_script.join().expect("white's script");
+
+    black_run.assert_ok();
+    watcher_run.assert_ok();
+    assert!(white_status.success(), "white failed: {white_lines:#?}");
+
+    let moves = [
+        "1. f3",
+        "1... e5",
+        "2. g4",
+        "2... Qh4#",
+        "game over: 0-1 (checkmate)",
+    ];
+    let white_text = white_lines.join("\n");
+    for (who, text) in [
+        ("white", white_text.as_str()),
+        ("black", black_run.stdout.as_str()),
+        ("watcher", watcher_run.stdout.as_str()),
+    ] {
+        let mut from = 0;
+        for line in moves {
+            match text[from..].find(line) {
+                Some(at) => from += at + line.len(),
+                None => panic!("{who} did not report {line:?} in order:\n{text}"),
+            }
+        }
+    }
+    assert!(white_text.contains("you play white"), "{white_text}");
+    assert!(
+        black_run.stdout.contains("you play black"),
+        "{}",
+        black_run.stdout
+    );
+    assert!(
+        watcher_run.stdout.contains("watching"),
+        "{}",
+        watcher_run.stdout
+    );
+    // The game has a clock, shown with the board.
+    assert!(
+        white_lines
+            .iter()
+            .any(|l| l.starts_with("clock: white ") && l.contains(", black ")),
+        "{white_text}"
+    );
+
+    for file in ["white.pgn", "black.pgn"] {
+        let (sans, result) = check_pgn(&dir.path().join(file));
+        assert_eq!(sans, ["f3", "e5", "g4", "Qh4#"], "{file}");
+        assert_eq!(result, "0-1", "{file}");
+    }
+
+    // Nothing is live any more.
+    let listed = run(dir.path(), &["games", "--server", &server.url], "");
+    listed.assert_ok();
+    assert_eq!(listed.stdout, "no live games\n");
+}
+
+#[test]
+fn the_servers_computer_answers_live() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let out = run(
+        dir.path(),
+        &[
+            "play",
+            "--server",
+            &server.url,
+            "--level",
+            "1",
+            "--color",
+            "white",
+        ],
+        "e4\nsave ai.pgn\n",
+    );
+    out.assert_ok();
+    assert!(out.stdout.contains("1. e4\n1... "), "{}", out.stdout);
+    let (sans, _) = check_pgn(&dir.path().join("ai.pgn"));
+    assert_eq!(sans.len(), 2, "{sans:?}");
+    assert_eq!(sans[0], "e4");
+}
+
+#[test]
+fn refused_online_actions_are_explained() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().expect("temporary directory");
+    // A computer game: both seats are settled at once, so nobody can join.
+    let mut creator = spawn_rookery(
+        dir.path(),
+        &[
+            "play",
+            "--server",
+            &server.url,
+            "--level",
+            "1",
+            "--color",
+            "black",
+        ],
+    );
+    let mut creator_out = LineFeed::new(creator.stdout.take().expect("stdout"));
+    let link = creator_out.wait_for("the game link", |line| {
+        line.strip_prefix("game: ").map(str::to_string)
+    });
+
+    let cases: [(&[&str], &str); 4] = [
+        (&["play", &link], "no free seat"),
+        (
+            &[
+                "play",
+                "--server",
+                &server.url,
+                "00000000-0000-0000-0000-000000000000",
+            ],
+            "not_found",
+        ),
+        (&["watch", "--server", &server.url, "nope"], "nope"),
+        (&["play", "some-id"], "which server?"),
+    ];
+    for (args, reason) in cases {
+        let out = run(dir.path(), args, "");
+        assert!(!out.status.success(), "{args:?} should fail: {out:#?}");
+        assert!(out.stderr.contains(reason), "{args:?}: {}", out.stderr);
+    }
+
+    // Online moves are final; spectators cannot move. The watcher stays
+    // until the game ends, which the creator's resignation does.
+    let id = link.rsplit('/').next().expect("id");
+    let watcher = spawn_rookery(dir.path(), &["watch", "--server", &server.url, id]);
+    let creator_run = finish(creator, "undo\nload x.pgn\nresign\n");
+    let watcher_run = finish(watcher, "e4\nundo\n");
+    creator_run.assert_ok();
+    watcher_run.assert_ok();
+    for expected in ["undo is for local games", "load is for local games"] {
+        assert!(
+            creator_run.stderr.contains(expected),
+            "{}",
+            creator_run.stderr
+        );
+    }
+    for expected in ["spectators cannot move", "undo is for local games"] {
+        assert!(
+            watcher_run.stderr.contains(expected),
+            "{}",
+            watcher_run.stderr
+        );
+    }
+    let creator_lines = creator_out.rest().join("\n");
+    assert!(
+        creator_lines.contains("game over: 1-0 (resignation)"),
+        "{creator_lines}"
+    );
+    assert!(
+        watcher_run.stdout.contains("game over: 1-0 (resignation)"),
+        "{}",
+        watcher_run.stdout
+    );
+}
