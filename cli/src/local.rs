@@ -208,7 +208,7 @@ impl LocalSession {
                     path.display(),
                     self.table.game.moves().len()
                 ));
-                self.after_change();
+                self.after_change(false);
             }
             Command::Resign => {
                 self.check_not_over()?;
@@ -274,10 +274,12 @@ impl LocalSession {
             self.draw_offer = None;
             self.screen.say("draw offer declined");
         }
-        self.after_change();
+        self.after_change(true);
     }
 
-    fn after_change(&mut self) {
+    /// Reports the game after it changed: the board on a terminal; in a
+    /// pipe the move just played (`moved`) and the end, if it came.
+    fn after_change(&mut self, moved: bool) {
         self.table.forget_stale_pick();
         if self.ending.is_none() {
             self.ending = self.automatic_ending();
@@ -288,6 +290,7 @@ impl LocalSession {
         } else {
             if let Some(line) = count
                 .checked_sub(1)
+                .filter(|_| moved)
                 .and_then(|i| self.table.numbered_san(i))
             {
                 self.screen.say(&line);
