@@ -603,6 +603,14 @@ impl RemoteSession {
             match self.connect().await {
                 Ok(socket) => {
                     self.screen.say("reconnected");
+                    // The state that arrives now is the truth; an action
+                    // whose answer was lost with the connection may or may
+                    // not have been taken, so don't wait for that answer.
+                    if self.awaiting_answer.take().is_some() {
+                        self.screen.complain(
+                            "your last action was not confirmed before the connection dropped: check the board",
+                        );
+                    }
                     return Ok(socket);
                 }
                 Err(why) => last = why,

@@ -9,7 +9,7 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -40,44 +40,62 @@ struct Server {
 impl Server {
     fn start() -> Server {
         let dir = tempfile::tempdir().expect("temporary directory");
-        let mut child = Command::new(server_binary())
-            .args(["--addr", "127.0.0.1:0", "--database"])
-            .arg(dir.path().join("rookery.db"))
-            .args(["--web-dir"])
-            .arg(dir.path())
-            .env("RUST_LOG", "warn")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start rookery-server");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut lines = BufReader::new(stdout).lines();
-            if let Some(Ok(line)) = lines.next() {
-                let _ = tx.send(line);
-            }
-            // Keep draining so the server never blocks on a full pipe.
-            for _ in lines {}
-        });
-        let line = match rx.recv_timeout(WAIT) {
-            Ok(line) => line,
-            Err(_) => {
-                let _ = child.kill();
-                panic!("rookery-server did not start listening");
-            }
-        };
-        let url = line
-            .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-            .to_string();
+        let (child, url) = launch(&dir, "127.0.0.1:0");
         Server {
             child,
             url,
             _dir: dir,
         }
     }
+
+    /// Kills the server outright (no clean shutdown) and starts it again on
+    /// the same address and database, as after a crash.
+    fn crash_and_restart(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let addr = self.url.trim_start_matches("http://").to_string();
+        let (child, url) = launch(&self._dir, &addr);
+        assert_eq!(url, self.url);
+        self.child = child;
+    }
+}
+
+/// Starts rookery-server on `addr` with its database in `dir`; returns it
+/// and its URL once it listens.
+fn launch(dir: &tempfile::TempDir, addr: &str) -> (Child, String) {
+    let mut child = Command::new(server_binary())
+        .args(["--addr", addr, "--database"])
+        .arg(dir.path().join("rookery.db"))
+        .args(["--web-dir"])
+        .arg(dir.path())
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start rookery-server");
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut lines = BufReader::new(stdout).lines();
+        if let Some(Ok(line)) = lines.next() {
+            let _ = tx.send(line);
+        }
+        // Keep draining so the server never blocks on a full pipe.
+        for _ in lines {}
+    });
+    let line = match rx.recv_timeout(WAIT) {
+        Ok(line) => line,
+        Err(_) => {
+            let _ = child.kill();
+            panic!("rookery-server did not start listening on {addr}");
+        }
+    };
+    let url = line
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_string();
+    (child, url)
 }
 
 impl Drop for Server {
@@ -305,4 +323,46 @@ fn refused_online_actions_are_explained() {
         "{}",
         watcher_run.stdout
     );
+}
+
+#[test]
+fn players_reconnect_after_the_server_restarts() {
+    let mut server = Server::start();
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let mut white = spawn_rookery(dir.path(), &["play", "--server", &server.url]);
+    let mut white_in = white.stdin.take().expect("stdin");
+    let mut white_out = LineFeed::new(white.stdout.take().expect("stdout"));
+    let mut white_err = LineFeed::new(white.stderr.take().expect("stderr"));
+    let link = white_out.wait_for("the game link", |line| {
+        line.strip_prefix("game: ").map(str::to_string)
+    });
+    let mut black = spawn_rookery(dir.path(), &["play", &link]);
+    let mut black_in = black.stdin.take().expect("stdin");
+    let mut black_out = LineFeed::new(black.stdout.take().expect("stdout"));
+
+    writeln!(white_in, "e4").expect("type");
+    writeln!(black_in, "e5").expect("type");
+    white_out.wait_for("black's reply", |l| (l == "1... e5").then_some(()));
+
+    server.crash_and_restart();
+    white_err.wait_for("the lost connection", |l| {
+        l.contains("reconnecting").then_some(())
+    });
+    white_out.wait_for("the reconnection", |l| (l == "reconnected").then_some(()));
+    black_out.wait_for("the reconnection", |l| (l == "reconnected").then_some(()));
+
+    // The game goes on where it was. (White resigns at the end so that
+    // Black's last line, which waits for Black's turn or the end, is read.)
+    writeln!(white_in, "d4\nsave white.pgn\nresign").expect("type");
+    writeln!(black_in, "d5\nsave black.pgn").expect("type");
+    drop(white_in);
+    drop(black_in);
+    let white_run = finish(white, "");
+    let black_run = finish(black, "");
+    assert!(white_run.status.success(), "{:#?}", white_out.rest());
+    assert!(black_run.status.success(), "{:#?}", black_out.rest());
+    for file in ["white.pgn", "black.pgn"] {
+        let (sans, _) = check_pgn(&dir.path().join(file));
+        assert_eq!(sans, ["e4", "e5", "d4", "d5"], "{file}");
+    }
 }

@@ -51,11 +51,14 @@ pub fn run(dir: &Path, args: &[&str], input: &str) -> Run {
 
 /// Feeds `input`, collects the output, and waits (at most `WAIT`).
 pub fn finish(mut child: Child, input: &str) -> Run {
-    let mut stdin = child.stdin.take().expect("stdin");
+    // A test that typed its input itself has taken stdin already.
+    let stdin = child.stdin.take();
     let input = input.to_string();
     let writer = thread::spawn(move || {
         // The binary may exit before reading everything; that is its right.
-        let _ = stdin.write_all(input.as_bytes());
+        if let Some(mut stdin) = stdin {
+            let _ = stdin.write_all(input.as_bytes());
+        }
     });
     // A test may have taken stdout to follow it line by line.
     let stdout = child.stdout.take().map(collect);
