@@ -106,12 +106,14 @@ pub fn parse(line: &str) -> Result<Option<Command>, String> {
 
 /// `e8`, `e8q`, `e8=Q`: a target square and an optional promotion role.
 fn parse_target(text: &str) -> Result<(Square, Option<Role>), String> {
-    let (square, promotion) = text.split_at(text.len().min(2));
+    // Split after two characters, not two bytes: the text is the user's.
+    let cut = text.char_indices().nth(2).map_or(text.len(), |(i, _)| i);
+    let (square, promotion) = text.split_at(cut);
     let square = parse_square(square)?;
-    let promotion = promotion.trim_start_matches('=');
     if promotion.is_empty() {
         return Ok((square, None));
     }
+    let promotion = promotion.strip_prefix('=').unwrap_or(promotion);
     let mut chars = promotion.chars();
     match (
         chars
@@ -157,5 +159,20 @@ mod tests {
         for (line, expected) in cases {
             assert_eq!(parse(line).map_err(|_| ()), expected, "{line:?}");
         }
+    }
+
+    #[test]
+    fn odd_input_is_refused_without_panicking() {
+        for line in [
+            "place aé",
+            "place é",
+            "pick ♔",
+            "info \u{0}",
+            "place e8=",
+            "place e8==Q",
+        ] {
+            assert!(parse(line).is_err(), "{line:?}");
+        }
+        assert!(matches!(parse("♔♕"), Ok(Some(Command::Move(_)))));
     }
 }

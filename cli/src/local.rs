@@ -1,15 +1,15 @@
 //! `rookery play` without a server: against the engine on this machine, or
 //! two people passing the keyboard (`--human`).
 //!
-//! The engine thinks on its own thread with a stop flag, as the server's AI
-//! does; here the session simply waits for it, since there is nothing else
-//! to do meanwhile. Ctrl-C while it thinks ends the program (the terminal is
-//! not in raw mode then, so it is left as it was found); Ctrl-C or Ctrl-D at
-//! the prompt quits cleanly.
+//! The engine thinks within its level's own limits on a thread of its own,
+//! so that a failing search is reported rather than taking the session
+//! down; the session waits for it, there being nothing else to do meanwhile.
+//! Ctrl-C while it thinks ends the program (the terminal is not in raw mode
+//! then, so it is left as it was found); Ctrl-C or Ctrl-D at the prompt
+//! quits cleanly.
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 
 use rookery_engine::level::{self, Level};
 use rookery_engine::{ai, read_pgn, write_pgn, Color, Game, Move, Outcome, Position, Termination};
@@ -319,10 +319,11 @@ impl LocalSession {
         }
         let position: Position = self.table.position().clone();
         let history = self.table.game.hashes().to_vec();
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&stop);
-        let search =
-            std::thread::spawn(move || ai::choose_move(&position, &history, level, None, &flag));
+        let search = std::thread::spawn(move || {
+            // Nothing stops a search early here: the level's limits end it.
+            let never = AtomicBool::new(false);
+            ai::choose_move(&position, &history, level, None, &never)
+        });
         match search.join() {
             Ok(Some(mv)) => self.play(mv),
             // No legal move means the game was over; the automatic ending
