@@ -82,6 +82,73 @@ enum Input {
     End,
 }
 
+/// The player's lines, read on their own thread one at a time: the reader
+/// reads the next line only when asked (`request`), so the terminal is in
+/// the editor's raw mode only while the session really waits for a line.
+struct Inbox {
+    rx: mpsc::UnboundedReceiver<Input>,
+    more: std::sync::mpsc::Sender<()>,
+    /// A line has been asked for and not yet received.
+    waiting: bool,
+    /// The input has ended.
+    done: bool,
+}
+
+impl Inbox {
+    fn start(mut lines: Lines) -> Inbox {
+        let (tx, rx) = mpsc::unbounded_channel::<Input>();
+        let (more, more_rx) = std::sync::mpsc::channel::<()>();
+        std::thread::spawn(move || {
+            while more_rx.recv().is_ok() {
+                let input = match lines.next() {
+                    Some(line) => Input::Line(line),
+                    None => Input::End,
+                };
+                let end = matches!(input, Input::End);
+                if tx.send(input).is_err() || end {
+                    break;
+                }
+            }
+        });
+        Inbox {
+            rx,
+            more,
+            waiting: false,
+            done: false,
+        }
+    }
+
+    /// Asks for the next line unless one is asked for already.
+    fn request(&mut self) {
+        if !self.waiting && !self.done {
+            // The reader ends only after sending `End` (which sets `done`),
+            // so it is still there to receive this.
+            let _ = self.more.send(());
+            self.waiting = true;
+        }
+    }
+
+    /// The line asked for; `None` once the input has ended.
+    async fn recv(&mut self) -> Option<String> {
+        let input = self.rx.recv().await;
+        self.waiting = false;
+        match input {
+            Some(Input::Line(line)) => Some(line),
+            Some(Input::End) | None => {
+                self.done = true;
+                None
+            }
+        }
+    }
+}
+
+/// How a reconnection ended.
+enum Reconnected {
+    Socket(Box<Socket>),
+    /// The player quit while waiting.
+    Quit,
+}
+
 impl RemoteSession {
     pub fn new(server: Server, id: String, role: Role, screen: Screen) -> RemoteSession {
         let mut table = Table::new(Game::default());
@@ -123,45 +190,25 @@ impl RemoteSession {
 
     /// Runs until `quit`, the end of input, or (for a piped spectator) the
     /// end of the game. Returns an error when the server is lost for good.
-    pub async fn run(&mut self, mut lines: Lines, first: Option<GameState>) -> Result<(), String> {
+    pub async fn run(&mut self, lines: Lines, first: Option<GameState>) -> Result<(), String> {
         if let Some(state) = first {
             self.apply_state(state);
         }
         let interactive = self.screen.interactive;
         let spectator = matches!(self.role, Role::Spectator);
-        // One line at a time: the reader waits for `more` before reading on.
-        let (line_tx, mut line_rx) = mpsc::unbounded_channel::<Input>();
-        let (more_tx, more_rx) = std::sync::mpsc::channel::<()>();
-        std::thread::spawn(move || {
-            while more_rx.recv().is_ok() {
-                let input = match lines.next() {
-                    Some(line) => Input::Line(line),
-                    None => Input::End,
-                };
-                let end = matches!(input, Input::End);
-                if line_tx.send(input).is_err() || end {
-                    break;
-                }
-            }
-        });
-        let mut waiting_for_line = false;
-        let mut input_done = false;
-        let mut socket = self.connect().await?;
+        let mut inbox = Inbox::start(lines);
+        let mut socket = open_socket(&self.socket_url()).await?;
         loop {
-            if !input_done && !waiting_for_line {
-                // A script's lines wait for the player's turn; a person at a
-                // terminal may type at any time.
-                let may_read = interactive
-                    || spectator
-                    || (self.awaiting_answer.is_none() && (self.my_turn() || self.finished()));
-                if may_read {
-                    // The reader ends only after `End`, so this cannot fail
-                    // while input is still open.
-                    let _ = more_tx.send(());
-                    waiting_for_line = true;
-                }
+            // A script's lines wait for the player's turn and for the answer
+            // to the previous action; a person at a terminal, or a
+            // spectator, may type at any time.
+            let may_read = interactive
+                || spectator
+                || (self.awaiting_answer.is_none() && (self.my_turn() || self.finished()));
+            if may_read {
+                inbox.request();
             }
-            if spectator && input_done && self.finished() {
+            if spectator && inbox.done && self.finished() {
                 return Ok(());
             }
             tokio::select! {
@@ -169,65 +216,78 @@ impl RemoteSession {
                     Some(Ok(Message::Text(text))) => self.on_server_text(text.as_str()),
                     Some(Ok(_)) => {}
                     Some(Err(_)) | None => {
-                        if self.finished() && !interactive {
-                            // Nothing more will happen in a finished game.
-                            if input_done || spectator {
-                                return Ok(());
-                            }
+                        // Nothing more will happen in a finished game that
+                        // nobody is looking at.
+                        if self.finished() && !interactive && (inbox.done || spectator) {
+                            return Ok(());
                         }
-                        socket = self.reconnect().await?;
+                        match self.reconnect(&mut inbox).await? {
+                            Reconnected::Socket(fresh) => socket = *fresh,
+                            Reconnected::Quit => return Ok(()),
+                        }
                     }
                 },
-                input = line_rx.recv(), if waiting_for_line => {
-                    waiting_for_line = false;
-                    match input {
-                        Some(Input::Line(line)) => {
-                            match self.handle_line(&line).await {
-                                Ok(Flow::Continue) => {}
-                                Ok(Flow::Send(message)) => {
-                                    match socket.send(Message::text(message.to_string())).await {
-                                        Ok(()) => self.awaiting_answer = self.state.as_ref().map(Snapshot::of),
-                                        Err(e) => self.screen.complain(&format!("could not send to the server: {e}")),
-                                    }
-                                }
-                                Ok(Flow::Quit) => return Ok(()),
-                                Err(why) => self.screen.complain(&why),
+                line = inbox.recv(), if inbox.waiting => match line {
+                    Some(line) => match self.handle_line(&line).await {
+                        Ok(Flow::Continue) => {}
+                        Ok(Flow::Send(message)) => {
+                            match socket.send(Message::text(message.to_string())).await {
+                                Ok(()) => self.awaiting_answer = self.state.as_ref().map(Snapshot::of),
+                                Err(e) => self.screen.complain(&format!("could not send to the server: {e}")),
                             }
                         }
-                        Some(Input::End) | None => {
-                            input_done = true;
-                            if !spectator {
-                                return Ok(());
-                            }
-                        }
-                    }
-                }
+                        Ok(Flow::Quit) => return Ok(()),
+                        Err(why) => self.screen.complain(&why),
+                    },
+                    // A piped spectator watches on to the end; Ctrl-D at
+                    // a terminal, or a player's script ending, leaves.
+                    None if spectator && !interactive => {}
+                    None => return Ok(()),
+                },
             }
         }
     }
 
-    async fn connect(&mut self) -> Result<Socket, String> {
+    /// The game's WebSocket URL, with the seat token for a player.
+    fn socket_url(&self) -> String {
         let token = match &self.role {
             Role::Player(seat) => Some(seat.token.as_str()),
             Role::Spectator => None,
         };
-        let url = self.server.ws_url(&self.id, token);
-        match tokio::time::timeout(REQUEST_TIMEOUT, tokio_tungstenite::connect_async(url)).await {
-            Ok(Ok((socket, _))) => Ok(socket),
-            Ok(Err(e)) => Err(format!("cannot open the game's WebSocket: {e}")),
-            Err(_) => Err("timed out opening the game's WebSocket".into()),
-        }
+        self.server.ws_url(&self.id, token)
     }
 
     /// The server went away (a restart, a network blip): the seat token
     /// still holds, so connect again, and the first frame brings the state.
-    async fn reconnect(&mut self) -> Result<Socket, String> {
+    /// At a terminal the player can quit meanwhile; a script's lines wait.
+    async fn reconnect(&mut self, inbox: &mut Inbox) -> Result<Reconnected, String> {
         self.screen
-            .complain("connection to the server lost; reconnecting");
+            .complain("connection to the server lost; reconnecting (type quit to leave)");
+        let interactive = self.screen.interactive;
+        let url = self.socket_url();
         let mut last = String::new();
         for _ in 0..RECONNECT_ATTEMPTS {
-            tokio::time::sleep(Duration::from_secs(1)).await;
-            match self.connect().await {
+            let attempt = async {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                open_socket(&url).await
+            };
+            tokio::pin!(attempt);
+            let connected = loop {
+                if interactive {
+                    inbox.request();
+                }
+                tokio::select! {
+                    connected = &mut attempt => break connected,
+                    line = inbox.recv(), if interactive && inbox.waiting => match line {
+                        None => return Ok(Reconnected::Quit),
+                        Some(line) if matches!(command::parse(&line), Ok(Some(Command::Quit))) => {
+                            return Ok(Reconnected::Quit)
+                        }
+                        Some(_) => self.screen.complain("not connected to the server yet"),
+                    },
+                }
+            };
+            match connected {
                 Ok(socket) => {
                     self.screen.say("reconnected");
                     // The state that arrives now is the truth; an action
@@ -238,7 +298,7 @@ impl RemoteSession {
                             "your last action was not confirmed before the connection dropped: check the board",
                         );
                     }
-                    return Ok(socket);
+                    return Ok(Reconnected::Socket(Box::new(socket)));
                 }
                 Err(why) => last = why,
             }
@@ -509,6 +569,15 @@ impl RemoteSession {
             return Err("the game is over".into());
         }
         Ok(())
+    }
+}
+
+/// Opens a game's WebSocket, within the request time limit.
+async fn open_socket(url: &str) -> Result<Socket, String> {
+    match tokio::time::timeout(REQUEST_TIMEOUT, tokio_tungstenite::connect_async(url)).await {
+        Ok(Ok((socket, _))) => Ok(socket),
+        Ok(Err(e)) => Err(format!("cannot open the game's WebSocket: {e}")),
+        Err(_) => Err("timed out opening the game's WebSocket".into()),
     }
 }
 
