@@ -54,6 +54,7 @@ enum Commands {
         #[command(flatten)]
         server: ServerArgs,
         /// The game's id or its URL.
+        #[arg(value_name = "GAME_URL_OR_ID")]
         game: String,
     },
     /// List the live games on a server.
@@ -72,8 +73,9 @@ struct ServerArgs {
 
 #[derive(Args)]
 struct PlayArgs {
-    /// The engine's level, 1 (beginner) to 8 (full strength). With --server:
-    /// create a game against the server's computer at this level.
+    /// The engine's level, 1 (beginner) to 8 (full strength); 3 by default.
+    /// With --server: create a game against the server's computer at this
+    /// level.
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..=8))]
     level: Option<u8>,
     /// The side you play.
@@ -99,6 +101,7 @@ struct PlayArgs {
     player_token: Option<String>,
     /// Join this game (its id, or the game URL a friend sent) instead of
     /// creating one.
+    #[arg(value_name = "GAME_URL_OR_ID")]
     game: Option<String>,
 }
 
