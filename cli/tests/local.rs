@@ -266,3 +266,17 @@ fn bad_arguments_exit_non_zero_with_a_reason() {
         assert!(out.stderr.contains(reason), "{args:?}: {}", out.stderr);
     }
 }
+
+#[test]
+fn a_random_colour_is_one_of_the_two() {
+    let dir = tempdir();
+    let out = run(
+        dir.path(),
+        &["play", "--level", "1", "--color", "random"],
+        "save r.pgn\n",
+    );
+    out.assert_ok();
+    let (moves, _) = check_pgn(&dir.path().join("r.pgn"));
+    // White: nothing played yet; black: the engine opened.
+    assert!(moves.len() <= 1, "{moves:?}");
+}

@@ -366,3 +366,64 @@ fn players_reconnect_after_the_server_restarts() {
         assert_eq!(sans, ["e4", "e5", "d4", "d5"], "{file}");
     }
 }
+
+/// A friend's link may carry an invite secret (`?invite=`): joining sends it
+/// in the join body. A one-shot fake server records what arrives.
+#[test]
+fn joining_by_link_passes_the_invite_along() {
+    use std::io::Read;
+    use std::net::TcpListener;
+
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("address").port();
+    let fake = std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().expect("accept");
+        stream.set_read_timeout(Some(WAIT)).expect("read timeout");
+        let mut request = Vec::new();
+        let mut buf = [0u8; 1024];
+        // Read the head, then as many body bytes as it announces.
+        let (head_len, body_len) = loop {
+            let n = stream.read(&mut buf).expect("read the request");
+            assert!(n > 0, "connection closed early");
+            request.extend_from_slice(&buf[..n]);
+            if let Some(end) = request.windows(4).position(|w| w == b"\r\n\r\n") {
+                let head = String::from_utf8_lossy(&request[..end]).to_ascii_lowercase();
+                let length = head
+                    .lines()
+                    .find_map(|l| l.strip_prefix("content-length:"))
+                    .and_then(|v| v.trim().parse::<usize>().ok())
+                    .unwrap_or(0);
+                break (end + 4, length);
+            }
+        };
+        while request.len() < head_len + body_len {
+            let n = stream.read(&mut buf).expect("read the body");
+            assert!(n > 0, "connection closed early");
+            request.extend_from_slice(&buf[..n]);
+        }
+        let body = r#"{"error":{"code":"not_found","message":"no such game"}}"#;
+        let response = format!(
+            "HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        stream.write_all(response.as_bytes()).expect("answer");
+        String::from_utf8_lossy(&request).into_owned()
+    });
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let link = format!("http://127.0.0.1:{port}/games/abc?invite=s3cret");
+    let out = run(dir.path(), &["play", &link], "");
+    let request = fake.join().expect("the fake server");
+    assert!(!out.status.success());
+    assert!(
+        out.stderr.contains("no such game (not_found)"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        request.starts_with("POST /api/games/abc/join "),
+        "{request}"
+    );
+    let body = &request[request.find("\r\n\r\n").expect("head end") + 4..];
+    let body: serde_json::Value = serde_json::from_str(body).expect("a JSON body");
+    assert_eq!(body, serde_json::json!({"invite": "s3cret"}));
+}
