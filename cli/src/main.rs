@@ -26,7 +26,7 @@ use serde_json::json;
 
 use crate::console::{Lines, OutputFlags, Screen};
 use crate::local::{LocalSession, LocalSetup};
-use crate::remote::{GameRef, RemoteSession, Role, Server};
+use crate::remote::{GameRef, Participant, RemoteSession, Server};
 
 #[derive(Parser)]
 #[command(
@@ -295,7 +295,7 @@ async fn play_online(args: PlayArgs, flags: OutputFlags) -> Result<(), String> {
     let printer = lines.printer();
     let screen = Screen::new(look, interactive).with_printer(printer);
     let id = state.id.clone();
-    RemoteSession::new(server, id, Role::Player(seat), screen)
+    RemoteSession::new(server, id, Participant::Player(seat), screen)
         .run(lines, Some(state))
         .await
 }
@@ -314,7 +314,7 @@ async fn watch(args: ServerArgs, game: String, flags: OutputFlags) -> Result<(),
     let mut lines = Lines::open(interactive);
     let printer = lines.printer();
     let screen = Screen::new(look, interactive).with_printer(printer);
-    RemoteSession::new(server, game_ref.id, Role::Spectator, screen)
+    RemoteSession::new(server, game_ref.id, Participant::Spectator, screen)
         .run(lines, Some(state))
         .await
 }

@@ -13,7 +13,7 @@ mod session;
 use reqwest::Url;
 
 pub use client::{is_not_found, is_seat_taken, RemoteError, Server};
-pub use session::{RemoteSession, Role};
+pub use session::{Participant, RemoteSession};
 
 use client::SeatInfo;
 

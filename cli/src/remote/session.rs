@@ -33,7 +33,7 @@ use crate::table::Table;
 const RECONNECT_ATTEMPTS: u32 = 10;
 
 /// Who is at the keyboard in an online session.
-pub enum Role {
+pub enum Participant {
     Player(Seat),
     Spectator,
 }
@@ -42,7 +42,7 @@ pub enum Role {
 pub struct RemoteSession {
     server: Server,
     id: String,
-    role: Role,
+    participant: Participant,
     table: Table,
     state: Option<GameState>,
     screen: Screen,
@@ -150,15 +150,20 @@ enum Reconnected {
 }
 
 impl RemoteSession {
-    pub fn new(server: Server, id: String, role: Role, screen: Screen) -> RemoteSession {
+    pub fn new(
+        server: Server,
+        id: String,
+        participant: Participant,
+        screen: Screen,
+    ) -> RemoteSession {
         let mut table = Table::new(Game::default());
-        if let Role::Player(seat) = &role {
+        if let Participant::Player(seat) = &participant {
             table.flipped = seat.color == "black";
         }
         RemoteSession {
             server,
             id,
-            role,
+            participant,
             table,
             state: None,
             screen,
@@ -170,10 +175,10 @@ impl RemoteSession {
     }
 
     fn my_color(&self) -> Option<Color> {
-        match &self.role {
-            Role::Player(seat) if seat.color == "black" => Some(Color::Black),
-            Role::Player(_) => Some(Color::White),
-            Role::Spectator => None,
+        match &self.participant {
+            Participant::Player(seat) if seat.color == "black" => Some(Color::Black),
+            Participant::Player(_) => Some(Color::White),
+            Participant::Spectator => None,
         }
     }
 
@@ -195,7 +200,7 @@ impl RemoteSession {
             self.apply_state(state);
         }
         let interactive = self.screen.interactive;
-        let spectator = matches!(self.role, Role::Spectator);
+        let spectator = matches!(self.participant, Participant::Spectator);
         let mut inbox = Inbox::start(lines);
         let mut socket = open_socket(&self.socket_url()).await?;
         loop {
@@ -250,9 +255,9 @@ impl RemoteSession {
 
     /// The game's WebSocket URL, with the seat token for a player.
     fn socket_url(&self) -> String {
-        let token = match &self.role {
-            Role::Player(seat) => Some(seat.token.as_str()),
-            Role::Spectator => None,
+        let token = match &self.participant {
+            Participant::Player(seat) => Some(seat.token.as_str()),
+            Participant::Spectator => None,
         };
         self.server.ws_url(&self.id, token)
     }
