@@ -427,3 +427,42 @@ fn joining_by_link_passes_the_invite_along() {
     let body: serde_json::Value = serde_json::from_str(body).expect("a JSON body");
     assert_eq!(body, serde_json::json!({"invite": "s3cret"}));
 }
+
+#[test]
+fn a_draw_offered_online_is_seen_and_accepted() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let mut white = spawn_rookery(dir.path(), &["play", "--server", &server.url]);
+    let mut white_out = LineFeed::new(white.stdout.take().expect("stdout"));
+    let link = white_out.wait_for("the game link", |line| {
+        line.strip_prefix("game: ").map(str::to_string)
+    });
+    let black = spawn_rookery(dir.path(), &["play", &link]);
+    // White offers, then moves (an offer stands while its maker moves);
+    // Black accepts instead of moving.
+    let white_script = std::thread::spawn(move || {
+        let run = finish(white, "draw\ne4\n");
+        (run, white_out.rest().join("\n"))
+    });
+    let black_run = finish(black, "draw\nsave black.pgn\n");
+    let (white_run, white_text) = white_script.join().expect("white's script");
+    white_run.assert_ok();
+    black_run.assert_ok();
+    assert!(
+        white_text.contains("your draw offer stands"),
+        "{white_text}"
+    );
+    assert!(
+        black_run
+            .stdout
+            .contains("white offers a draw: type draw to accept, or move to decline"),
+        "{}",
+        black_run.stdout
+    );
+    for text in [&white_text, &black_run.stdout] {
+        assert!(text.contains("game over: 1/2-1/2 (agreement)"), "{text}");
+    }
+    let (sans, result) = check_pgn(&dir.path().join("black.pgn"));
+    assert_eq!(sans, ["e4"]);
+    assert_eq!(result, "1/2-1/2");
+}
