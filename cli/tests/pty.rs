@@ -182,3 +182,35 @@ fn ctrl_c_at_the_prompt_quits_cleanly() {
     term.writer.flush().expect("flush");
     assert!(term.wait_exit(), "Ctrl-C at the prompt exits 0");
 }
+
+/// Online at a terminal: the opponent's move arrives while the prompt
+/// waits, printed above it, and the board is redrawn in colour.
+#[test]
+fn online_moves_arrive_live_at_the_prompt() {
+    let server = support::Server::start();
+    let mut term = Terminal::start(&["play", "--server", &server.url], false);
+    let link_at = term.wait_for("game: ", 0);
+    let text = term.text();
+    let link: String = text[link_at..]
+        .chars()
+        .take_while(|c| !c.is_whitespace())
+        .collect();
+    let prompt = term.wait_for("rookery> ", link_at);
+
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let black = support::spawn_rookery(dir.path(), &["play", &link]);
+    let joined = term.wait_for("both players are here", prompt);
+    let ready = term.wait_for("your move", joined);
+    term.type_line("e4");
+    let sent = term.wait_for("1. e4", ready);
+    let black_run = support::finish(black, "e5\n");
+    black_run.assert_ok();
+    let arrived = term.wait_for("1... e5", sent);
+    term.wait_for("last move: e5", arrived);
+    assert!(
+        term.text()[sent..].contains("\u{1b}[48;2;"),
+        "board in colour"
+    );
+    term.type_line("quit");
+    assert!(term.wait_exit(), "quit exits 0");
+}

@@ -9,114 +9,9 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::io::Write;
 
-use support::{check_pgn, finish, rookery, run, LineFeed, WAIT};
-
-/// The server binary beside ours in the target directory.
-fn server_binary() -> PathBuf {
-    let ours = rookery();
-    let dir = ours.parent().expect("the binary's directory");
-    let server = dir.join(format!("rookery-server{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        server.exists(),
-        "{} is missing: build it first with `cargo build -p rookery-server` \
-         (cargo test --workspace does this)",
-        server.display()
-    );
-    server
-}
-
-/// A running rookery-server, killed when dropped.
-struct Server {
-    child: Child,
-    url: String,
-    _dir: tempfile::TempDir,
-}
-
-impl Server {
-    fn start() -> Server {
-        let dir = tempfile::tempdir().expect("temporary directory");
-        let (child, url) = launch(&dir, "127.0.0.1:0");
-        Server {
-            child,
-            url,
-            _dir: dir,
-        }
-    }
-
-    /// Kills the server outright (no clean shutdown) and starts it again on
-    /// the same address and database, as after a crash.
-    fn crash_and_restart(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let addr = self.url.trim_start_matches("http://").to_string();
-        let (child, url) = launch(&self._dir, &addr);
-        assert_eq!(url, self.url);
-        self.child = child;
-    }
-}
-
-/// Starts rookery-server on `addr` with its database in `dir`; returns it
-/// and its URL once it listens.
-fn launch(dir: &tempfile::TempDir, addr: &str) -> (Child, String) {
-    let mut child = Command::new(server_binary())
-        .args(["--addr", addr, "--database"])
-        .arg(dir.path().join("rookery.db"))
-        .args(["--web-dir"])
-        .arg(dir.path())
-        .env("RUST_LOG", "warn")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start rookery-server");
-    let stdout = child.stdout.take().expect("stdout");
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut lines = BufReader::new(stdout).lines();
-        if let Some(Ok(line)) = lines.next() {
-            let _ = tx.send(line);
-        }
-        // Keep draining so the server never blocks on a full pipe.
-        for _ in lines {}
-    });
-    let line = match rx.recv_timeout(WAIT) {
-        Ok(line) => line,
-        Err(_) => {
-            let _ = child.kill();
-            panic!("rookery-server did not start listening on {addr}");
-        }
-    };
-    let url = line
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .to_string();
-    (child, url)
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn spawn_rookery(dir: &std::path::Path, args: &[&str]) -> Child {
-    Command::new(rookery())
-        .args(args)
-        .current_dir(dir)
-        .env_remove("ROOKERY_SERVER")
-        .env_remove("ROOKERY_PLAYER_TOKEN")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start rookery")
-}
+use support::{check_pgn, finish, run, spawn_rookery, LineFeed, Server, WAIT};
 
 #[test]
 fn two_clients_play_while_a_third_watches() {
@@ -441,7 +336,7 @@ fn a_draw_offered_online_is_seen_and_accepted() {
     // White offers, then moves (an offer stands while its maker moves);
     // Black accepts instead of moving.
     let white_script = std::thread::spawn(move || {
-        let run = finish(white, "draw\ne4\n");
+        let run = finish(white, "draw\ne4\nsave white.pgn\n");
         (run, white_out.rest().join("\n"))
     });
     let black_run = finish(black, "draw\nsave black.pgn\n");

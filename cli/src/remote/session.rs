@@ -10,10 +10,10 @@
 //! printer.
 //!
 //! Piped input is a script of the player's own moves: in `play`, each line is
-//! taken only when it is the player's turn (or the game is over), so
-//! `printf 'e4\nNf3\n'` plays two moves whatever the opponent takes to
-//! answer, and the end of the script is reached only after the opponent's
-//! reply to the last move has arrived.
+//! carried out only when it is the player's turn (or the game is over) and
+//! the server has answered the previous one, so `printf 'e4\nNf3\n'` plays
+//! two moves whatever the opponent takes to answer. The end of the script
+//! is noticed at once: a script that is done leaves the game to the clock.
 
 use std::time::Duration;
 
@@ -203,14 +203,25 @@ impl RemoteSession {
         let spectator = matches!(self.participant, Participant::Spectator);
         let mut inbox = Inbox::start(lines);
         let mut socket = open_socket(&self.socket_url()).await?;
+        // A script's line read before its time, waiting for it.
+        let scripted = !interactive && !spectator;
+        let mut held: Option<String> = None;
         loop {
-            // A script's lines wait for the player's turn and for the answer
-            // to the previous action; a person at a terminal, or a
-            // spectator, may type at any time.
-            let may_read = interactive
-                || spectator
-                || (self.awaiting_answer.is_none() && (self.my_turn() || self.finished()));
-            if may_read {
+            // A script's line waits for the player's turn (or the game's
+            // end) and for the answer to the previous action; a person at a
+            // terminal, or a spectator, may type at any time.
+            if let Some(line) = held.take() {
+                if self.awaiting_answer.is_none() && (self.my_turn() || self.finished()) {
+                    if self.act(&line, &mut socket).await {
+                        return Ok(());
+                    }
+                    continue;
+                }
+                held = Some(line);
+            }
+            // Reading on lets a script's end be noticed at once: a script
+            // that is done leaves without waiting for the opponent.
+            if held.is_none() && (!scripted || self.awaiting_answer.is_none()) {
                 inbox.request();
             }
             if spectator && inbox.done && self.finished() {
@@ -223,7 +234,7 @@ impl RemoteSession {
                     Some(Err(_)) | None => {
                         // Nothing more will happen in a finished game that
                         // nobody is looking at.
-                        if self.finished() && !interactive && (inbox.done || spectator) {
+                        if self.finished() && !interactive && spectator {
                             return Ok(());
                         }
                         match self.reconnect(&mut inbox).await? {
@@ -233,22 +244,38 @@ impl RemoteSession {
                     }
                 },
                 line = inbox.recv(), if inbox.waiting => match line {
-                    Some(line) => match self.handle_line(&line).await {
-                        Ok(Flow::Continue) => {}
-                        Ok(Flow::Send(message)) => {
-                            match socket.send(Message::text(message.to_string())).await {
-                                Ok(()) => self.awaiting_answer = self.state.as_ref().map(Snapshot::of),
-                                Err(e) => self.screen.complain(&format!("could not send to the server: {e}")),
-                            }
+                    Some(line) if scripted => held = Some(line),
+                    Some(line) => {
+                        if self.act(&line, &mut socket).await {
+                            return Ok(());
                         }
-                        Ok(Flow::Quit) => return Ok(()),
-                        Err(why) => self.screen.complain(&why),
-                    },
+                    }
                     // A piped spectator watches on to the end; Ctrl-D at
                     // a terminal, or a player's script ending, leaves.
                     None if spectator && !interactive => {}
                     None => return Ok(()),
                 },
+            }
+        }
+    }
+
+    /// Carries out one line; true when it was `quit`.
+    async fn act(&mut self, line: &str, socket: &mut Socket) -> bool {
+        match self.handle_line(line).await {
+            Ok(Flow::Continue) => false,
+            Ok(Flow::Send(message)) => {
+                match socket.send(Message::text(message.to_string())).await {
+                    Ok(()) => self.awaiting_answer = self.state.as_ref().map(Snapshot::of),
+                    Err(e) => self
+                        .screen
+                        .complain(&format!("could not send to the server: {e}")),
+                }
+                false
+            }
+            Ok(Flow::Quit) => true,
+            Err(why) => {
+                self.screen.complain(&why);
+                false
             }
         }
     }

@@ -203,3 +203,106 @@ fn python_chess_sans(path: &Path) -> Option<Vec<String>> {
             .collect(),
     )
 }
+
+/// The server binary beside ours in the target directory.
+fn server_binary() -> PathBuf {
+    let ours = rookery();
+    let dir = ours.parent().expect("the binary's directory");
+    let server = dir.join(format!("rookery-server{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        server.exists(),
+        "{} is missing: build it first with `cargo build -p rookery-server` \
+         (cargo test --workspace does this)",
+        server.display()
+    );
+    server
+}
+
+/// A running rookery-server, killed when dropped.
+pub struct Server {
+    child: Child,
+    pub url: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Server {
+    pub fn start() -> Server {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let (child, url) = launch(&dir, "127.0.0.1:0");
+        Server {
+            child,
+            url,
+            _dir: dir,
+        }
+    }
+
+    /// Kills the server outright (no clean shutdown) and starts it again on
+    /// the same address and database, as after a crash.
+    pub fn crash_and_restart(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let addr = self.url.trim_start_matches("http://").to_string();
+        let (child, url) = launch(&self._dir, &addr);
+        assert_eq!(url, self.url);
+        self.child = child;
+    }
+}
+
+/// Starts rookery-server on `addr` with its database in `dir`; returns it
+/// and its URL once it listens.
+fn launch(dir: &tempfile::TempDir, addr: &str) -> (Child, String) {
+    let mut child = Command::new(server_binary())
+        .args(["--addr", addr, "--database"])
+        .arg(dir.path().join("rookery.db"))
+        .args(["--web-dir"])
+        .arg(dir.path())
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start rookery-server");
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut lines = BufReader::new(stdout).lines();
+        if let Some(Ok(line)) = lines.next() {
+            let _ = tx.send(line);
+        }
+        // Keep draining so the server never blocks on a full pipe.
+        for _ in lines {}
+    });
+    let line = match rx.recv_timeout(WAIT) {
+        Ok(line) => line,
+        Err(_) => {
+            let _ = child.kill();
+            panic!("rookery-server did not start listening on {addr}");
+        }
+    };
+    let url = line
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_string();
+    (child, url)
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `rookery ARGS` in `dir` with piped stdin, stdout and stderr.
+pub fn spawn_rookery(dir: &std::path::Path, args: &[&str]) -> Child {
+    Command::new(rookery())
+        .args(args)
+        .current_dir(dir)
+        .env_remove("ROOKERY_SERVER")
+        .env_remove("ROOKERY_PLAYER_TOKEN")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start rookery")
+}
