@@ -150,28 +150,33 @@ fn pick_is_drawn_in_the_seed_games_colours() {
     assert!(term.wait_exit(), "quit exits 0");
 }
 
+/// Without colour (by `NO_COLOR` or `--no-color`) the marks are brackets,
+/// in Unicode or (`--ascii`) letters.
 #[test]
-fn no_color_and_ascii_mark_squares_in_plain_text() {
-    let mut term = Terminal::start(&["play", "--human", "--ascii", "--fen", CAPTURE_FEN], true);
-    let start = term.wait_for("rookery> ", 0);
-    term.type_line("pick e4");
-    let picked = term.wait_for("picked pawn on e4", start);
-    let end = term.wait_for("rookery> ", picked);
-    let text = term.text();
-    let shown = &text[picked..end];
-    assert!(shown.contains("[P]"), "{shown}");
-    assert!(shown.contains("(p)"), "{shown}");
-    assert!(shown.contains(" * "), "{shown}");
-    assert!(
-        !text.contains("\u{1b}[48;2;"),
-        "NO_COLOR still coloured:\n{text:?}"
-    );
-    assert!(
-        !text.contains("\u{1b}[44m"),
-        "NO_COLOR still coloured:\n{text:?}"
-    );
-    term.type_line("quit");
-    assert!(term.wait_exit());
+fn without_colour_squares_are_marked_in_plain_text() {
+    let cases: [(&[&str], bool, [&str; 3]); 2] = [
+        (&["--ascii"], true, ["[P]", "(p)", " * "]),
+        (&["--no-color"], false, ["[♙]", "(♟)", " * "]),
+    ];
+    for (flags, no_color_env, marks) in cases {
+        let mut args = vec!["play", "--human", "--fen", CAPTURE_FEN];
+        args.extend_from_slice(flags);
+        let mut term = Terminal::start(&args, no_color_env);
+        let start = term.wait_for("rookery> ", 0);
+        term.type_line("pick e4");
+        let picked = term.wait_for("picked pawn on e4", start);
+        let end = term.wait_for("rookery> ", picked);
+        let text = term.text();
+        let shown = &text[picked..end];
+        for mark in marks {
+            assert!(shown.contains(mark), "{flags:?}: no {mark:?} in\n{shown}");
+        }
+        for code in ["\u{1b}[48;2;", "\u{1b}[44m", "\u{1b}[43m", "\u{1b}[41m"] {
+            assert!(!text.contains(code), "{flags:?}: still coloured:\n{text:?}");
+        }
+        term.type_line("quit");
+        assert!(term.wait_exit(), "{flags:?}");
+    }
 }
 
 #[test]
