@@ -99,6 +99,11 @@ struct PlayArgs {
     /// you on the scoreboard.
     #[arg(long, env = "ROOKERY_PLAYER_TOKEN", hide_env_values = true)]
     player_token: Option<String>,
+    /// Post the new online game as an open seek (listed in the lobby,
+    /// anyone may join with its id) instead of a private friend game whose
+    /// link carries the invite secret.
+    #[arg(long, conflicts_with = "level")]
+    open: bool,
     /// Join this game (its id, or the game URL a friend sent) instead of
     /// creating one.
     #[arg(value_name = "GAME_URL_OR_ID")]
@@ -277,7 +282,12 @@ async fn play_online(args: PlayArgs, flags: OutputFlags) -> Result<(), String> {
                 Color::White => (human, opponent),
                 Color::Black => (opponent, human),
             };
-            let mut body = json!({"white": white, "black": black, "as": me.name()});
+            // A game against a friend is private unless asked otherwise:
+            // only the holder of the printed link (it carries the invite
+            // secret) can take the free seat.
+            let visibility = if args.open { "open" } else { "private" };
+            let mut body =
+                json!({"white": white, "black": black, "as": me.name(), "visibility": visibility});
             if let Some((initial, increment)) = args.clock {
                 body["clock"] = json!({"initial": initial, "increment": increment});
             }

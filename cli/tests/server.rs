@@ -40,7 +40,14 @@ fn two_clients_play_while_a_third_watches() {
         link.starts_with(&format!("{}/games/", server.url)),
         "{link}"
     );
-    let id = link.rsplit('/').next().expect("id").to_string();
+    // A friend game is private: its link carries the invite secret in the
+    // fragment, and the id alone does not take the seat.
+    let (page, invite) = link.split_once("#invite=").expect("an invite in the link");
+    assert!(!invite.is_empty(), "{link}");
+    let id = page.rsplit('/').next().expect("id").to_string();
+    let refused = run(dir.path(), &["play", "--server", &server.url, &id], "");
+    assert!(!refused.status.success(), "{}", refused.stdout);
+    assert!(refused.stderr.contains("invite"), "{}", refused.stderr);
 
     let listed = run(dir.path(), &["games", "--server", &server.url], "");
     listed.assert_ok();
@@ -188,7 +195,11 @@ fn refused_online_actions_are_explained() {
 
     // Online moves are final; spectators cannot move. The watcher stays
     // until the game ends, which the creator's resignation does.
-    let id = link.rsplit('/').next().expect("id");
+    let id = link
+        .split('#')
+        .next()
+        .and_then(|page| page.rsplit('/').next())
+        .expect("id");
     let watcher = spawn_rookery(dir.path(), &["watch", "--server", &server.url, id]);
     let creator_run = finish(creator, "undo\nload x.pgn\nresign\n");
     let watcher_run = finish(watcher, "e4\nundo\n");

@@ -201,9 +201,11 @@ impl Server {
         let mut link = format!("{}/games/{}", self.base, created.game.id);
         // Servers that protect friend games with an invite secret return it
         // with the creation; the link must carry it for the friend to join.
+        // It goes in the fragment, as in the web client's links: a fragment
+        // is never sent to a server, so the secret stays out of access logs.
         if let Some(invite) = raw.get("invite").and_then(Value::as_str) {
             if let Ok(mut url) = Url::parse(&link) {
-                url.query_pairs_mut().append_pair("invite", invite);
+                url.set_fragment(Some(&format!("invite={}", encode(invite))));
                 link = url.to_string();
             }
         }

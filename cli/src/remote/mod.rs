@@ -26,7 +26,7 @@ pub struct GameRef {
 }
 
 /// Reads `GAME_URL_OR_ID`: a bare id, or a game page URL such as
-/// `http://host:8080/games/ID?invite=SECRET` (the link the web client
+/// `http://host:8080/games/ID#invite=SECRET` (the link the web client
 /// shares), whose origin names the server.
 pub fn parse_game_ref(text: &str) -> Result<GameRef, String> {
     let text = text.trim();
@@ -48,10 +48,21 @@ pub fn parse_game_ref(text: &str) -> Result<GameRef, String> {
         .and_then(|i| segments.get(i + 1))
         .filter(|id| !id.is_empty())
         .ok_or_else(|| format!("{text:?} is not a game URL (expected .../games/ID)"))?;
-    let invite = url
-        .query_pairs()
-        .find(|(name, _)| name == "invite")
-        .map(|(_, value)| value.into_owned());
+    // The web client's links carry the secret in the fragment
+    // (`#invite=SECRET`); a query parameter is read too.
+    // The secret is hex, so the fragment needs no percent-decoding.
+    let from_fragment = url.fragment().and_then(|fragment| {
+        fragment
+            .split('&')
+            .find_map(|pair| pair.strip_prefix("invite="))
+            .filter(|value| !value.is_empty())
+            .map(str::to_string)
+    });
+    let invite = from_fragment.or_else(|| {
+        url.query_pairs()
+            .find(|(name, value)| name == "invite" && !value.is_empty())
+            .map(|(_, value)| value.into_owned())
+    });
     Ok(GameRef {
         server: Some(origin(&url)),
         id: id.to_string(),
@@ -125,6 +136,10 @@ mod tests {
             (
                 "http://127.0.0.1:8080/games/abc?invite=s3cret",
                 Some((Some("http://127.0.0.1:8080"), "abc", Some("s3cret"))),
+            ),
+            (
+                "http://127.0.0.1:8080/games/abc#invite=f00d",
+                Some((Some("http://127.0.0.1:8080"), "abc", Some("f00d"))),
             ),
             (
                 "http://chess.example/games/abc/",
