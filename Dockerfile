@@ -5,12 +5,13 @@
 
 FROM rust:1-bookworm AS build
 WORKDIR /src
-# The whole workspace: manifests, the engine, the server, the load probe (a
-# workspace member, not built here), the schema, the web client, and the
-# root tests the server's manifest names.
+# The whole workspace: manifests, the engine, the server, the schema, the web
+# client, the terminal client and the load probe (workspace members, not
+# built here), and the root tests (server/tests links to them).
 COPY Cargo.toml Cargo.lock ./
 COPY engine engine
 COPY server server
+COPY cli cli
 COPY tools/loadprobe tools/loadprobe
 COPY migrations migrations
 COPY tests tests

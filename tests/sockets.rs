@@ -555,7 +555,13 @@ async fn tokens_sent_as_a_subprotocol_or_an_auth_message_stay_out_of_the_log() {
         .expect("wait");
     assert!(status.success(), "exit status {status}");
     let log = std::fs::read_to_string(&log_path).expect("read the log");
-    assert!(log.contains("TRACE"), "a trace-level log");
+    // Which crates write TRACE lines depends on the HTTP stack; the request
+    // spans are DEBUG, so a verbose log always has those.
+    assert!(log.contains("DEBUG"), "a verbose log");
+    assert!(
+        log.contains(&format!("/ws/games/{id}")),
+        "the upgrades are logged"
+    );
     for (name, secret) in [("white", &white), ("black", &black)] {
         let hex: String = secret.bytes().map(|b| format!("{b:02x}")).collect();
         for form in [secret.clone(), hex] {

@@ -50,9 +50,16 @@ pub enum ApiError {
     TooLarge(String),
     #[error("too many requests: slow down")]
     RateLimited,
+    /// A cap was reached (429 `rate_limited`), with a message saying which.
+    #[error("{0}")]
+    Limited(String),
     /// The server is shutting down (an addition to the contract's table).
     #[error("the server is shutting down")]
     Unavailable,
+    /// Too busy to serve this now (too many connections, an answer that
+    /// took too long): 503 `unavailable` with a message saying why.
+    #[error("{0}")]
+    Overloaded(String),
     /// Anything that is our fault; the cause is logged, not sent.
     #[error("internal error")]
     Internal(String),
@@ -84,8 +91,8 @@ impl ApiError {
             | ApiError::SamePlayer
             | ApiError::NameTaken => StatusCode::CONFLICT,
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            ApiError::RateLimited => StatusCode::TOO_MANY_REQUESTS,
-            ApiError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::RateLimited | ApiError::Limited(_) => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::Unavailable | ApiError::Overloaded(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -104,8 +111,8 @@ impl ApiError {
             ApiError::SamePlayer => "same_player",
             ApiError::NameTaken => "name_taken",
             ApiError::TooLarge(_) => "too_large",
-            ApiError::RateLimited => "rate_limited",
-            ApiError::Unavailable => "unavailable",
+            ApiError::RateLimited | ApiError::Limited(_) => "rate_limited",
+            ApiError::Unavailable | ApiError::Overloaded(_) => "unavailable",
             ApiError::Internal(_) => "internal",
         }
     }

@@ -21,13 +21,14 @@
 //! - the WebSocket layer refuses messages over a hard cap (closing the
 //!   connection, as the protocol prescribes); below it, a message over the
 //!   configured size gets `too_large` and the connection stays open;
-//! - text, binary and ping frames share a token bucket per connection
-//!   (`rate_limited`);
+//! - text, binary and ping frames share a token bucket per client address
+//!   (`rate_limited`): opening more sockets does not buy more messages;
 //! - a peer that does not answer a ping in time is closed (4000), one that
 //!   does not take a frame in time is dropped, and one that falls too many
 //!   messages behind its game is closed (4008): it reconnects and gets a
 //!   fresh state, which is all it needs, since every state is complete.
 
+use std::net::IpAddr;
 use std::time::Duration;
 
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
@@ -35,7 +36,7 @@ use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgr
 use axum::extract::{Path, State};
 use axum::response::Response;
 use axum::routing::get;
-use axum::Router;
+use axum::{Extension, Router};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::time::Instant;
 use uuid::Uuid;
@@ -43,10 +44,11 @@ use uuid::Uuid;
 use crate::api::game_id;
 use crate::api::games::act;
 use crate::auth::TokenHash;
+use crate::client_ip::ClientIp;
 use crate::error::{ApiError, ApiQuery};
 use crate::live::actor::{Action, Command, GameHandle, StateReceiver};
 use crate::protocol::{server_text, Broadcast, ClientMessage, ServerMessage, Side, WsQuery};
-use crate::rate_limit::{limit_requests, TokenBucket};
+use crate::rate_limit::limit_requests;
 use crate::AppState;
 
 /// Hard cap on a message or frame: beyond it the WebSocket layer closes
@@ -94,6 +96,7 @@ pub fn router(state: AppState) -> Router {
 async fn upgrade(
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
     State(state): State<AppState>,
+    Extension(ClientIp(client)): Extension<ClientIp>,
     Path(id): Path<String>,
     ApiQuery(query): ApiQuery<WsQuery>,
 ) -> Result<Response, ApiError> {
@@ -127,7 +130,7 @@ async fn upgrade(
         .max_write_buffer_size(MAX_WRITE_BUFFER.max(cap))
         .max_message_size(cap)
         .max_frame_size(cap)
-        .on_upgrade(move |socket| session(socket, state, id, handle, seat)))
+        .on_upgrade(move |socket| session(socket, state, id, handle, seat, client)))
 }
 
 /// The seat token offered as a `rookery.token.TOKEN` subprotocol, if any.
@@ -165,6 +168,7 @@ async fn session(
     id: Uuid,
     handle: GameHandle,
     seat: Option<(Side, TokenHash)>,
+    client: IpAddr,
 ) {
     let side = seat.as_ref().map(|(side, _)| *side);
     // Count this connection before subscribing, so the first state it gets
@@ -195,7 +199,7 @@ async fn session(
         handle: &handle,
         id,
         seat,
-        bucket: TokenBucket::default(),
+        client,
     };
     if connection
         .write(Message::Text(first.message.clone()))
@@ -223,7 +227,8 @@ struct Connection<'a> {
     id: Uuid,
     /// The seat this connection plays, if it has one.
     seat: Option<(Side, TokenHash)>,
-    bucket: TokenBucket,
+    /// The client's address: its sockets share one message budget.
+    client: IpAddr,
 }
 
 /// The connection cannot go on (the peer is gone or too slow to write to).
@@ -325,8 +330,7 @@ impl Connection<'_> {
     }
 
     fn take_token(&mut self) -> bool {
-        self.bucket
-            .try_take(self.state.config.ws_rate(), Instant::now())
+        self.state.limits.ws.try_take(self.client, Instant::now())
     }
 
     async fn handle_text(&mut self, text: &str) -> Result<(), ApiError> {
