@@ -34,7 +34,7 @@ pub mod store;
 pub mod web;
 pub mod ws;
 
-use std::future::Future;
+use std::future::{Future, IntoFuture};
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -61,24 +61,18 @@ impl AppState {
     }
 }
 
-/// A started service: database open, unfinished games resumed, not yet
-/// serving.
+/// A started service: database open, not yet serving. Unfinished games
+/// resume in the background once it serves.
 pub struct App {
     state: AppState,
 }
 
 impl App {
-    /// Opens the database (running migrations) and resumes every unfinished
-    /// game.
+    /// Opens the database (running migrations) and starts its writer.
     pub async fn start(config: Config) -> anyhow::Result<App> {
-        let store = Store::open(&config.database).await?;
+        let store = Store::open_with(&config.database, config.store_options()).await?;
         let ai = AiScheduler::new(config.ai_threads(), config.ai_move_delay());
-        let registry = Registry::new(store, ai);
-        let resumed = registry
-            .resume_unfinished()
-            .await
-            .map_err(|err| anyhow::anyhow!("resuming games: {err:?}"))?;
-        tracing::info!(resumed, "unfinished games resumed");
+        let registry = Registry::new(store, ai, config.registry_options());
         Ok(App {
             state: AppState {
                 registry,
@@ -94,7 +88,12 @@ impl App {
     /// Serves on `listener` until `shutdown` completes, then stops gracefully:
     /// no new connections, live games stop (their searches too) after
     /// finishing the writes they have begun, open streams and WebSockets
-    /// close, and the database is closed.
+    /// close, and the database is closed. Connections still open
+    /// `--shutdown-grace-ms` after the shutdown began (a client that stopped
+    /// reading its stream) are dropped, so the process always exits.
+    ///
+    /// Games whose clock runs or whose AI is to move resume in the
+    /// background once serving begins; the rest load on demand.
     pub async fn serve(
         self,
         listener: TcpListener,
@@ -103,6 +102,9 @@ impl App {
         let registry = self.state.registry.clone();
         let router = self.router();
         let stop_games = registry.clone();
+        let grace = self.state.config.shutdown_grace();
+        let (stopping_tx, stopping) = tokio::sync::oneshot::channel::<()>();
+        registry.start_background();
         let served = axum::serve(
             listener,
             router.into_make_service_with_connect_info::<Connection>(),
@@ -110,10 +112,29 @@ impl App {
         .with_graceful_shutdown(async move {
             shutdown.await;
             tracing::info!("shutting down");
+            // Starts the grace period; nobody listening means serving
+            // already ended.
+            let _ = stopping_tx.send(());
             // Live games stop first: their subscribers' streams end, so the
             // long-lived connections close and the server can drain.
             stop_games.shutdown().await;
         })
+        .into_future();
+        let served = async move {
+            tokio::pin!(served);
+            tokio::select! {
+                result = &mut served => result,
+                () = async {
+                    if stopping.await.is_err() {
+                        std::future::pending::<()>().await;
+                    }
+                    tokio::time::sleep(grace).await;
+                } => {
+                    tracing::warn!(?grace, "connections still open after the grace period: dropped");
+                    Ok(())
+                }
+            }
+        }
         .await;
         registry.shutdown().await;
         self.state.store().close().await;

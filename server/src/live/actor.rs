@@ -8,7 +8,12 @@
 //!
 //! A change is made on a copy of the game, written to the database, and only
 //! then becomes the actor's state, is acknowledged and is broadcast to the
-//! WebSocket and NDJSON subscribers. A failed write changes nothing.
+//! WebSocket and NDJSON subscribers. A failed write changes nothing and
+//! answers 503 `unavailable`; when the database cannot tell whether the
+//! write was stored (a failed commit), the actor reloads the game from the
+//! database, so memory and database agree. Work the actor starts by itself
+//! (a flag fall, an AI move) is retried with a growing backoff while the
+//! database fails, never in a tight loop.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -64,6 +69,19 @@ pub enum Command {
         action: Action,
         reply: oneshot::Sender<Result<GameState, ApiError>>,
     },
+    /// Writes the game as it is now (after a restart, the clock restarted
+    /// charged only the thinking done before the stop).
+    Persist {
+        reply: oneshot::Sender<Result<(), ApiError>>,
+    },
+    /// Ends the game if it is still stale: waiting with no change for
+    /// `waiting_ms`, or untimed and active with no change for `idle_ms`.
+    /// Answers whether it ended the game.
+    Expire {
+        waiting_ms: i64,
+        idle_ms: i64,
+        reply: oneshot::Sender<bool>,
+    },
     /// A WebSocket opened (`delta` 1) or closed (-1) for a seat or, with
     /// `side: None`, for a spectator.
     Presence {
@@ -117,8 +135,14 @@ pub struct ActorContext {
     pub on_exit: Arc<dyn Fn(&GameHandle) + Send + Sync>,
 }
 
-/// How long a finished game with no subscribers stays in memory.
+/// How long a game with no subscribers and nothing to wait for (finished, or
+/// with no running clock and no AI to move) stays in memory.
 const IDLE_EXIT: Duration = Duration::from_secs(60);
+
+/// The first and the longest wait before retrying work that failed because
+/// the database failed.
+const RETRY_FIRST: Duration = Duration::from_millis(100);
+const RETRY_MAX: Duration = Duration::from_secs(5);
 
 /// Starts the actor of `live`.
 pub fn spawn(live: LiveGame, context: ActorContext) -> (GameHandle, tokio::task::JoinHandle<()>) {
@@ -140,6 +164,8 @@ pub fn spawn(live: LiveGame, context: ActorContext) -> (GameHandle, tokio::task:
         last_move_at: Instant::now(),
         idle_since: Instant::now(),
         closing: false,
+        failures: 0,
+        retry_at: None,
     };
     let task = tokio::spawn(actor.run(inbox, answers));
     (handle, task)
@@ -158,6 +184,10 @@ struct GameActor {
     idle_since: Instant,
     /// Leaving memory: answer queued commands, start no search.
     closing: bool,
+    /// Database failures in a row (for the backoff).
+    failures: u32,
+    /// No flag check before this (the last write failed).
+    retry_at: Option<Instant>,
 }
 
 impl GameActor {
@@ -169,9 +199,12 @@ impl GameActor {
         let mut shutdown = self.context.shutdown.clone();
         self.start_ai_if_needed();
         loop {
-            let deadline = self.live.deadline();
+            let deadline = match (self.live.deadline(), self.retry_at) {
+                (Some(deadline), Some(retry)) => Some(deadline.max(retry)),
+                (deadline, _) => deadline,
+            };
             let held_until = self.held_ai_move.map(|(_, at)| at);
-            let idle_deadline = self.live.is_finished().then(|| self.idle_since + IDLE_EXIT);
+            let idle_deadline = self.is_idle().then(|| self.idle_since + IDLE_EXIT);
             tokio::select! {
                 // Shutdown first: once it is asked, take no new work.
                 biased;
@@ -214,6 +247,16 @@ impl GameActor {
         }
     }
 
+    /// Nothing to wait for: no running clock, no AI move coming. Such an
+    /// actor may leave memory; the game loads again on its next request.
+    fn is_idle(&self) -> bool {
+        self.live.is_finished()
+            || (self.live.deadline().is_none()
+                && self.live.ai_to_move().is_none()
+                && self.held_ai_move.is_none()
+                && self.thinking.is_none())
+    }
+
     async fn handle(&mut self, command: Command) {
         // Replies go to a requester who may have given up (a closed
         // connection); losing such a reply is fine.
@@ -250,6 +293,29 @@ impl GameActor {
             } => {
                 let result = self.act(token, action).await;
                 let _ = reply.send(result);
+            }
+            Command::Persist { reply } => {
+                let result = self.change(None, |_, _| Ok(((), None))).await;
+                let _ = reply.send(result);
+            }
+            Command::Expire {
+                waiting_ms,
+                idle_ms,
+                reply,
+            } => {
+                let idle = crate::store::now_ms() - self.live.updated_at;
+                let stale = match self.live.status() {
+                    Status::Waiting => idle >= waiting_ms,
+                    Status::Active => idle >= idle_ms,
+                    Status::Finished => false,
+                };
+                let ended = stale
+                    && matches!(
+                        self.change(None, |live, now| live.expire(now).map(|e| (e, None)))
+                            .await,
+                        Ok(true)
+                    );
+                let _ = reply.send(ended);
             }
             Command::Presence { side, delta } => {
                 self.live.connect(side, delta);
@@ -294,7 +360,13 @@ impl GameActor {
         let now = now.unwrap_or_else(Instant::now);
         let mut next = self.live.clone();
         let (value, played) = apply(&mut next, now)?;
-        self.context.store.record(&next, played.as_ref()).await?;
+        next.updated_at = crate::store::now_ms();
+        if let Err(err) = self.context.store.record(&next, played.as_ref()).await {
+            self.on_write_failed(&err).await;
+            return Err(err);
+        }
+        self.failures = 0;
+        self.retry_at = None;
         let before = self.live.status();
         self.live = next;
         match (before, self.live.ending()) {
@@ -323,6 +395,41 @@ impl GameActor {
         Ok(value)
     }
 
+    /// After a failed write: back off, and if the write may have been stored
+    /// after all, take the game as the database has it.
+    async fn on_write_failed(&mut self, err: &ApiError) {
+        self.failures = self.failures.saturating_add(1);
+        let backoff = RETRY_FIRST
+            .saturating_mul(1 << self.failures.min(10).saturating_sub(1))
+            .min(RETRY_MAX);
+        self.retry_at = Some(Instant::now() + backoff);
+        if !matches!(err, ApiError::DatabaseUnavailable { ambiguous: true }) {
+            return;
+        }
+        match self
+            .context
+            .store
+            .load_game(self.live.id, Instant::now())
+            .await
+        {
+            Ok(Some(mut stored)) => {
+                stored.keep_presence_of(&self.live);
+                let moved = stored.game().moves().len() != self.live.game().moves().len();
+                self.live = stored;
+                if moved {
+                    self.held_ai_move = None;
+                    self.thinking = None;
+                }
+                self.broadcast();
+                self.start_ai_if_needed();
+            }
+            // The game cannot be read either: keep the state from before
+            // the change, which is what the database held before it.
+            Ok(None) => {}
+            Err(err) => err.log(),
+        }
+    }
+
     fn state(&self) -> GameState {
         self.live.state(Instant::now())
     }
@@ -344,10 +451,9 @@ impl GameActor {
             })
             .await
         {
-            // The write failed: the flag stays down and the timer fires again
-            // at once; back off a little so a broken disk is not hammered.
+            // The write failed: the flag stays down, and `retry_at` keeps
+            // the timer from firing again before the backoff has passed.
             err.log();
-            tokio::time::sleep(Duration::from_millis(200)).await;
         }
     }
 
@@ -415,8 +521,14 @@ impl GameActor {
             .await;
         if let Err(err) = result {
             err.log();
-            // Try again from scratch (a fresh search) rather than stall.
-            self.start_ai_if_needed();
+            // Hold the move and try again after the backoff (no new search:
+            // the move is still the answer for this position).
+            let at = self.retry_at.unwrap_or_else(Instant::now);
+            if self.live.game().position().is_legal(mv) && self.live.ai_to_move().is_some() {
+                self.held_ai_move = Some((mv, at));
+            } else {
+                self.start_ai_if_needed();
+            }
         }
     }
 }
