@@ -197,3 +197,37 @@ async fn thinking_time_before_a_restart_is_charged() {
     assert!(charged < 3_500, "not the downtime: {charged} ms");
     server.stop().await;
 }
+
+/// A game whose clock runs gets its actor back right after a start, with no
+/// request for it: its flag falls on time (seen in the database itself, so
+/// no request loads the game).
+#[tokio::test]
+async fn a_running_clock_runs_again_without_a_request() {
+    let db = TestDb::new();
+    let server = TestServer::start(test_config(&db)).await;
+    let (id, _white, _black) = server
+        .human_game(json!({"clock": {"initial": 2, "increment": 0}}))
+        .await;
+    server.stop().await;
+    let server = TestServer::start(test_config(&db)).await;
+    let reader = sqlx::SqlitePool::connect(&db.url()).await.unwrap();
+    let termination = within(WAIT, "the flag to fall", async {
+        loop {
+            let row: (String, Option<String>, Option<String>) =
+                sqlx::query_as("SELECT status, termination, result FROM games WHERE id = ?")
+                    .bind(&id)
+                    .fetch_one(&reader)
+                    .await
+                    .unwrap();
+            if row.0 == "finished" {
+                return row;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    })
+    .await;
+    assert_eq!(termination.1.as_deref(), Some("timeout"));
+    assert_eq!(termination.2.as_deref(), Some("0-1"));
+    reader.close().await;
+    server.stop().await;
+}

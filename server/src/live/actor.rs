@@ -295,7 +295,13 @@ impl GameActor {
                 let _ = reply.send(result);
             }
             Command::Persist { reply } => {
-                let result = self.change(None, |_, _| Ok(((), None))).await;
+                // Only a running clock has anything new to store.
+                let running = self.live.clock().and_then(|c| c.running()).is_some();
+                let result = if running && !self.live.is_finished() {
+                    self.change(None, |_, _| Ok(((), None))).await
+                } else {
+                    Ok(())
+                };
                 let _ = reply.send(result);
             }
             Command::Expire {
