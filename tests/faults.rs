@@ -90,6 +90,51 @@ async fn a_locked_database_answers_503_and_changes_nothing() {
     server.stop().await;
 }
 
+/// A commit that fails (here: a deferred foreign key, checked only at
+/// `COMMIT`, planted by a trigger) leaves the outcome unknown to the server:
+/// the mover is told to reload, the game is reloaded from the database, and
+/// it shows exactly what the database holds.
+#[tokio::test]
+async fn a_failed_commit_reloads_the_game_from_the_database() {
+    let db = TestDb::new();
+    let server = TestServer::start(test_config(&db)).await;
+    let (id, white, black) = server.human_game(json!({})).await;
+    server.play(&id, &white, "e2e4").await;
+    let mut watcher = WsClient::connect(&server, &id, None).await;
+    watcher.next_state().await;
+
+    let mut saboteur = sqlx::SqliteConnection::connect(&db.url()).await.unwrap();
+    for sql in [
+        "CREATE TABLE trap (game TEXT REFERENCES games(id) DEFERRABLE INITIALLY DEFERRED)",
+        "CREATE TRIGGER spring AFTER INSERT ON moves WHEN NEW.uci = 'e7e5'
+         BEGIN INSERT INTO trap VALUES ('no such game'); END",
+    ] {
+        sqlx::query(sql).execute(&mut saboteur).await.unwrap();
+    }
+    let failed = try_move(&server, &id, &black, "e7e5").await;
+    assert_error(&failed, 503, "unavailable");
+    let message = failed.1["error"]["message"].as_str().unwrap();
+    assert!(message.contains("reload the game"), "{message}");
+    let state = server.state(&id).await;
+    assert_eq!(moves(&state), ["e2e4"]);
+    assert_eq!(state["turn"], "black");
+
+    sqlx::query("DROP TRIGGER spring")
+        .execute(&mut saboteur)
+        .await
+        .unwrap();
+    saboteur.close().await.unwrap();
+    let played = server.play(&id, &black, "e7e5").await;
+    assert_eq!(moves(&played), ["e2e4", "e7e5"]);
+    // The spectator saw the reloaded state (unchanged) and then the move;
+    // never a state the database did not hold.
+    let seen = watcher
+        .state_where("the move", |s| moves(s).len() == 2)
+        .await;
+    assert_eq!(moves(&seen), ["e2e4", "e7e5"]);
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn a_request_has_a_deadline() {
     let db = TestDb::new();
