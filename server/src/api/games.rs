@@ -126,7 +126,8 @@ pub async fn list(
     };
     let limit = list_limit(query.limit.as_deref())?;
     // One query on the read pool; no actor is asked and no game replayed.
-    let games = state.store().list_games(statuses, limit).await?;
+    let mut games = state.store().list_games(statuses, limit).await?;
+    state.registry.show_presence(&mut games);
     Ok(Json(GameList { games }))
 }
 

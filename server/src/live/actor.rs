@@ -15,6 +15,7 @@
 //! (a flag fall, an AI move) is retried with a growing backoff while the
 //! database fails, never in a tight loop.
 
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -28,7 +29,7 @@ use super::game::{LiveGame, PlayedMove, PlayerRef};
 use crate::ai::{AiAnswer, AiScheduler, SearchRequest, Thinking};
 use crate::auth::TokenHash;
 use crate::error::ApiError;
-use crate::protocol::{GameState, Side, Status};
+use crate::protocol::{GameState, SeatView, Side, Status};
 use crate::store::Store;
 
 /// What a seat holder can do.
@@ -95,6 +96,42 @@ pub enum Command {
 pub struct GameHandle {
     pub id: Uuid,
     commands: mpsc::Sender<Command>,
+    /// The game's open connections, readable without asking the actor (a
+    /// list shows them for games in memory).
+    pub presence: Arc<Presence>,
+}
+
+/// Open WebSocket connections of a live game, kept by its actor.
+#[derive(Debug, Default)]
+pub struct Presence {
+    spectators: AtomicU32,
+    seats: [AtomicU32; 2],
+}
+
+impl Presence {
+    fn record(&self, live: &LiveGame) {
+        self.spectators.store(live.spectators(), Ordering::Relaxed);
+        for side in Side::BOTH {
+            let connections = match live.seat(side) {
+                super::game::LiveSeat::Human { connections, .. } => *connections,
+                super::game::LiveSeat::Ai { .. } => 0,
+            };
+            self.seats[side.index()].store(connections, Ordering::Relaxed);
+        }
+    }
+
+    /// Puts these counts into `state`.
+    pub fn show_in(&self, state: &mut GameState) {
+        state.spectators = self.spectators.load(Ordering::Relaxed);
+        for (side, seat) in [
+            (Side::White, &mut state.white),
+            (Side::Black, &mut state.black),
+        ] {
+            if let SeatView::Human { connected, .. } = seat {
+                *connected = self.seats[side.index()].load(Ordering::Relaxed) > 0;
+            }
+        }
+    }
 }
 
 /// The handle's call failed because the actor is gone (it left memory after
@@ -152,6 +189,7 @@ pub fn spawn(live: LiveGame, context: ActorContext) -> (GameHandle, tokio::task:
     let handle = GameHandle {
         id: live.id,
         commands,
+        presence: Arc::default(),
     };
     let actor = GameActor {
         live,
@@ -325,6 +363,7 @@ impl GameActor {
             }
             Command::Presence { side, delta } => {
                 self.live.connect(side, delta);
+                self.handle.presence.record(&self.live);
                 self.broadcast();
             }
         }

@@ -579,6 +579,11 @@ impl LiveGame {
         }
     }
 
+    /// Read-only WebSocket connections watching now.
+    pub fn spectators(&self) -> u32 {
+        self.spectators
+    }
+
     /// Counts a WebSocket connection for a seat, or a spectator.
     pub fn connect(&mut self, side: Option<Side>, delta: i32) {
         let apply = |count: &mut u32| {

@@ -259,6 +259,18 @@ impl Registry {
             .ok_or_else(ApiError::game_not_found)
     }
 
+    /// Shows the open connections of the games in memory in `states` (read
+    /// from the database, which does not know them), without asking any
+    /// actor.
+    pub fn show_presence(&self, states: &mut [GameState]) {
+        for state in states {
+            let live = Uuid::parse_str(&state.id).ok().and_then(|id| self.peek(id));
+            if let Some(handle) = live {
+                handle.presence.show_in(state);
+            }
+        }
+    }
+
     /// Starts the background work of a serving registry: resuming the games
     /// that need their actor (running clocks, AI seats) and the expiry
     /// sweep. Both stop at shutdown.
