@@ -159,10 +159,10 @@ pub async fn pgn(
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     let id = game_id(&id)?;
-    let live = match state.registry.peek(id) {
-        Some(handle) => handle.call(|reply| Command::Snapshot { reply }).await.ok(),
-        None => None,
-    };
+    let live = state
+        .registry
+        .call_live(id, |reply| Command::Snapshot { reply })
+        .await?;
     let live = match live {
         Some(live) => live,
         None => state

@@ -243,20 +243,32 @@ impl Registry {
     /// A game's state: from its actor when it is live, otherwise from its
     /// database row, without starting an actor or replaying its moves.
     pub async fn state(&self, id: Uuid) -> Result<GameState, ApiError> {
-        if let Some(handle) = self.peek(id) {
-            let call = handle.call(|reply| Command::State { reply });
-            match tokio::time::timeout(self.inner.options.deadline, call).await {
-                Ok(Ok(state)) => return Ok(state),
-                // It left memory meanwhile: the database has its last state.
-                Ok(Err(ActorGone)) => {}
-                Err(_) => return Err(ApiError::GameTimeout),
-            }
+        if let Some(state) = self.call_live(id, |reply| Command::State { reply }).await? {
+            return Ok(state);
         }
         self.inner
             .store
             .game_state(id)
             .await?
             .ok_or_else(ApiError::game_not_found)
+    }
+
+    /// Sends a command to game `id`'s actor if it is in memory (`None` if
+    /// not, or if it left meanwhile), within the request deadline.
+    pub async fn call_live<T>(
+        &self,
+        id: Uuid,
+        command: impl FnOnce(tokio::sync::oneshot::Sender<T>) -> Command,
+    ) -> Result<Option<T>, ApiError> {
+        let Some(handle) = self.peek(id) else {
+            return Ok(None);
+        };
+        match tokio::time::timeout(self.inner.options.deadline, handle.call(command)).await {
+            Ok(Ok(value)) => Ok(Some(value)),
+            // It left memory meanwhile: the database has its last state.
+            Ok(Err(ActorGone)) => Ok(None),
+            Err(_) => Err(ApiError::GameTimeout),
+        }
     }
 
     /// Shows the open connections of the games in memory in `states` (read
