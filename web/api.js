@@ -1,7 +1,7 @@
 // The only way the client talks HTTP to the server: the routes and error
 // shape of the public contract (docs/API.md).
 
-import { getPlayer, savePlayer, saveSeat, saveSettings } from './storage.js';
+import { getPlayer, saveInvite, savePlayer, saveSeat, saveSettings } from './storage.js';
 
 export class ApiError extends Error {
   constructor(status, code, message) {
@@ -73,11 +73,13 @@ export async function asPlayer(method, path, body) {
   }
 }
 
-// Creates a game, remembers its seat and settings, and returns its id.
+// Creates a game, remembers its seat, invite secret and settings, and
+// returns its id.
 export async function createGame(body) {
   const created = await asPlayer('POST', '/api/games', body);
   const id = created.game.id;
   if (created.seat) saveSeat(id, created.seat);
+  if (created.invite) saveInvite(id, created.invite);
   saveSettings(id, { clock: body.clock || null });
   return id;
 }

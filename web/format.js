@@ -74,3 +74,11 @@ export function clockSettingsLabel(settings) {
   if (!settings) return 'No clock';
   return `${Math.round(settings.initial / 60 * 100) / 100}+${settings.increment}`;
 }
+
+// "5+3" from a waiting game's clock (its clocks have not started yet), or
+// "no clock".
+export function timeControlText(game) {
+  if (!game.clock) return 'no clock';
+  const minutes = Math.round((game.clock.white_ms / 60000) * 100) / 100;
+  return `${minutes}+${Math.round(game.clock.increment_ms / 1000)}`;
+}

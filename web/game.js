@@ -6,10 +6,10 @@ import { api, asPlayer, createGame, loadLevels, timeControlOf } from './api.js';
 import { h, clear } from './dom.js';
 import { BoardView, destsOf } from './board.js';
 import { isStandardStart, kingSquare, parseFen, positionsOf, splitUci } from './chess.js';
-import { capitalize, formatClock, matchLabel, opposite, resultText, sideLabel } from './format.js';
+import { capitalize, formatClock, matchLabel, opposite, resultText, sideLabel, timeControlText } from './format.js';
 import { GameSocket } from './socket.js';
 import { pieceElement } from './pieces.js';
-import { getSeat, getSettings, saveSeat, saveSettings } from './storage.js';
+import { getInvite, getSeat, getSettings, saveSeat, saveSettings } from './storage.js';
 
 const PENDING_TIMEOUT_MS = 8000;
 const LOW_TIME_MS = 20000;
@@ -31,18 +31,39 @@ export async function gamePage(root, gameId) {
 
   let seat = getSeat(gameId);
   let notice = null;
-  if (!seat && game.status === 'waiting') {
-    // Opening an invite link takes the free seat; without one we watch.
-    try {
-      const joined = await joinGame(gameId);
-      seat = joined.seat;
-      saveSeat(gameId, seat);
-      game = joined.game;
-      notice = `You joined the game as ${seat.color}.`;
-    } catch (error) {
-      if (error.code !== 'seat_taken') notice = `Could not join: ${error.message}`;
+  const invite = inviteFromLink();
+  if (seat && invite && game.status === 'waiting') {
+    // The creator opened their own invite link: keep the seat, never take
+    // the other one (that would seat one browser on both sides).
+    notice = `This is your own invite link: you already play ${seat.color} here. Send the link to your friend.`;
+  } else if (!seat && game.status === 'waiting' && (game.joinable || invite)) {
+    // An invite (a private game's secret link) asks before taking the seat:
+    // a link can be opened by mistake, or by someone it was not meant for.
+    // An open game's plain address takes the free seat at once, as the
+    // contract says, and a click on an open seek in the lobby already was
+    // the choice to play it.
+    if (!invite || await askToJoin(root, game, levels)) {
+      try {
+        const joined = await joinGame(gameId, invite);
+        seat = joined.seat;
+        saveSeat(gameId, seat);
+        game = joined.game;
+        notice = `You joined the game as ${seat.color}.`;
+      } catch (error) {
+        notice = joinRefusal(error);
+        game = await api('GET', `/api/games/${encodeURIComponent(gameId)}`).catch(() => game);
+      }
     }
+  } else if (!seat && game.status === 'waiting') {
+    notice = 'This game is private: only the friend with its invite link can join. You are watching.';
+  } else if (!seat && invite) {
+    notice = 'This invite has been used: the game has both its players. You are watching.';
   }
+  // Once the secret has done its job (seat taken, or the game is under
+  // way), keep it out of the address bar, bookmarks and history; a visitor
+  // who chose to watch keeps it, to join later. The creator's page shows the
+  // link in its invite box.
+  if (invite && (seat || game.status !== 'waiting')) window.history.replaceState(null, '', window.location.pathname);
   const view = new GameView(root, gameId, levels, seat);
   // A spectator of a game with one human sees it from that human's side.
   if (!seat && game.white.kind === 'ai' && game.black.kind === 'human') view.orientation = 'black';
@@ -60,8 +81,44 @@ export async function gamePage(root, gameId) {
   }
 }
 
-function joinGame(gameId) {
-  return asPlayer('POST', `/api/games/${encodeURIComponent(gameId)}/join`);
+function joinGame(gameId, invite) {
+  return asPlayer('POST', `/api/games/${encodeURIComponent(gameId)}/join`, invite ? { invite } : undefined);
+}
+
+// The invite secret of a link `/games/{id}#invite=SECRET`. It lives in the
+// fragment, which browsers never send to the server (nor in a Referer).
+function inviteFromLink() {
+  const params = new URLSearchParams(window.location.hash.replace(/^#/, ''));
+  const invite = (params.get('invite') || '').trim();
+  return invite || null;
+}
+
+// "Join as black, 5+3, against alice?": the seat is taken only once the
+// visitor says so. Resolves true to join, false to watch.
+function askToJoin(root, game, levels) {
+  const free = ['white', 'black'].find((color) => game[color].kind === 'human' && game[color].taken === false) || 'black';
+  const host = game[opposite(free)];
+  const opponent = host.kind === 'ai' ? sideLabel(host, opposite(free), levels) : host.name || 'an anonymous player';
+  const question = `Join as ${free}, ${timeControlText(game)}, against ${opponent}?`;
+  return new Promise((resolve) => {
+    clear(root, h('section', { class: 'card narrow join-prompt', role: 'dialog', 'aria-labelledby': 'join-question' },
+      h('h1', { id: 'join-question' }, question),
+      isStandardStart(game.initial_fen) ? null : h('p', null, 'The game starts from a custom position.'),
+      game.rated === false ? h('p', { class: 'muted' }, 'A casual game: its result does not count on the scoreboard.') : null,
+      h('div', { class: 'actions' },
+        h('button', { type: 'button', class: 'primary', onclick: () => resolve(true) }, `Join as ${free}`),
+        h('button', { type: 'button', onclick: () => resolve(false) }, 'Just watch'))));
+  });
+}
+
+function joinRefusal(error) {
+  const reasons = {
+    same_player: 'You already hold the other seat of this game with your name, so you are watching it here.',
+    forbidden: 'This invite link does not open this game (it may be mistyped): you are watching it.',
+    seat_taken: 'Someone else took the seat first: you are watching the game.',
+    game_over: 'The game is over.',
+  };
+  return reasons[error.code] || `Could not join: ${error.message}`;
 }
 
 class GameView {
@@ -327,6 +384,7 @@ class GameView {
     if (game.clock) meta.push(`Clock ${clockLabel(game, this.gameId)}`);
     else meta.push('No clock');
     if (!isStandardStart(game.initial_fen)) meta.push('Custom start');
+    if (game.rated === false) meta.push('Casual');
     if (typeof game.spectators === 'number' && game.status !== 'finished') meta.push(`${game.spectators} watching`);
     if (this.seat) meta.push(`You play ${this.seat.color}`);
     else meta.push('Spectating');
@@ -492,7 +550,10 @@ class GameView {
     const show = game.status === 'waiting' && !!this.seat;
     this.inviteEl.hidden = !show;
     if (!show || this.inviteEl.childElementCount) return;
-    const link = `${window.location.origin}/games/${encodeURIComponent(this.gameId)}`;
+    // A private game's link carries its secret in the fragment; an open
+    // seek's link is the game's address.
+    const invite = getInvite(this.gameId);
+    const link = `${window.location.origin}/games/${encodeURIComponent(this.gameId)}${invite ? `#invite=${invite}` : ''}`;
     const input = h('input', { id: 'invite-link', class: 'invite-link', type: 'text', readonly: true, value: link });
     const copy = h('button', { type: 'button' }, 'Copy link');
     copy.addEventListener('click', async () => {
@@ -504,8 +565,11 @@ class GameView {
         copy.textContent = 'Select and copy';
       }
     });
+    const label = game.joinable
+      ? 'Open seek: anyone can join from the lobby, or send this link'
+      : 'Invite a friend: send this link to them only';
     clear(this.inviteEl,
-      h('label', { for: 'invite-link' }, 'Invite a friend: send them this link'),
+      h('label', { for: 'invite-link' }, label),
       h('div', { class: 'invite-row' }, input, copy));
   }
 
@@ -596,7 +660,11 @@ class GameView {
     const settings = getSettings(this.gameId);
     const swap = (side) => (side.kind === 'ai' ? { kind: 'ai', level: side.level } : { kind: 'human' });
     const body = { white: swap(game.black), black: swap(game.white) };
-    if (this.seat && body.white.kind === 'human' && body.black.kind === 'human') body.as = opposite(this.seat.color);
+    if (body.white.kind === 'human' && body.black.kind === 'human') {
+      if (this.seat) body.as = opposite(this.seat.color);
+      // A rematch is for the same friend: private, with a fresh invite link.
+      body.visibility = 'private';
+    }
     const clock = settings && 'clock' in settings ? settings.clock : guessClock(game);
     if (clock) body.clock = clock;
     if (!isStandardStart(game.initial_fen)) body.fen = game.initial_fen;

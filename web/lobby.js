@@ -3,7 +3,7 @@
 
 import { api, createGame, loadLevels } from './api.js';
 import { h, clear } from './dom.js';
-import { levelLabel } from './format.js';
+import { levelLabel, timeControlText } from './format.js';
 import { getPlayer, savePlayer } from './storage.js';
 import { gameList, sortForWatching } from './watch.js';
 
@@ -48,6 +48,9 @@ export async function lobbyPage(root) {
         h('select', { name: 'white-level', id: 'white-level' }, levelOptions(4))),
       h('label', { class: 'field' }, h('span', null, 'Black level'),
         h('select', { name: 'black-level', id: 'black-level' }, levelOptions(4)))),
+    h('label', { class: 'checkbox', dataset: { show: 'friend' } },
+      h('input', { type: 'checkbox', name: 'open-seek', id: 'open-seek' }),
+      h('span', null, 'Open seek: list the game in the lobby so anyone can join')),
     h('fieldset', { class: 'segmented', dataset: { show: 'friend ai' } }, h('legend', null, 'You play'),
       radio('color', 'white', 'White', true),
       radio('color', 'random', 'Random', false),
@@ -69,7 +72,9 @@ export async function lobbyPage(root) {
       if (shows.includes('custom-clock')) el.hidden = form.elements.clock.value !== 'custom';
       else el.hidden = !shows.includes(mode);
     }
-    submit.textContent = mode === 'aivai' ? 'Start and watch' : mode === 'ai' ? 'Play the computer' : 'Create game and get link';
+    const seek = form.elements['open-seek'].checked;
+    submit.textContent = mode === 'aivai' ? 'Start and watch' : mode === 'ai' ? 'Play the computer'
+      : seek ? 'Post open seek' : 'Create game and get link';
   };
   form.addEventListener('change', sync);
   sync();
@@ -97,23 +102,49 @@ export async function lobbyPage(root) {
   });
 
   const liveList = h('div', { class: 'game-list-holder' });
+  const seekList = h('div', { class: 'game-list-holder', id: 'open-seeks', 'aria-live': 'polite' });
   clear(root, h('div', { class: 'lobby' },
     h('section', { class: 'card' }, h('h1', { id: 'new-game-title' }, 'New game'), form),
     h('div', { class: 'lobby-side' },
       playerCard(),
+      h('section', { class: 'card' }, h('h2', null, 'Open seeks'), seekList),
       h('section', { class: 'card' }, h('h2', null, 'Live now'), liveList,
         h('p', null, h('a', { href: '/watch' }, 'All live and finished games →'))))));
 
   const refresh = async () => {
-    try {
-      const { games } = await api('GET', '/api/games?status=active&limit=8');
-      clear(liveList, gameList(sortForWatching(games), levels, { empty: 'No games in progress. Start one!' }));
-    } catch {
+    const [seeks, live] = await Promise.allSettled([
+      api('GET', '/api/games?joinable=true&limit=8'),
+      api('GET', '/api/games?status=active&limit=8'),
+    ]);
+    if (seeks.status === 'fulfilled') {
+      clear(seekList, seekItems(seeks.value.games));
+    } else {
+      clear(seekList, h('p', { class: 'muted' }, 'Open seeks are unavailable right now.'));
+    }
+    if (live.status === 'fulfilled') {
+      clear(liveList, gameList(sortForWatching(live.value.games), levels, { empty: 'No games in progress. Start one!' }));
+    } else {
       clear(liveList, h('p', { class: 'muted' }, 'Live games are unavailable right now.'));
     }
   };
   refresh();
   setInterval(refresh, 5000);
+}
+
+// Open seeks: games whose creator asked for any opponent. Each links to the
+// game page, which asks before taking the seat.
+function seekItems(games) {
+  if (!games.length) return h('p', { class: 'muted' }, 'No open seeks. Post one with “Open seek”.');
+  return h('ul', { class: 'game-list' }, games.map((game) => {
+    const free = ['white', 'black'].find((color) => game[color].kind === 'human' && game[color].taken === false) || 'black';
+    const host = game[free === 'white' ? 'black' : 'white'];
+    const label = `Play ${free} against ${host.name || 'an anonymous player'}`;
+    return h('li', { class: 'game-item', dataset: { gameId: game.id } },
+      h('a', { href: `/games/${encodeURIComponent(game.id)}`, class: 'game-link' },
+        h('span', { class: 'game-label' }, label),
+        h('span', { class: 'game-details' }, `${timeControlText(game)}${game.rated ? '' : ' · casual'}`),
+        h('span', { class: 'badge join' }, 'Join')));
+  }));
 }
 
 function buildRequest(form) {
@@ -129,6 +160,9 @@ function buildRequest(form) {
     body.white = { kind: 'human' };
     body.black = { kind: 'human' };
     body.as = color;
+    // A friend game is private (the invite link carries its secret) unless
+    // the creator asks for an open seek.
+    body.visibility = form.elements['open-seek'].checked ? 'open' : 'private';
   } else if (mode === 'ai') {
     const ai = { kind: 'ai', level: Number(form.elements.level.value) };
     body.white = color === 'white' ? { kind: 'human' } : ai;

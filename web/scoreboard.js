@@ -12,6 +12,7 @@ export async function scoreboardPage(root) {
     return;
   }
   const colors = board.colors || { white: 0, black: 0, draws: 0 };
+  const casual = board.casual || { white: 0, black: 0, draws: 0 };
   const table = (caption, headers, rows, empty) => (rows.length
     ? h('table', { class: 'score-table' },
       h('caption', null, caption),
@@ -35,5 +36,12 @@ export async function scoreboardPage(root) {
       h('h2', null, 'Computer'),
       table('Results of the computer by level', ['Level', 'Games', 'Wins', 'Losses', 'Draws'],
         (board.ai || []).map((row) => [levelLabel(row.level, levels), row.games, row.wins, row.losses, row.draws]),
-        'The computer has not finished a game yet.'))));
+        'The computer has not finished a game yet.')),
+    h('section', { class: 'card' },
+      h('h2', null, 'Casual games'),
+      h('p', { class: 'muted' }, 'Games from a custom position or with less than a minute on the clock count only here, not above.'),
+      h('dl', { class: 'color-score', 'aria-label': 'Casual results by colour' },
+        h('div', null, h('dt', null, 'White wins'), h('dd', { id: 'casual-white' }, String(casual.white))),
+        h('div', null, h('dt', null, 'Draws'), h('dd', { id: 'casual-draws' }, String(casual.draws))),
+        h('div', null, h('dt', null, 'Black wins'), h('dd', { id: 'casual-black' }, String(casual.black)))))));
 }

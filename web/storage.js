@@ -1,6 +1,8 @@
 // What the browser remembers between visits: the seat token of every game
 // this browser plays (so a reload or a lost connection keeps the seat), the
-// settings a game was created with (for rematches) and the registered player.
+// invite secret of the private games it created (to show the invite link
+// again), the settings a game was created with (for rematches) and the
+// registered player.
 // localStorage can be unavailable (private modes); then we simply forget.
 
 function read(key) {
@@ -33,6 +35,17 @@ export function getSeat(gameId) {
 
 export function saveSeat(gameId, seat) {
   write(seatKey(gameId), seat ? { color: seat.color, token: seat.token } : null);
+}
+
+const inviteKey = (gameId) => `rookery:invite:${gameId}`;
+
+export function getInvite(gameId) {
+  const invite = read(inviteKey(gameId));
+  return typeof invite === 'string' ? invite : null;
+}
+
+export function saveInvite(gameId, invite) {
+  write(inviteKey(gameId), typeof invite === 'string' ? invite : null);
 }
 
 export function getSettings(gameId) {

@@ -38,7 +38,8 @@ export function gameList(games, levels, { empty = 'No games.', boards = false } 
         h('span', { class: 'game-label' }, label),
         h('span', { class: 'game-details' }, details),
         isAiVsAi(game) ? h('span', { class: 'badge' }, 'AI v AI') : null,
-        game.status === 'waiting' ? h('span', { class: 'badge join' }, 'Join') : null));
+        // Only open seeks take anyone; a private game's seat needs its invite.
+        game.joinable ? h('span', { class: 'badge join' }, 'Join') : null));
   }));
 }
 

@@ -40,6 +40,10 @@ pub enum ApiError {
     GameOver,
     #[error("no free seat in this game")]
     SeatTaken,
+    /// Joining with the registered player who holds the other seat (an
+    /// addition to the contract's table).
+    #[error("you already hold the other seat of this game: a player cannot play themselves")]
+    SamePlayer,
     #[error("this name is taken")]
     NameTaken,
     #[error("{0}")]
@@ -89,6 +93,7 @@ impl ApiError {
             ApiError::NotYourTurn(_)
             | ApiError::GameOver
             | ApiError::SeatTaken
+            | ApiError::SamePlayer
             | ApiError::NameTaken => StatusCode::CONFLICT,
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::RateLimited => StatusCode::TOO_MANY_REQUESTS,
@@ -110,6 +115,7 @@ impl ApiError {
             ApiError::NotYourTurn(_) => "not_your_turn",
             ApiError::GameOver => "game_over",
             ApiError::SeatTaken => "seat_taken",
+            ApiError::SamePlayer => "same_player",
             ApiError::NameTaken => "name_taken",
             ApiError::TooLarge(_) => "too_large",
             ApiError::RateLimited => "rate_limited",
@@ -187,6 +193,26 @@ where
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        match MaybeJson::from_request(req, state).await? {
+            MaybeJson(Some(value)) => Ok(ApiJson(value)),
+            MaybeJson(None) => Err(ApiError::BadRequest("expected a JSON body".into())),
+        }
+    }
+}
+
+/// An optional JSON body: `None` when the body is empty (or only
+/// whitespace), otherwise parsed like [`ApiJson`]. For endpoints whose body
+/// the original contract did not have (`join`).
+pub struct MaybeJson<T>(pub Option<T>);
+
+impl<T, S> FromRequest<S> for MaybeJson<T>
+where
+    T: DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
         let body = Bytes::from_request(req, state)
             .await
             .map_err(|rejection: BytesRejection| {
@@ -197,7 +223,7 @@ where
                 }
             })?;
         if body.iter().all(u8::is_ascii_whitespace) {
-            return Err(ApiError::BadRequest("expected a JSON body".into()));
+            return Ok(MaybeJson(None));
         }
         let mut deserializer = serde_json::Deserializer::from_slice(&body);
         let value = serde_path_to_error::deserialize(&mut deserializer)
@@ -205,7 +231,7 @@ where
         deserializer
             .end()
             .map_err(|err| ApiError::BadRequest(format!("bad JSON body: {err}")))?;
-        Ok(ApiJson(value))
+        Ok(MaybeJson(Some(value)))
     }
 }
 

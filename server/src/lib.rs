@@ -16,6 +16,7 @@
 //! - [`rate_limit`]: per-connection token buckets.
 //! - [`body`]: request bodies are read whole before routing (keeps
 //!   keep-alive connections usable).
+//! - [`logging`]: the log filter and request span, with secrets redacted.
 //!
 //! [`run`] starts the whole service on a bound listener and returns after a
 //! graceful shutdown; `main.rs` only parses flags, installs logging and
@@ -28,6 +29,7 @@ pub mod body;
 pub mod config;
 pub mod error;
 pub mod live;
+pub mod logging;
 pub mod protocol;
 pub mod rate_limit;
 pub mod store;
@@ -165,7 +167,7 @@ pub fn build_router(state: AppState) -> Router {
             state,
             body::read_whole_body,
         ))
-        .layer(tower_http::trace::TraceLayer::new_for_http())
+        .layer(tower_http::trace::TraceLayer::new_for_http().make_span_with(logging::RequestSpan))
 }
 
 /// The address a listener is bound to, for the `listening on` line.

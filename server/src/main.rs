@@ -8,7 +8,6 @@ use anyhow::Context;
 use clap::Parser;
 use rookery_server::{listening_line, App, Config};
 use tokio::net::TcpListener;
-use tracing_subscriber::EnvFilter;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -16,9 +15,7 @@ async fn main() -> anyhow::Result<()> {
     // Logs go to stderr: stdout carries only the `listening on` line, which
     // scripts wait for.
     tracing_subscriber::fmt()
-        .with_env_filter(
-            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
-        )
+        .with_env_filter(rookery_server::logging::env_filter())
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
         .init();

@@ -99,6 +99,38 @@ pub struct CreateGame {
     pub clock: Option<ClockRequest>,
     #[serde(default)]
     pub fen: Option<String>,
+    /// Added: who may take the free seat (default `open`, the original
+    /// contract's join by id).
+    #[serde(default)]
+    pub visibility: Option<Visibility>,
+}
+
+/// Who may take a game's free human seat.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Visibility {
+    /// Anyone with the game id: an open seek, listed as joinable.
+    #[default]
+    Open,
+    /// Only a holder of the invite secret the creator was given.
+    Private,
+}
+
+impl Visibility {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Visibility::Open => "open",
+            Visibility::Private => "private",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Visibility> {
+        match text {
+            "open" => Some(Visibility::Open),
+            "private" => Some(Visibility::Private),
+            _ => None,
+        }
+    }
 }
 
 /// The longest clock a game may have (three hours) and the largest increment
@@ -122,6 +154,7 @@ pub struct NewGame {
     pub creator_side: Option<Side>,
     pub clock: Option<ClockSettings>,
     pub fen: Option<String>,
+    pub visibility: Visibility,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -177,6 +210,7 @@ impl CreateGame {
             creator_side,
             clock,
             fen,
+            visibility: self.visibility.unwrap_or_default(),
         })
     }
 }
@@ -217,13 +251,24 @@ pub struct MoveRequest {
     pub uci: String,
 }
 
-/// `GET /api/games?status=&limit=`.
+/// `POST /api/games/{id}/join`: an optional body.
+#[derive(Debug, Default, Deserialize)]
+pub struct JoinRequest {
+    /// The invite secret of a private game.
+    #[serde(default)]
+    pub invite: Option<String>,
+}
+
+/// `GET /api/games?status=&limit=&joinable=`.
 #[derive(Debug, Deserialize)]
 pub struct ListQuery {
     #[serde(default)]
     pub status: Option<String>,
     #[serde(default)]
     pub limit: Option<String>,
+    /// Added: `true` lists only open seeks (waiting games anyone may join).
+    #[serde(default)]
+    pub joinable: Option<String>,
 }
 
 /// `GET /ws/games/{id}?token=`.
@@ -266,6 +311,12 @@ pub struct GameState {
     pub spectators: u32,
     /// Added to the contract: creation time, milliseconds since the Unix epoch.
     pub created_at: i64,
+    /// Added: whether the result counts on the main scoreboard.
+    pub rated: bool,
+    /// Added: who may take the free seat.
+    pub visibility: Visibility,
+    /// Added: waiting for an opponent and open to anyone (an open seek).
+    pub joinable: bool,
 }
 
 impl GameState {
@@ -336,6 +387,10 @@ pub struct Seat {
 pub struct GameWithSeat {
     pub game: GameState,
     pub seat: Option<Seat>,
+    /// Added: a new private game's invite secret (shown once, stored hashed);
+    /// absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invite: Option<String>,
 }
 
 /// `POST /api/players`.
@@ -371,6 +426,9 @@ pub struct Scoreboard {
     pub colors: ColorScore,
     pub players: Vec<PlayerScore>,
     pub ai: Vec<AiScore>,
+    /// Added: finished casual games (custom start or a clock under the
+    /// minimum) by winning color; they count nowhere else.
+    pub casual: ColorScore,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]

@@ -54,8 +54,17 @@ use self::writer::{Write, WriteError, Writer};
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
 
 /// How long a scoreboard answer is reused: it is a scan of every finished
-/// game, and nobody needs it fresher than this.
+/// game. A game that finishes drops it at once, so the cache only spares
+/// the repeated reads between results (a page refreshed, many viewers).
 const SCOREBOARD_TTL: Duration = Duration::from_secs(2);
+
+/// The last scoreboard read and when; `generation` counts the finished
+/// games recorded, so a read that raced with one is not kept.
+#[derive(Default)]
+struct ScoreboardCache {
+    generation: u64,
+    board: Option<(Instant, Scoreboard)>,
+}
 
 /// Tuning of [`Store::open_with`].
 #[derive(Debug, Clone, Copy)]
@@ -89,7 +98,7 @@ struct StoreInner {
     started_at: i64,
     /// The heartbeat the previous run left: when it was last known running.
     previous_alive_at: i64,
-    scoreboard: Mutex<Option<(Instant, Scoreboard)>>,
+    scoreboard: Mutex<ScoreboardCache>,
 }
 
 impl std::fmt::Debug for Store {
@@ -199,7 +208,7 @@ impl Store {
                 read,
                 started_at: now_ms(),
                 previous_alive_at,
-                scoreboard: Mutex::new(None),
+                scoreboard: Mutex::new(ScoreboardCache::default()),
             }),
         })
     }
@@ -300,7 +309,14 @@ impl Store {
         let now = now_ms();
         let game = StoredGame::of(live, Instant::now(), now);
         let mv = mv.map(|mv| rows::StoredMove::of(live.id, mv, now));
-        Ok(self.write(Write::UpdateGame { game, mv }).await?)
+        self.write(Write::UpdateGame { game, mv }).await?;
+        if live.is_finished() {
+            // A new result: the next scoreboard read counts it.
+            let mut cache = self.scoreboard_cache();
+            cache.generation += 1;
+            cache.board = None;
+        }
+        Ok(())
     }
 
     /// Loads a stored game, replaying its moves on a blocking thread. `None`
@@ -349,6 +365,16 @@ impl Store {
         limit: u32,
     ) -> Result<Vec<GameState>, ApiError> {
         let rows = sqlx::query_as::<_, ListRow>(&list_sql(statuses)?)
+            .bind(i64::from(limit))
+            .fetch_all(&self.inner.read)
+            .await?;
+        self.states_of(rows).await
+    }
+
+    /// Waiting open games (open seeks), as states, newest first: one query
+    /// through migration 0003's partial index.
+    pub async fn list_open_seeks(&self, limit: u32) -> Result<Vec<GameState>, ApiError> {
+        let rows = sqlx::query_as::<_, ListRow>(&open_seeks_sql())
             .bind(i64::from(limit))
             .fetch_all(&self.inner.read)
             .await?;
@@ -417,38 +443,52 @@ impl Store {
     }
 
     /// The scoreboard from the recorded results, cached for
-    /// [`SCOREBOARD_TTL`]. Aborted games (no result) count nowhere.
+    /// [`SCOREBOARD_TTL`]. Aborted games (no result) count nowhere; casual
+    /// games (`rated = 0`: a custom start or a clock under the minimum)
+    /// count only in the separate `casual` tally, so a custom-FEN mate in
+    /// one or a sub-second flag farms nothing.
     pub async fn scoreboard(&self) -> Result<Scoreboard, ApiError> {
-        let cached = self
-            .inner
+        let generation = {
+            let cache = self.scoreboard_cache();
+            if let Some((at, board)) = &cache.board {
+                if at.elapsed() < SCOREBOARD_TTL {
+                    return Ok(board.clone());
+                }
+            }
+            cache.generation
+        };
+        let board = self.scoreboard_uncached().await?;
+        let mut cache = self.scoreboard_cache();
+        // A game finished while this was read: do not keep the older board.
+        if cache.generation == generation {
+            cache.board = Some((Instant::now(), board.clone()));
+        }
+        Ok(board)
+    }
+
+    fn scoreboard_cache(&self) -> std::sync::MutexGuard<'_, ScoreboardCache> {
+        // Every update of the cache is a single assignment: a poisoned lock
+        // still holds a valid cache.
+        self.inner
             .scoreboard
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .as_ref()
-            .filter(|(at, _)| at.elapsed() < SCOREBOARD_TTL)
-            .map(|(_, board)| board.clone());
-        if let Some(board) = cached {
-            return Ok(board);
-        }
-        let board = self.scoreboard_uncached().await?;
-        *self
-            .inner
-            .scoreboard
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = Some((Instant::now(), board.clone()));
-        Ok(board)
     }
 
     async fn scoreboard_uncached(&self) -> Result<Scoreboard, ApiError> {
         // Which finished games count: one place, so a rule (e.g. casual
         // games) is added once.
-        const COUNTED: &str = "status = 'finished' AND result IS NOT NULL";
+        const FINISHED: &str = "status = 'finished' AND result IS NOT NULL";
+        const COUNTED: &str = "status = 'finished' AND result IS NOT NULL AND rated = 1";
         let colors: rows::ColorRow = sqlx::query_as(&format!(
             "SELECT
-                 COALESCE(SUM(result = '1-0'), 0) AS white,
-                 COALESCE(SUM(result = '0-1'), 0) AS black,
-                 COALESCE(SUM(result = '1/2-1/2'), 0) AS draws
-             FROM games WHERE {COUNTED}"
+                 COALESCE(SUM(rated = 1 AND result = '1-0'), 0) AS white,
+                 COALESCE(SUM(rated = 1 AND result = '0-1'), 0) AS black,
+                 COALESCE(SUM(rated = 1 AND result = '1/2-1/2'), 0) AS draws,
+                 COALESCE(SUM(rated = 0 AND result = '1-0'), 0) AS casual_white,
+                 COALESCE(SUM(rated = 0 AND result = '0-1'), 0) AS casual_black,
+                 COALESCE(SUM(rated = 0 AND result = '1/2-1/2'), 0) AS casual_draws
+             FROM games WHERE {FINISHED}"
         ))
         .fetch_one(&self.inner.read)
         .await?;
@@ -490,6 +530,11 @@ impl Store {
                 white: colors.white,
                 black: colors.black,
                 draws: colors.draws,
+            },
+            casual: ColorScore {
+                white: colors.casual_white,
+                black: colors.casual_black,
+                draws: colors.casual_draws,
             },
             players: players
                 .into_iter()
@@ -541,6 +586,14 @@ fn list_sql(statuses: &[Status]) -> Result<String, ApiError> {
         filter,
         "ORDER BY g.created_at DESC, g.rowid DESC LIMIT ?",
     ))
+}
+
+/// The query of the open seeks (waiting open games), newest first.
+fn open_seeks_sql() -> String {
+    ListRow::select(
+        "WHERE g.status = 'waiting' AND g.visibility = 'open'",
+        "ORDER BY g.created_at DESC LIMIT ?",
+    )
 }
 
 #[cfg(test)]

@@ -79,13 +79,15 @@ describe('web client in Chromium against the real server', () => {
     const invite = await alice.locator('#invite-link').inputValue();
     await screenshot(alice, 'game-invite');
     assert.deepEqual(await unnamedControls(alice), []);
-    assert.match(invite, /\/games\/[^/]+$/);
+    // A friend game is private: the link carries the invite secret.
+    assert.match(invite, /\/games\/[^/#]+#invite=[0-9a-f]{64}$/);
     await alice.getByText('Waiting for your friend to join').waitFor();
     // No moves before the friend arrives: the server would refuse them.
     await alice.click('.board [data-square="e2"]');
     assert.equal(await alice.locator('.board .selected, .board .dest').count(), 0);
 
     const bob = await openPage(await newContext(), errors, invite);
+    await bob.getByRole('button', { name: 'Join as black' }).click();
     await bob.getByText('You play black').waitFor();
     // Black sees the board from its side: h1 is the top-left square.
     assert.equal(await bob.locator('.board [data-square]').first().getAttribute('data-square'), 'h1');
@@ -129,7 +131,91 @@ describe('web client in Chromium against the real server', () => {
     await alice.getByRole('button', { name: 'Rematch' }).click();
     await alice.waitForURL((url) => url.pathname.startsWith('/games/') && !url.pathname.endsWith(gameId));
     await alice.getByText('You play black').waitFor();
-    assert.match(await alice.locator('#invite-link').inputValue(), /\/games\/[^/]+$/);
+    assert.match(await alice.locator('#invite-link').inputValue(), /\/games\/[^/#]+#invite=[0-9a-f]{64}$/);
+  });
+
+  test('an invite asks before seating; strangers and the creator cannot take the seat', { timeout: 120_000 }, async () => {
+    const aliceContext = await newContext();
+    const alice = await openPage(aliceContext, errors, `${server.url}/`);
+    await alice.getByRole('radio', { name: 'A friend' }).check();
+    await alice.selectOption('#clock', '300+3');
+    await alice.getByRole('button', { name: 'Create game and get link' }).click();
+    await alice.waitForURL(/\/games\/[^/]+$/);
+    const gameId = new URL(alice.url()).pathname.split('/').pop();
+    const invite = await alice.locator('#invite-link').inputValue();
+    const waiting = await api(server.url, 'GET', `/api/games/${gameId}`);
+    assert.equal(waiting.visibility, 'private');
+    assert.equal(waiting.joinable, false);
+
+    // The creator opens their own link: keeps white, is told so, takes nothing.
+    const again = await openPage(aliceContext, errors, invite);
+    await again.getByText('This is your own invite link').waitFor();
+    await again.getByText('You play white').waitFor();
+    // A stranger with the bare game address only watches.
+    const stranger = await openPage(await newContext(), errors, `${server.url}/games/${gameId}`);
+    await stranger.getByText('This game is private').waitFor();
+    await stranger.getByText('Spectating').waitFor();
+    assert.equal((await api(server.url, 'GET', `/api/games/${gameId}`)).status, 'waiting');
+
+    // The friend is asked first, with the colour, time control and opponent.
+    const bob = await openPage(await newContext(), errors, invite);
+    await bob.getByRole('heading', { name: 'Join as black, 5+3, against an anonymous player?' }).waitFor();
+    await screenshot(bob, 'invite-confirm');
+    assert.deepEqual(await unnamedControls(bob), []);
+    assert.equal((await api(server.url, 'GET', `/api/games/${gameId}`)).status, 'waiting', 'nothing taken before the answer');
+    await bob.getByRole('button', { name: 'Join as black' }).click();
+    await bob.getByText('You play black').waitFor();
+    assert.equal(new URL(bob.url()).hash, '', 'the spent secret leaves the address bar');
+    await alice.getByText('Your move.').waitFor();
+    assert.equal((await api(server.url, 'GET', `/api/games/${gameId}`)).status, 'active');
+    // The link is spent: a third browser opening it only watches.
+    const late = await openPage(await newContext(), errors, invite);
+    await late.getByText('This invite has been used').waitFor();
+    await late.getByText('Spectating').waitFor();
+  });
+
+  test('a registered player opening their own invite elsewhere is told, not seated twice', { timeout: 60_000 }, async () => {
+    const player = await api(server.url, 'POST', '/api/players', { body: { name: 'e2e_erin' } });
+    const created = await api(server.url, 'POST', '/api/games', {
+      body: { white: { kind: 'human' }, black: { kind: 'human' }, visibility: 'private' },
+      token: player.token,
+    });
+    // Another browser (no seat stored) signed in with the same name.
+    const context = await newContext();
+    await context.addInitScript((value) => window.localStorage.setItem('rookery:player', value), JSON.stringify(player));
+    const page = await openPage(context, errors, `${server.url}/games/${created.game.id}#invite=${created.invite}`);
+    await page.getByRole('heading', { name: 'Join as black, no clock, against e2e_erin?' }).waitFor();
+    await page.getByRole('button', { name: 'Join as black' }).click();
+    await page.getByText('You already hold the other seat').waitFor();
+    await page.getByText('Spectating').waitFor();
+    const state = await api(server.url, 'GET', `/api/games/${created.game.id}`);
+    assert.equal(state.status, 'waiting');
+    assert.equal(state.black.taken, false);
+    // The browser reports the refused join (409); that one is expected.
+    const expected = /status of 409/;
+    for (let index = errors.length - 1; index >= 0; index--) if (expected.test(errors[index])) errors.splice(index, 1);
+  });
+
+  test('an open seek is listed in the lobby and joined from there', { timeout: 120_000 }, async () => {
+    const carol = await openPage(await newContext(), errors, `${server.url}/`);
+    await carol.getByRole('radio', { name: 'A friend' }).check();
+    await carol.getByLabel('Open seek').check();
+    await carol.getByRole('button', { name: 'Post open seek' }).click();
+    await carol.waitForURL(/\/games\/[^/]+$/);
+    const gameId = new URL(carol.url()).pathname.split('/').pop();
+    assert.doesNotMatch(await carol.locator('#invite-link').inputValue(), /#invite=/);
+    assert.equal((await api(server.url, 'GET', `/api/games/${gameId}`)).joinable, true);
+
+    const dave = await openPage(await newContext(), errors, `${server.url}/`);
+    const seek = dave.locator(`#open-seeks [data-game-id="${gameId}"]`);
+    await seek.waitFor();
+    await screenshot(dave, 'lobby-open-seek');
+    // A click on an open seek is the choice to play it: no second question.
+    await seek.locator('a').click();
+    await dave.getByText('You play black').waitFor();
+    await carol.getByText('Your move.').waitFor();
+    const joined = await api(server.url, 'GET', '/api/games?joinable=true');
+    assert.ok(!joined.games.some((game) => game.id === gameId), 'no longer a seek');
   });
 
   test('a browser plays the AI, sees its reply, and keeps its seat after a reload', { timeout: 120_000 }, async () => {
@@ -171,7 +257,9 @@ describe('web client in Chromium against the real server', () => {
     await page.getByRole('button', { name: 'Create game and get link' }).click();
     await page.waitForURL(/\/games\/[^/]+$/);
     const gameId = new URL(page.url()).pathname.split('/').pop();
-    const black = (await api(server.url, 'POST', `/api/games/${gameId}/join`)).seat;
+    // The lobby made a private game: its link holds the invite secret.
+    const invite = new URL(await page.locator('#invite-link').inputValue()).hash.replace('#invite=', '');
+    const black = (await api(server.url, 'POST', `/api/games/${gameId}/join`, { body: { invite } })).seat;
     await page.getByText('Your move.').waitFor();
 
     const from = await page.locator('.board [data-square="a1"]').boundingBox();
@@ -498,6 +586,10 @@ describe('web client in Chromium against the real server', () => {
     assert.equal(await page.locator('#score-white').textContent(), String(board.colors.white));
     assert.equal(await page.locator('#score-draws').textContent(), String(board.colors.draws));
     assert.ok(board.colors.black >= 1, 'the checkmate game counts for black');
+    // The 3-second flag fall is casual: counted apart.
+    assert.equal(await page.locator('#casual-white').textContent(), String(board.casual.white));
+    assert.equal(await page.locator('#casual-black').textContent(), String(board.casual.black));
+    assert.ok(board.casual.white >= 1, 'the 3 s flag fall counts as casual');
     await screenshot(page, 'scoreboard');
   });
 });

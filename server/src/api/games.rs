@@ -16,11 +16,12 @@ use uuid::Uuid;
 
 use super::game_id;
 use crate::auth::{self, TokenHash};
-use crate::error::{ApiError, ApiJson, ApiQuery};
+use crate::error::{ApiError, ApiJson, ApiQuery, MaybeJson};
 use crate::live::actor::{Action, Command, StateReceiver};
 use crate::live::game::{LiveGame, LiveSeat, PlayerRef};
 use crate::protocol::{
-    CreateGame, GameList, GameState, GameWithSeat, ListQuery, MoveRequest, Seat, Side, Status,
+    CreateGame, GameList, GameState, GameWithSeat, JoinRequest, ListQuery, MoveRequest, Seat, Side,
+    Status, Visibility,
 };
 use crate::store::now_ms;
 use crate::AppState;
@@ -66,19 +67,47 @@ pub async fn create(
         }
         None => None,
     };
+    // A private game's free seat needs the invite secret: minted here,
+    // shown once in this answer, kept only as a hash. Without a free seat
+    // (human v AI) there is nothing to invite to.
+    let invite = match request.visibility {
+        Visibility::Open => None,
+        Visibility::Private if live.status() == Status::Waiting => {
+            let invite = auth::mint()?;
+            live.make_private(Some(invite.hash));
+            Some(invite.secret)
+        }
+        Visibility::Private => {
+            live.make_private(None);
+            None
+        }
+    };
     state.store().insert_game(&live).await?;
     let game = live.state(Instant::now());
     state.registry.insert(live)?;
     tracing::info!(game = %game.id, "game created");
-    Ok((StatusCode::CREATED, Json(GameWithSeat { game, seat })))
+    Ok((
+        StatusCode::CREATED,
+        Json(GameWithSeat { game, seat, invite }),
+    ))
 }
 
+/// `POST /api/games/{id}/join`, with an optional body `{"invite":
+/// SECRET}`: a private game's free seat needs it, an open game's does not.
 pub async fn join(
     State(state): State<AppState>,
     Path(id): Path<String>,
     headers: HeaderMap,
+    MaybeJson(request): MaybeJson<JoinRequest>,
 ) -> Result<Json<GameWithSeat>, ApiError> {
     let id = game_id(&id)?;
+    let request = request.unwrap_or_default();
+    let invite = request
+        .invite
+        .as_deref()
+        .map(str::trim)
+        .filter(|secret| !secret.is_empty())
+        .map(TokenHash::of);
     let player = player_of(&state, &headers).await?;
     let token = auth::mint()?;
     let (game, side) = state
@@ -86,6 +115,7 @@ pub async fn join(
         .call(id, |reply| Command::Join {
             token: token.hash.clone(),
             player: player.clone(),
+            invite: invite.clone(),
             reply,
         })
         .await??;
@@ -95,6 +125,7 @@ pub async fn join(
             color: side,
             token: token.secret,
         }),
+        invite: None,
     }))
 }
 
@@ -125,10 +156,31 @@ pub async fn list(
         }
     };
     let limit = list_limit(query.limit.as_deref())?;
+    let joinable = list_joinable(query.joinable.as_deref())?;
     // One query on the read pool; no actor is asked and no game replayed.
-    let mut games = state.store().list_games(statuses, limit).await?;
+    let mut games = if joinable {
+        // Open seeks are waiting games: a status filter that excludes
+        // waiting games leaves none.
+        if !statuses.contains(&Status::Waiting) {
+            return Ok(Json(GameList { games: Vec::new() }));
+        }
+        state.store().list_open_seeks(limit).await?
+    } else {
+        state.store().list_games(statuses, limit).await?
+    };
     state.registry.show_presence(&mut games);
     Ok(Json(GameList { games }))
+}
+
+/// The `joinable` filter of a list: `true` (or `1`) lists only open seeks.
+fn list_joinable(text: Option<&str>) -> Result<bool, ApiError> {
+    match text.map(str::trim) {
+        None | Some("" | "false" | "0") => Ok(false),
+        Some("true" | "1") => Ok(true),
+        Some(_) => Err(ApiError::BadRequest(
+            "joinable must be true or false".into(),
+        )),
+    }
 }
 
 /// The `limit` of a list: a positive whole number; more than the most we

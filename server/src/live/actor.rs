@@ -63,6 +63,8 @@ pub enum Command {
     Join {
         token: TokenHash,
         player: Option<PlayerRef>,
+        /// The hash of the invite secret sent, if any.
+        invite: Option<TokenHash>,
         reply: oneshot::Sender<Result<(GameState, Side), ApiError>>,
     },
     Act {
@@ -314,11 +316,13 @@ impl GameActor {
             Command::Join {
                 token,
                 player,
+                invite,
                 reply,
             } => {
                 let result = self
                     .change(None, |live, now| {
-                        live.join(token, player, now).map(|side| (side, None))
+                        live.join(token, player, invite.as_ref(), now)
+                            .map(|side| (side, None))
                     })
                     .await
                     .map(|side| (self.state(), side));

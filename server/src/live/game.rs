@@ -18,7 +18,21 @@ use uuid::Uuid;
 use super::clock::Clock;
 use crate::auth::TokenHash;
 use crate::error::ApiError;
-use crate::protocol::{ClockSettings, GameState, SeatKind, SeatView, Side, Status};
+use crate::protocol::{ClockSettings, GameState, SeatKind, SeatView, Side, Status, Visibility};
+
+/// The shortest initial clock of a rated game. Below it a game is decided by
+/// the network and the server's reaction time more than by chess (and a
+/// first-move flag fall against the AI would be a free win), so it is
+/// casual. Untimed games are rated.
+pub const MIN_RATED_INITIAL_MS: u64 = 60_000;
+
+/// Whether a game counts on the main scoreboard: it starts from the standard
+/// position (a custom FEN can hand one side a mate in one) and has no clock
+/// or one of at least [`MIN_RATED_INITIAL_MS`].
+fn counts_as_rated(game: &Game, clock: Option<ClockSettings>) -> bool {
+    let standard = game.initial_position().to_fen() == Position::startpos().to_fen();
+    standard && clock.is_none_or(|clock| clock.initial_ms >= MIN_RATED_INITIAL_MS)
+}
 
 /// A registered player holding a seat.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -148,6 +162,10 @@ pub struct SavedGame<'a> {
     pub clock: Option<SavedClock>,
     pub ending: Option<Ending>,
     pub draw_offer: Option<Side>,
+    /// The terms fixed at creation.
+    pub rated: bool,
+    pub visibility: Visibility,
+    pub invite: Option<TokenHash>,
 }
 
 /// A stored clock.
@@ -175,6 +193,11 @@ pub struct LiveGame {
     ending: Option<Ending>,
     draw_offer: Option<Side>,
     spectators: u32,
+    /// Whether the result counts on the main scoreboard (fixed at creation).
+    rated: bool,
+    visibility: Visibility,
+    /// The hash of a private game's invite secret.
+    invite: Option<TokenHash>,
 }
 
 impl LiveGame {
@@ -202,6 +225,7 @@ impl LiveGame {
             id,
             created_at,
             updated_at: created_at,
+            rated: counts_as_rated(&game, clock_settings),
             game,
             seats: seats.map(LiveSeat::new),
             clock: clock_settings.map(Clock::new),
@@ -209,6 +233,8 @@ impl LiveGame {
             ending: None,
             draw_offer: None,
             spectators: 0,
+            visibility: Visibility::Open,
+            invite: None,
         })
     }
 
@@ -231,6 +257,7 @@ impl LiveGame {
             id: saved.id,
             created_at: saved.created_at,
             updated_at: saved.updated_at,
+            rated: saved.rated,
             game,
             seats: saved.seats,
             clock_settings: saved.clock_settings,
@@ -238,6 +265,8 @@ impl LiveGame {
             ending: saved.ending,
             draw_offer: saved.draw_offer,
             spectators: 0,
+            visibility: saved.visibility,
+            invite: saved.invite,
         };
         if live.status() == Status::Active {
             let spent = saved.clock.map_or(Duration::ZERO, |c| c.spent);
@@ -307,6 +336,43 @@ impl LiveGame {
                 *connections = *before;
             }
         }
+    }
+
+    /// Makes a new game private: its free seat goes only to the holder of
+    /// the invite secret hashing to `invite` (`None`: to nobody, for a game
+    /// created without a free seat).
+    pub fn make_private(&mut self, invite: Option<TokenHash>) {
+        self.visibility = Visibility::Private;
+        self.invite = invite;
+    }
+
+    /// Sets the terms fixed at creation, as stored, on a restored game.
+    pub fn restore_terms(
+        &mut self,
+        rated: bool,
+        visibility: Visibility,
+        invite: Option<TokenHash>,
+    ) {
+        self.rated = rated;
+        self.visibility = visibility;
+        self.invite = invite;
+    }
+
+    pub fn is_rated(&self) -> bool {
+        self.rated
+    }
+
+    pub fn visibility(&self) -> Visibility {
+        self.visibility
+    }
+
+    pub fn invite(&self) -> Option<&TokenHash> {
+        self.invite.as_ref()
+    }
+
+    /// Waiting for an opponent, and open to anyone: an open seek.
+    pub fn is_joinable(&self) -> bool {
+        self.status() == Status::Waiting && self.visibility == Visibility::Open
     }
 
     pub fn status(&self) -> Status {
@@ -386,11 +452,14 @@ impl LiveGame {
         }
     }
 
-    /// Takes the free human seat for the holder of `token`.
+    /// Takes the free human seat for the holder of `token`. A private game
+    /// needs its invite secret (`invite` is the hash of the one sent), and a
+    /// registered player cannot take the seat opposite their own.
     pub fn join(
         &mut self,
         token: TokenHash,
         player: Option<PlayerRef>,
+        invite: Option<&TokenHash>,
         now: Instant,
     ) -> Result<Side, ApiError> {
         let free = Side::BOTH
@@ -399,6 +468,31 @@ impl LiveGame {
         let Some(side) = free else {
             return Err(ApiError::SeatTaken);
         };
+        if self.is_finished() {
+            return Err(ApiError::GameOver);
+        }
+        if self.visibility == Visibility::Private {
+            // Hashes are compared, not secrets: the comparison's timing
+            // tells nothing about the secret.
+            match (self.invite.as_ref(), invite) {
+                (Some(expected), Some(given)) if expected == given => {}
+                (_, None) => return Err(ApiError::Forbidden(
+                    "this game is private: joining needs the invite secret from the creator's link"
+                        .into(),
+                )),
+                _ => {
+                    return Err(ApiError::Forbidden(
+                        "this invite secret does not open this game".into(),
+                    ))
+                }
+            }
+        }
+        let other = self.seat(side.other()).player();
+        if let (Some(joining), Some(holding)) = (player.as_ref(), other) {
+            if joining.id == holding.id {
+                return Err(ApiError::SamePlayer);
+            }
+        }
         self.take_seat(side, token, player, now)?;
         Ok(side)
     }
@@ -632,6 +726,9 @@ impl LiveGame {
             draw_offer: self.draw_offer,
             spectators: self.spectators,
             created_at: self.created_at,
+            rated: self.rated,
+            visibility: self.visibility,
+            joinable: self.is_joinable(),
         }
     }
 }
@@ -654,8 +751,8 @@ mod tests {
 
     fn seated(mut live: LiveGame) -> LiveGame {
         let now = Instant::now();
-        live.join(mint().unwrap().hash, None, now).unwrap();
-        live.join(mint().unwrap().hash, None, now).unwrap();
+        live.join(mint().unwrap().hash, None, None, now).unwrap();
+        live.join(mint().unwrap().hash, None, None, now).unwrap();
         live
     }
 
@@ -665,7 +762,7 @@ mod tests {
         let now = Instant::now();
         assert_eq!(live.status(), Status::Waiting);
         assert_eq!(
-            live.join(mint().unwrap().hash, None, now).unwrap(),
+            live.join(mint().unwrap().hash, None, None, now).unwrap(),
             Side::White
         );
         assert!(matches!(
@@ -673,12 +770,12 @@ mod tests {
             Err(ApiError::NotYourTurn(_))
         ));
         assert_eq!(
-            live.join(mint().unwrap().hash, None, now).unwrap(),
+            live.join(mint().unwrap().hash, None, None, now).unwrap(),
             Side::Black
         );
         assert_eq!(live.status(), Status::Active);
         assert!(matches!(
-            live.join(mint().unwrap().hash, None, now),
+            live.join(mint().unwrap().hash, None, None, now),
             Err(ApiError::SeatTaken)
         ));
     }
@@ -755,7 +852,7 @@ mod tests {
     async fn resign_before_the_start_aborts() {
         let mut live = human_game(None, None);
         let now = Instant::now();
-        live.join(mint().unwrap().hash, None, now).unwrap();
+        live.join(mint().unwrap().hash, None, None, now).unwrap();
         live.resign(Side::White, now).unwrap();
         let state = live.state(now);
         assert_eq!(state.termination.as_deref(), Some("aborted"));
@@ -824,6 +921,52 @@ mod tests {
         )
         .unwrap();
         assert_eq!(live.turn(), Side::Black);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn private_seats_and_one_player_per_game() {
+        let now = Instant::now();
+        let alice = PlayerRef {
+            id: "a".into(),
+            name: "alice".into(),
+        };
+        let invite = mint().unwrap();
+        let mut live = human_game(None, None);
+        live.take_seat(Side::White, mint().unwrap().hash, Some(alice.clone()), now)
+            .unwrap();
+        live.make_private(Some(invite.hash.clone()));
+        assert!(!live.is_joinable());
+        let wrong = mint().unwrap().hash;
+        for given in [None, Some(&wrong)] {
+            assert!(matches!(
+                live.join(mint().unwrap().hash, None, given, now),
+                Err(ApiError::Forbidden(_))
+            ));
+        }
+        assert!(matches!(
+            live.join(mint().unwrap().hash, Some(alice), Some(&invite.hash), now),
+            Err(ApiError::SamePlayer)
+        ));
+        assert_eq!(live.status(), Status::Waiting, "refusals change nothing");
+        let side = live
+            .join(mint().unwrap().hash, None, Some(&invite.hash), now)
+            .unwrap();
+        assert_eq!(side, Side::Black);
+        assert_eq!(live.status(), Status::Active);
+    }
+
+    #[test]
+    fn rated_needs_the_standard_start_and_a_minute() {
+        let clock = |initial_ms| {
+            Some(ClockSettings {
+                initial_ms,
+                increment_ms: 0,
+            })
+        };
+        assert!(human_game(None, None).is_rated());
+        assert!(human_game(clock(MIN_RATED_INITIAL_MS), None).is_rated());
+        assert!(!human_game(clock(MIN_RATED_INITIAL_MS - 1), None).is_rated());
+        assert!(!human_game(None, Some("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1")).is_rated());
     }
 
     #[tokio::test(start_paused = true)]

@@ -11,7 +11,7 @@ use super::Store;
 use crate::auth::TokenHash;
 use crate::error::ApiError;
 use crate::live::game::{Ending, LiveGame, LiveSeat, PlayedMove, PlayerRef, SavedClock, SavedGame};
-use crate::protocol::{ClockSettings, ClockView, GameState, SeatView, Side, Status};
+use crate::protocol::{ClockSettings, ClockView, GameState, SeatView, Side, Status, Visibility};
 
 /// One seat's columns.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,6 +58,10 @@ pub struct StoredGame {
     pub white_ms: Option<i64>,
     pub black_ms: Option<i64>,
     pub turn_started_at: Option<i64>,
+    /// The terms fixed at creation (migration 0003).
+    pub rated: bool,
+    pub visibility: &'static str,
+    pub invite_hash: Option<String>,
 }
 
 fn ms(duration: std::time::Duration) -> i64 {
@@ -97,6 +101,9 @@ impl StoredGame {
             white_ms: remaining.map(|r| ms(r[0])),
             black_ms: remaining.map(|r| ms(r[1])),
             turn_started_at,
+            rated: live.is_rated(),
+            visibility: live.visibility().as_str(),
+            invite_hash: live.invite().map(|t| t.0.clone()),
         }
     }
 
@@ -107,8 +114,10 @@ impl StoredGame {
                  black_kind, black_level, black_player_id, black_token_hash,
                  initial_fen, fen, clock_initial_ms, clock_increment_ms,
                  status, result, termination, draw_offer,
-                 created_at, updated_at, finished_at, white_ms, black_ms, turn_started_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                 created_at, updated_at, finished_at, white_ms, black_ms, turn_started_at,
+                 rated, visibility, invite_hash)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+                     ?, ?, ?)",
         )
         .bind(&self.id)
         .bind(self.white.kind)
@@ -133,6 +142,9 @@ impl StoredGame {
         .bind(self.white_ms)
         .bind(self.black_ms)
         .bind(self.turn_started_at)
+        .bind(self.rated)
+        .bind(self.visibility)
+        .bind(&self.invite_hash)
         .execute(conn)
         .await?;
         Ok(())
@@ -246,6 +258,9 @@ pub struct GameRow {
     pub turn_started_at: Option<i64>,
     pub last_white_ms: Option<i64>,
     pub last_black_ms: Option<i64>,
+    pub rated: bool,
+    pub visibility: String,
+    pub invite_hash: Option<String>,
 }
 
 const GAME_COLUMNS: &str = "g.*, wp.name AS white_name, bp.name AS black_name,
@@ -317,6 +332,10 @@ impl GameRow {
         ])
     }
 
+    fn visibility(&self) -> Result<Visibility, ApiError> {
+        Visibility::parse(&self.visibility).ok_or_else(|| self.bad("visibility"))
+    }
+
     fn clock_settings(&self) -> Option<ClockSettings> {
         self.clock_initial_ms.map(|initial| ClockSettings {
             initial_ms: non_negative(initial),
@@ -385,6 +404,9 @@ impl GameRow {
                 clock: self.saved_clock(store, now_ms),
                 ending: self.ending()?,
                 draw_offer: self.draw_offer.as_deref().and_then(Side::parse),
+                rated: self.rated,
+                visibility: self.visibility()?,
+                invite: self.invite_hash.clone().map(TokenHash),
             },
             now,
         )
@@ -493,6 +515,9 @@ impl ListRow {
             draw_offer: row.draw_offer.as_deref().and_then(Side::parse),
             spectators: 0,
             created_at: row.created_at,
+            rated: row.rated,
+            visibility: row.visibility()?,
+            joinable: status == Status::Waiting && row.visibility()? == Visibility::Open,
         })
     }
 }
@@ -502,6 +527,9 @@ pub struct ColorRow {
     pub white: i64,
     pub black: i64,
     pub draws: i64,
+    pub casual_white: i64,
+    pub casual_black: i64,
+    pub casual_draws: i64,
 }
 
 #[derive(Debug, sqlx::FromRow)]

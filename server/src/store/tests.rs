@@ -44,8 +44,8 @@ async fn stored_game(store: &Store) -> LiveGame {
     )
     .unwrap();
     let now = Instant::now();
-    live.join(mint().unwrap().hash, None, now).unwrap();
-    live.join(mint().unwrap().hash, None, now).unwrap();
+    live.join(mint().unwrap().hash, None, None, now).unwrap();
+    live.join(mint().unwrap().hash, None, None, now).unwrap();
     store.insert_game(&live).await.unwrap();
     live
 }
@@ -197,6 +197,9 @@ async fn lists_read_an_index_without_sorting() {
         assert!(!plan.contains("TEMP B-TREE"), "{statuses:?}:\n{plan}");
         assert!(plan.contains("INDEX games_"), "{statuses:?}:\n{plan}");
     }
+    let plan = query_plan(&store, &open_seeks_sql().replace("LIMIT ?", "LIMIT 20")).await;
+    assert!(!plan.contains("TEMP B-TREE"), "open seeks:\n{plan}");
+    assert!(plan.contains("INDEX games_"), "open seeks:\n{plan}");
     let plan = query_plan(
         &store,
         "SELECT id FROM games WHERE status != 'finished' AND status = 'waiting' AND updated_at < 5",
