@@ -1,43 +1,167 @@
-//! The AI scheduler: runs the engine's searches for computer seats.
+//! The AI scheduler: runs the engine's searches for computer seats, fairly.
 //!
 //! A search is CPU-bound for up to seconds, so it never runs on the async
-//! runtime: each one goes to `spawn_blocking`, and a [`Semaphore`] with one
-//! permit per core bounds how many run at once (more would only slice the
-//! same cores thinner and make every AI slower). A search waits for a permit
-//! in an async task, so waiting costs no thread. While every core is busy
-//! thinking, the runtime's own threads still get scheduled by the OS, so
-//! human moves and broadcasts in other games keep flowing.
+//! runtime: each one goes to `spawn_blocking`, and at most `threads` of them
+//! (`--ai-threads`, one per core by default) run at once; more would only
+//! slice the same cores thinner and make every AI slower. Waiting searches
+//! sit in a queue that costs no thread.
 //!
-//! Every search carries a stop flag (raised when its game ends or the server
-//! shuts down) and the ply it was started for: the live game drops an answer
-//! whose ply is no longer current.
+//! Fairness: the queue has two classes. A search for a game with a human
+//! seat (someone is waiting for that answer) always goes before a search
+//! for an AI v AI game (a show that can wait). Within a class, first come,
+//! first served. And when a human's search arrives while every thread is
+//! busy, one running AI v AI search is *preempted*: its stop flag is raised,
+//! its half-done answer is thrown away and it goes back to the front of its
+//! class's queue. So a human's opponent starts thinking at once whatever AI
+//! v AI games run, and answers within its level's think time (plus the time
+//! other humans' searches take, when there are more of them than threads).
+//!
+//! Clocks: a timed AI's budget is computed when its search *starts*
+//! running, from a snapshot of its clock and the instant the snapshot was
+//! taken, because its clock keeps running while it waits. A search that
+//! waited therefore plans with the time it really has left and does not
+//! lose on time because of the queue.
+//!
+//! Failures: a search that panics or finds no move (there is always one, or
+//! the game would be over) is retried [`RETRIES`] times, then its game gets
+//! an [`AiAnswer`] whose outcome is an error; the game ends it (aborted)
+//! instead of waiting forever.
+//!
+//! Every search carries a stop flag (raised when its game no longer wants
+//! it: the game ended, moved on, or the server is shutting down) and the ply
+//! it was started for: the live game drops an answer whose ply is no longer
+//! current.
 
+use std::collections::{HashMap, VecDeque};
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use rookery_engine::ai::{choose_move, ClockBudget};
 use rookery_engine::{Move, Position};
-use tokio::sync::{mpsc, Semaphore};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use crate::error::ApiError;
+
+/// How many times a failed search is tried again before its game is told.
+pub const RETRIES: u32 = 2;
 
 /// What a search found, for the ply it was started at.
 #[derive(Debug)]
 pub struct AiAnswer {
     pub ply: usize,
-    pub mv: Option<Move>,
+    /// The move, or why none could be found after every retry.
+    pub outcome: Result<Move, SearchFailed>,
 }
 
-/// A running search, as its game sees it.
+/// A search failed (panicked, or found no move) on every try.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the AI's search failed {attempts} times: {last_error}")]
+pub struct SearchFailed {
+    pub attempts: u32,
+    pub last_error: String,
+}
+
+/// Which queue a search waits in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Priority {
+    /// A game with a human seat: someone waits for this answer.
+    Human,
+    /// An AI v AI game.
+    Background,
+}
+
+/// A timed AI's clock as it was when its search was asked for.
+#[derive(Debug, Clone, Copy)]
+pub struct ClockSnapshot {
+    pub remaining: Duration,
+    pub increment: Duration,
+    /// When `remaining` was read: the clock has been running since.
+    pub taken_at: Instant,
+}
+
+impl ClockSnapshot {
+    /// The budget for a search starting at `now`.
+    pub fn budget_at(&self, now: Instant) -> ClockBudget {
+        ClockBudget {
+            remaining: self
+                .remaining
+                .saturating_sub(now.saturating_duration_since(self.taken_at)),
+            increment: self.increment,
+        }
+    }
+}
+
+/// What a search needs, copied out of the game.
+#[derive(Debug, Clone)]
+pub struct SearchRequest {
+    pub ply: usize,
+    pub position: Position,
+    /// Hashes of the positions before the current one, oldest first.
+    pub history: Vec<u64>,
+    pub level: u8,
+    pub clock: Option<ClockSnapshot>,
+    pub priority: Priority,
+}
+
+/// The search itself: the request, the clock budget at start, and the flag
+/// that stops it. `Ok(None)` is "no move found". The engine's in
+/// production; tests inject failing ones.
+pub type SearchFn =
+    Arc<dyn Fn(&SearchRequest, Option<ClockBudget>, &AtomicBool) -> SearchResult + Send + Sync>;
+
+pub type SearchResult = Result<Option<Move>, String>;
+
+/// The engine's search at the request's level.
+fn engine_search(
+    request: &SearchRequest,
+    budget: Option<ClockBudget>,
+    stop: &AtomicBool,
+) -> SearchResult {
+    let level = rookery_engine::level::level(request.level)
+        .ok_or_else(|| format!("no AI level {}", request.level))?;
+    Ok(choose_move(
+        &request.position,
+        &request.history,
+        level,
+        budget,
+        stop,
+    ))
+}
+
+/// The flags shared by a search, its game and the scheduler.
+#[derive(Debug, Default)]
+struct Control {
+    /// The game no longer wants this search.
+    cancelled: AtomicBool,
+    /// What the running search polls: raised to cancel or to preempt it.
+    interrupt: AtomicBool,
+    /// Interrupted to make room for a human's search (not cancelled).
+    preempted: AtomicBool,
+}
+
+impl Control {
+    fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Acquire)
+    }
+}
+
+/// A search asked for, as its game sees it.
 #[derive(Debug)]
 pub struct Thinking {
     pub ply: usize,
-    stop: Arc<AtomicBool>,
+    control: Arc<Control>,
 }
 
 impl Thinking {
-    /// Asks the search to stop; its answer (if any) will be stale.
+    /// Asks the search to stop (or never start); its answer, if any, is
+    /// not sent.
     pub fn stop(&self) {
-        self.stop.store(true, Ordering::Relaxed);
+        self.control.cancelled.store(true, Ordering::Release);
+        self.control.interrupt.store(true, Ordering::Release);
     }
 }
 
@@ -47,106 +171,349 @@ impl Drop for Thinking {
     }
 }
 
-/// What a search needs, copied out of the game.
-pub struct SearchRequest {
-    pub ply: usize,
-    pub position: Position,
-    /// Hashes of the positions before the current one, oldest first.
-    pub history: Vec<u64>,
-    pub level: u8,
-    pub clock: Option<ClockBudget>,
+struct Job {
+    id: u64,
+    request: Arc<SearchRequest>,
+    control: Arc<Control>,
+    answers: mpsc::Sender<AiAnswer>,
+    /// Failed tries so far.
+    failures: u32,
 }
 
-#[derive(Debug, Clone)]
+struct Running {
+    id: u64,
+    priority: Priority,
+    control: Arc<Control>,
+}
+
+#[derive(Default)]
+struct Queues {
+    human: VecDeque<Job>,
+    background: VecDeque<Job>,
+    running: Vec<Running>,
+    next_id: u64,
+}
+
+impl Queues {
+    fn queue(&mut self, priority: Priority) -> &mut VecDeque<Job> {
+        match priority {
+            Priority::Human => &mut self.human,
+            Priority::Background => &mut self.background,
+        }
+    }
+
+    /// The next job to run that its game still wants (dropping the others).
+    fn pop_next(&mut self) -> Option<Job> {
+        for priority in [Priority::Human, Priority::Background] {
+            while let Some(job) = self.queue(priority).pop_front() {
+                if !job.control.is_cancelled() {
+                    return Some(job);
+                }
+            }
+        }
+        None
+    }
+}
+
+struct Inner {
+    threads: usize,
+    search: SearchFn,
+    queues: Mutex<Queues>,
+}
+
+#[derive(Clone)]
 pub struct AiScheduler {
-    permits: Arc<Semaphore>,
+    inner: Arc<Inner>,
     /// Minimum time between two moves of an AI v AI game.
     pub ai_move_delay: Duration,
 }
 
+impl std::fmt::Debug for AiScheduler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AiScheduler")
+            .field("threads", &self.inner.threads)
+            .field("ai_move_delay", &self.ai_move_delay)
+            .finish()
+    }
+}
+
 impl AiScheduler {
     pub fn new(threads: usize, ai_move_delay: Duration) -> AiScheduler {
+        AiScheduler::with_search(threads, ai_move_delay, Arc::new(engine_search))
+    }
+
+    /// A scheduler running `search` instead of the engine's (for tests).
+    pub fn with_search(threads: usize, ai_move_delay: Duration, search: SearchFn) -> AiScheduler {
         AiScheduler {
-            permits: Arc::new(Semaphore::new(threads.max(1))),
+            inner: Arc::new(Inner {
+                threads: threads.max(1),
+                search,
+                queues: Mutex::new(Queues::default()),
+            }),
             ai_move_delay,
         }
     }
 
-    /// Starts a search; its answer arrives on `answers`.
+    /// Asks for a search; its answer arrives on `answers`. Must be called
+    /// inside the tokio runtime.
     pub fn start(&self, request: SearchRequest, answers: mpsc::Sender<AiAnswer>) -> Thinking {
-        let stop = Arc::new(AtomicBool::new(false));
+        let control = Arc::new(Control::default());
         let thinking = Thinking {
             ply: request.ply,
-            stop: stop.clone(),
+            control: control.clone(),
         };
-        let permits = self.permits.clone();
-        tokio::spawn(async move {
-            let ply = request.ply;
-            // The semaphore is never closed, so acquiring only fails if it is;
-            // then there is nothing to do but give up this search.
-            let Ok(permit) = permits.acquire_owned().await else {
+        let priority = request.priority;
+        let mut queues = self.inner.lock();
+        let id = queues.next_id;
+        queues.next_id += 1;
+        queues.queue(priority).push_back(Job {
+            id,
+            request: Arc::new(request),
+            control,
+            answers,
+            failures: 0,
+        });
+        if priority == Priority::Human {
+            self.inner.preempt_for_human(&mut queues);
+        }
+        self.inner.dispatch(&mut queues);
+        thinking
+    }
+}
+
+impl Inner {
+    fn lock(&self) -> MutexGuard<'_, Queues> {
+        // Every change under this lock is a push, a pop or a flag: a panic
+        // elsewhere cannot leave it half-done, so a poisoned lock is fine.
+        self.queues.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Makes room for a waiting human search: when every thread is busy and
+    /// there are more human searches waiting than running AI v AI searches
+    /// already being preempted, interrupts one more AI v AI search.
+    fn preempt_for_human(&self, queues: &mut Queues) {
+        if queues.running.len() < self.threads {
+            return;
+        }
+        let waiting = queues
+            .human
+            .iter()
+            .filter(|job| !job.control.is_cancelled())
+            .count();
+        let (yielding, mut candidates): (Vec<_>, Vec<_>) = queues
+            .running
+            .iter()
+            .filter(|running| running.priority == Priority::Background)
+            .partition(|running| running.control.preempted.load(Ordering::Acquire));
+        for running in candidates
+            .drain(..)
+            .take(waiting.saturating_sub(yielding.len()))
+        {
+            running.control.preempted.store(true, Ordering::Release);
+            running.control.interrupt.store(true, Ordering::Release);
+            tracing::debug!(search = running.id, "AI v AI search preempted");
+        }
+    }
+
+    /// Starts waiting searches while there are free threads.
+    fn dispatch(self: &Arc<Self>, queues: &mut Queues) {
+        while queues.running.len() < self.threads {
+            let Some(job) = queues.pop_next() else {
                 return;
             };
-            if stop.load(Ordering::Relaxed) {
-                return;
-            }
-            let search_stop = stop.clone();
-            let searched = tokio::task::spawn_blocking(move || {
-                let _permit = permit;
-                let level = rookery_engine::level::level(request.level)?;
-                choose_move(
-                    &request.position,
-                    &request.history,
-                    level,
-                    request.clock,
-                    &search_stop,
-                )
-            })
-            .await;
-            let mv = match searched {
-                Ok(mv) => mv,
-                Err(err) => {
-                    tracing::error!(%err, "AI search panicked");
-                    None
-                }
-            };
-            if stop.load(Ordering::Relaxed) {
+            queues.running.push(Running {
+                id: job.id,
+                priority: job.request.priority,
+                control: job.control.clone(),
+            });
+            tokio::spawn(self.clone().run(job));
+        }
+    }
+
+    /// Runs one job on a blocking thread, then decides what its result
+    /// means: an answer, a retry, a requeue after preemption, or nothing.
+    async fn run(self: Arc<Self>, mut job: Job) {
+        let search = self.search.clone();
+        let request = job.request.clone();
+        let control = job.control.clone();
+        let searched = tokio::task::spawn_blocking(move || {
+            // The budget is taken now, when the search really starts.
+            let budget = request.clock.map(|clock| clock.budget_at(Instant::now()));
+            search(&request, budget, &control.interrupt)
+        })
+        .await;
+        let result = match searched {
+            Ok(Ok(Some(mv))) => Ok(mv),
+            Ok(Ok(None)) => Err("the search found no move".to_string()),
+            Ok(Err(err)) => Err(err),
+            Err(err) => Err(format!("the search panicked: {err}")),
+        };
+        let answer = {
+            let mut queues = self.lock();
+            queues.running.retain(|running| running.id != job.id);
+            let answer = self.settle(&mut queues, &mut job, result);
+            self.dispatch(&mut queues);
+            answer
+        };
+        if let Some(answer) = answer {
+            if job.control.is_cancelled() {
                 return;
             }
             // The game may have ended meanwhile and its actor gone: then the
             // answer has nobody to go to, which is fine.
-            let _ = answers.send(AiAnswer { ply, mv }).await;
-        });
-        thinking
+            let _ = job.answers.send(answer).await;
+        }
+    }
+
+    /// What a finished run leads to: `Some(answer)` to send, or `None`
+    /// when the job was dropped or put back in a queue.
+    fn settle(
+        &self,
+        queues: &mut Queues,
+        job: &mut Job,
+        result: Result<Move, String>,
+    ) -> Option<AiAnswer> {
+        let control = &job.control;
+        if control.is_cancelled() {
+            return None;
+        }
+        let ply = job.request.ply;
+        if control.preempted.swap(false, Ordering::AcqRel) {
+            // Its half-done answer is thrown away; it runs again, first in
+            // its class, when a thread is free.
+            control.interrupt.store(false, Ordering::Release);
+            if control.is_cancelled() {
+                return None;
+            }
+            let priority = job.request.priority;
+            queues.queue(priority).push_front(clone_job(job));
+            return None;
+        }
+        match result {
+            Ok(mv) => Some(AiAnswer {
+                ply,
+                outcome: Ok(mv),
+            }),
+            Err(error) => {
+                job.failures += 1;
+                tracing::error!(ply, failures = job.failures, %error, "AI search failed");
+                if job.failures <= RETRIES {
+                    let priority = job.request.priority;
+                    queues.queue(priority).push_front(clone_job(job));
+                    None
+                } else {
+                    Some(AiAnswer {
+                        ply,
+                        outcome: Err(SearchFailed {
+                            attempts: job.failures,
+                            last_error: error,
+                        }),
+                    })
+                }
+            }
+        }
+    }
+}
+
+fn clone_job(job: &Job) -> Job {
+    Job {
+        id: job.id,
+        request: job.request.clone(),
+        control: job.control.clone(),
+        answers: job.answers.clone(),
+        failures: job.failures,
+    }
+}
+
+/// Live AI v AI games and the client (address) that created each: what
+/// `--max-ai-games` and `--max-ai-games-per-client` count. An AI v AI game
+/// costs a search thread for as long as it runs and nobody has to be there,
+/// so without caps one client could queue the whole machine.
+///
+/// Entries leave when their game is seen finished (the creation path sweeps
+/// before counting) or an operator stops it. Games resumed after a restart
+/// are not in the ledger: they count towards no cap.
+#[derive(Debug, Default)]
+pub struct AiGameLedger {
+    games: Mutex<HashMap<Uuid, IpAddr>>,
+}
+
+impl AiGameLedger {
+    fn lock(&self) -> MutexGuard<'_, HashMap<Uuid, IpAddr>> {
+        // One insert or remove at a time: a poisoned lock is still whole.
+        self.games.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The games counted now.
+    pub fn ids(&self) -> Vec<Uuid> {
+        self.lock().keys().copied().collect()
+    }
+
+    pub fn forget(&self, id: Uuid) {
+        self.lock().remove(&id);
+    }
+
+    /// Counts game `id` for `client`, unless a cap is reached: then 429
+    /// `rate_limited` saying which.
+    pub fn reserve(
+        &self,
+        id: Uuid,
+        client: IpAddr,
+        max_total: usize,
+        max_per_client: usize,
+    ) -> Result<(), ApiError> {
+        let mut games = self.lock();
+        if games.len() >= max_total {
+            return Err(ApiError::Limited(format!(
+                "the server already runs {} AI v AI games, its limit: try again when one ends",
+                games.len()
+            )));
+        }
+        let mine = games.values().filter(|owner| **owner == client).count();
+        if mine >= max_per_client {
+            return Err(ApiError::Limited(format!(
+                "you already have {mine} live AI v AI games, the limit per client: \
+                 wait for one to end"
+            )));
+        }
+        games.insert(id, client);
+        Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::AtomicU32;
+
     use super::*;
 
-    fn request(ply: usize, fen: &str) -> SearchRequest {
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+    fn request(ply: usize, priority: Priority) -> SearchRequest {
         SearchRequest {
             ply,
-            position: Position::from_fen(fen).unwrap(),
+            position: Position::from_fen(START).unwrap(),
             history: Vec::new(),
             level: 1,
             clock: None,
+            priority,
         }
     }
 
-    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    fn first_legal_move() -> Move {
+        Position::startpos().parse_uci("e2e4").unwrap()
+    }
 
     #[tokio::test]
     async fn answers_are_tagged_with_their_ply_and_legal() {
         let scheduler = AiScheduler::new(1, Duration::ZERO);
         let (tx, mut rx) = mpsc::channel(4);
-        let first = scheduler.start(request(0, START), tx.clone());
-        let second = scheduler.start(request(7, START), tx);
+        let first = scheduler.start(request(0, Priority::Human), tx.clone());
+        let second = scheduler.start(request(7, Priority::Background), tx);
         let mut plies = Vec::new();
         for _ in 0..2 {
             let answer = rx.recv().await.expect("an answer");
-            let mv = answer.mv.expect("a move");
+            let mv = answer.outcome.expect("a move");
             assert!(Position::startpos().is_legal(mv));
             plies.push(answer.ply);
         }
@@ -161,7 +528,125 @@ mod tests {
         let (tx, mut rx) = mpsc::channel(4);
         // Stopped (dropped) before its task first runs on this one-thread
         // runtime: it must end without answering.
-        drop(scheduler.start(request(3, START), tx));
+        drop(scheduler.start(request(3, Priority::Human), tx));
         assert!(rx.recv().await.is_none(), "the channel closes unanswered");
+    }
+
+    /// A search that fails (by panicking) its first `failures` calls.
+    fn flaky(failures: u32, calls: Arc<AtomicU32>) -> SearchFn {
+        Arc::new(move |_request, _budget, _stop| {
+            let call = calls.fetch_add(1, Ordering::SeqCst);
+            if call < failures {
+                panic!("injected search failure {call}");
+            }
+            Ok(Some(first_legal_move()))
+        })
+    }
+
+    #[tokio::test]
+    async fn a_failing_search_is_retried() {
+        let calls = Arc::new(AtomicU32::new(0));
+        let scheduler = AiScheduler::with_search(1, Duration::ZERO, flaky(RETRIES, calls.clone()));
+        let (tx, mut rx) = mpsc::channel(4);
+        let _thinking = scheduler.start(request(5, Priority::Human), tx);
+        let answer = rx.recv().await.expect("an answer");
+        assert_eq!(answer.ply, 5);
+        assert_eq!(answer.outcome, Ok(first_legal_move()));
+        assert_eq!(calls.load(Ordering::SeqCst), RETRIES + 1);
+    }
+
+    #[tokio::test]
+    async fn a_search_failing_every_time_is_reported_not_hung() {
+        let calls = Arc::new(AtomicU32::new(0));
+        let scheduler = AiScheduler::with_search(1, Duration::ZERO, flaky(u32::MAX, calls.clone()));
+        let (tx, mut rx) = mpsc::channel(4);
+        let _thinking = scheduler.start(request(2, Priority::Background), tx.clone());
+        let answer = rx.recv().await.expect("an answer");
+        let failure = answer.outcome.expect_err("a failure");
+        assert_eq!(failure.attempts, RETRIES + 1);
+        assert!(failure.last_error.contains("panicked"), "{failure}");
+        assert_eq!(calls.load(Ordering::SeqCst), RETRIES + 1);
+        // The thread is free again: a search that finds no move fails the
+        // same way, and nothing is left running.
+        let none: SearchFn = Arc::new(|_, _, _| Ok(None));
+        let scheduler = AiScheduler::with_search(1, Duration::ZERO, none);
+        let _thinking = scheduler.start(request(4, Priority::Human), tx);
+        let answer = rx.recv().await.expect("an answer");
+        assert_eq!(answer.outcome.expect_err("a failure").attempts, RETRIES + 1);
+    }
+
+    /// A search that records the order searches start in, and (for AI v AI
+    /// ones) blocks until stopped.
+    fn recording(order: Arc<Mutex<Vec<usize>>>) -> SearchFn {
+        Arc::new(move |request, _budget, stop| {
+            order.lock().unwrap().push(request.ply);
+            if request.priority == Priority::Background {
+                while !stop.load(Ordering::Acquire) {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            }
+            Ok(Some(first_legal_move()))
+        })
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn human_searches_go_first_and_preempt_ai_v_ai_ones() {
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let scheduler = AiScheduler::with_search(1, Duration::ZERO, recording(order.clone()));
+        let (tx, mut rx) = mpsc::channel(16);
+        // Two AI v AI searches: the first runs (and never ends by itself),
+        // the second waits.
+        let background: Vec<_> = [100, 101]
+            .map(|ply| scheduler.start(request(ply, Priority::Background), tx.clone()))
+            .into();
+        while order.lock().unwrap().is_empty() {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        // A human's search arrives: it runs next, before the waiting AI v
+        // AI one, by preempting the running one.
+        let human = scheduler.start(request(1, Priority::Human), tx.clone());
+        let answer = rx.recv().await.expect("the human's answer");
+        assert_eq!(answer.ply, 1);
+        assert_eq!(order.lock().unwrap()[..2], [100, 1]);
+        // The preempted search runs again, first: stop the AI v AI games.
+        while order.lock().unwrap().len() < 3 {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        assert_eq!(order.lock().unwrap()[2], 100);
+        drop((background, human));
+    }
+
+    #[test]
+    fn the_ledger_caps_games_in_total_and_per_client() {
+        let ledger = AiGameLedger::default();
+        let a: IpAddr = "192.0.2.1".parse().unwrap();
+        let b: IpAddr = "192.0.2.2".parse().unwrap();
+        let ids: Vec<Uuid> = (0..4).map(|_| Uuid::new_v4()).collect();
+        ledger.reserve(ids[0], a, 3, 2).unwrap();
+        ledger.reserve(ids[1], a, 3, 2).unwrap();
+        let refused = ledger.reserve(ids[2], a, 3, 2).unwrap_err();
+        assert_eq!(refused.code(), "rate_limited");
+        assert!(refused.message().contains("per client"), "{refused}");
+        ledger.reserve(ids[2], b, 3, 2).unwrap();
+        let refused = ledger.reserve(ids[3], b, 3, 2).unwrap_err();
+        assert!(refused.message().contains("server"), "{refused}");
+        ledger.forget(ids[0]);
+        ledger.reserve(ids[3], a, 3, 2).unwrap();
+        assert_eq!(ledger.ids().len(), 3);
+    }
+
+    #[test]
+    fn the_budget_is_what_is_left_when_the_search_starts() {
+        let taken_at = Instant::now();
+        let snapshot = ClockSnapshot {
+            remaining: Duration::from_secs(10),
+            increment: Duration::from_secs(1),
+            taken_at,
+        };
+        let budget = snapshot.budget_at(taken_at + Duration::from_secs(3));
+        assert_eq!(budget.remaining, Duration::from_secs(7));
+        assert_eq!(budget.increment, Duration::from_secs(1));
+        let late = snapshot.budget_at(taken_at + Duration::from_secs(30));
+        assert_eq!(late.remaining, Duration::ZERO);
     }
 }

@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use clap::Parser;
 
+use crate::client_ip::{ProxyRange, TrustedProxies};
+use crate::origin::AllowedOrigin;
 use crate::rate_limit::RateLimit;
 
 /// The web client's directory in this source tree, found from the server
@@ -98,6 +100,81 @@ pub struct Config {
     /// are dropped and the process exits.
     #[arg(long, env = "ROOKERY_SHUTDOWN_GRACE_MS", default_value_t = 5_000)]
     pub shutdown_grace_ms: u64,
+
+    // ---- Limits a client cannot escape (issue 8): AI v AI caps, the
+    // admin token, connections, timeouts, proxies and origins.
+    /// Live AI v AI games at once, server-wide (default: two per core).
+    #[arg(long, env = "ROOKERY_MAX_AI_GAMES")]
+    pub max_ai_games: Option<usize>,
+
+    /// Live AI v AI games one client (IP address) may have at once.
+    #[arg(long, env = "ROOKERY_MAX_AI_GAMES_PER_CLIENT", default_value_t = 2)]
+    pub max_ai_games_per_client: usize,
+
+    /// Secret that allows operator actions (`DELETE /api/games/{id}`);
+    /// without it they are refused.
+    #[arg(long, env = "ROOKERY_ADMIN_TOKEN")]
+    pub admin_token: Option<AdminToken>,
+
+    /// Open connections at once, server-wide; more are refused at accept.
+    #[arg(long, env = "ROOKERY_MAX_CONNECTIONS", default_value_t = 4096)]
+    pub max_connections: usize,
+
+    /// Open connections at once from one IP address (trusted proxies are
+    /// exempt).
+    #[arg(long, env = "ROOKERY_MAX_CONNECTIONS_PER_IP", default_value_t = 64)]
+    pub max_connections_per_ip: usize,
+
+    /// How long a client may take to send a request's headers, counted
+    /// from when the server starts waiting for them (so it also closes
+    /// idle keep-alive connections), in milliseconds.
+    #[arg(long, env = "ROOKERY_HEADER_TIMEOUT_MS", default_value_t = 10_000)]
+    pub header_timeout_ms: u64,
+
+    /// How long the server may take to answer a request once its body is
+    /// in, in milliseconds (streams and WebSockets are not cut: only the
+    /// time to their first byte counts).
+    #[arg(long, env = "ROOKERY_REQUEST_TIMEOUT_MS", default_value_t = 30_000)]
+    pub request_timeout_ms: u64,
+
+    /// A proxy (IP address or CIDR range) whose `X-Forwarded-For` /
+    /// `Forwarded` headers name the real client; repeatable.
+    #[arg(
+        long = "trusted-proxy",
+        env = "ROOKERY_TRUSTED_PROXIES",
+        value_delimiter = ','
+    )]
+    pub trusted_proxies: Vec<ProxyRange>,
+
+    /// An origin (`https://chess.example.org`) besides the server's own
+    /// whose pages may send state-changing requests; repeatable.
+    #[arg(
+        long = "allowed-origin",
+        env = "ROOKERY_ALLOWED_ORIGINS",
+        value_delimiter = ','
+    )]
+    pub allowed_origins: Vec<AllowedOrigin>,
+}
+
+/// The operator's secret. Its `Debug` hides it, so printing a `Config`
+/// never leaks it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct AdminToken(pub String);
+
+impl std::fmt::Debug for AdminToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AdminToken(..)")
+    }
+}
+
+impl std::str::FromStr for AdminToken {
+    type Err = String;
+    fn from_str(text: &str) -> Result<AdminToken, String> {
+        if text.trim().len() < 16 {
+            return Err("the admin token must be at least 16 characters".into());
+        }
+        Ok(AdminToken(text.trim().to_string()))
+    }
 }
 
 impl Config {
@@ -122,6 +199,15 @@ impl Config {
             waiting_expiry_secs: 86_400,
             idle_game_secs: 604_800,
             shutdown_grace_ms: 5_000,
+            max_ai_games: None,
+            max_ai_games_per_client: 2,
+            admin_token: None,
+            max_connections: 4096,
+            max_connections_per_ip: 64,
+            header_timeout_ms: 10_000,
+            request_timeout_ms: 30_000,
+            trusted_proxies: Vec::new(),
+            allowed_origins: Vec::new(),
         }
     }
 
@@ -142,6 +228,25 @@ impl Config {
 
     pub fn shutdown_grace(&self) -> Duration {
         Duration::from_millis(self.shutdown_grace_ms)
+    }
+
+    /// The global cap on live AI v AI games: by default two per core, so
+    /// the shows keep every core busy without a queue that grows.
+    pub fn max_ai_games(&self) -> usize {
+        self.max_ai_games
+            .unwrap_or_else(|| 2 * std::thread::available_parallelism().map_or(1, |n| n.get()))
+    }
+
+    pub fn header_timeout(&self) -> Duration {
+        Duration::from_millis(self.header_timeout_ms.max(1))
+    }
+
+    pub fn request_timeout(&self) -> Duration {
+        Duration::from_millis(self.request_timeout_ms.max(1))
+    }
+
+    pub fn trusted(&self) -> TrustedProxies {
+        TrustedProxies::new(self.trusted_proxies.clone())
     }
 
     pub fn ai_move_delay(&self) -> Duration {
@@ -207,6 +312,40 @@ mod tests {
     }
 
     #[test]
+    fn limit_flags_parse() {
+        let config = Config::try_parse_from([
+            "rookery-server",
+            "--max-ai-games",
+            "3",
+            "--admin-token",
+            "0123456789abcdef0123",
+            "--trusted-proxy",
+            "10.0.0.0/8",
+            "--trusted-proxy",
+            "::1",
+            "--allowed-origin",
+            "https://chess.example.org",
+            "--header-timeout-ms",
+            "250",
+        ])
+        .unwrap();
+        assert_eq!(config.max_ai_games(), 3);
+        assert_eq!(config.trusted_proxies.len(), 2);
+        assert_eq!(config.allowed_origins.len(), 1);
+        assert_eq!(config.header_timeout(), Duration::from_millis(250));
+        assert!(!format!("{config:?}").contains("0123456789abcdef0123"));
+        for bad in [
+            ["--trusted-proxy", "10.0.0.0/33"],
+            ["--trusted-proxy", "example.org"],
+            ["--allowed-origin", "chess.example.org"],
+            ["--admin-token", "short"],
+        ] {
+            let args = ["rookery-server", bad[0], bad[1]];
+            assert!(Config::try_parse_from(args).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
     fn defaults_match_the_flags_defaults() {
         let variables = [
             "ROOKERY_ADDR",
@@ -226,6 +365,15 @@ mod tests {
             "ROOKERY_WAITING_EXPIRY_SECS",
             "ROOKERY_IDLE_GAME_SECS",
             "ROOKERY_SHUTDOWN_GRACE_MS",
+            "ROOKERY_MAX_AI_GAMES",
+            "ROOKERY_MAX_AI_GAMES_PER_CLIENT",
+            "ROOKERY_ADMIN_TOKEN",
+            "ROOKERY_MAX_CONNECTIONS",
+            "ROOKERY_MAX_CONNECTIONS_PER_IP",
+            "ROOKERY_HEADER_TIMEOUT_MS",
+            "ROOKERY_REQUEST_TIMEOUT_MS",
+            "ROOKERY_TRUSTED_PROXIES",
+            "ROOKERY_ALLOWED_ORIGINS",
         ];
         if variables.iter().any(|v| std::env::var_os(v).is_some()) {
             return; // the environment chose other values on purpose

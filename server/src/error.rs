@@ -50,6 +50,9 @@ pub enum ApiError {
     TooLarge(String),
     #[error("too many requests: slow down")]
     RateLimited,
+    /// A cap was reached (429 `rate_limited`), with a message saying which.
+    #[error("{0}")]
+    Limited(String),
     /// The server is shutting down (an addition to the contract's table).
     #[error("the server is shutting down")]
     Unavailable,
@@ -65,6 +68,10 @@ pub enum ApiError {
     /// The game did not answer within the request deadline.
     #[error("the game did not answer in time: reload it before trying again")]
     GameTimeout,
+    /// Too busy to serve this now (too many connections, an answer that
+    /// took too long): 503 `unavailable` with a message saying why.
+    #[error("{0}")]
+    Overloaded(String),
     /// Anything that is our fault; the cause is logged, not sent.
     #[error("internal error")]
     Internal(String),
@@ -96,8 +103,9 @@ impl ApiError {
             | ApiError::SamePlayer
             | ApiError::NameTaken => StatusCode::CONFLICT,
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            ApiError::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::RateLimited | ApiError::Limited(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Unavailable
+            | ApiError::Overloaded(_)
             | ApiError::DatabaseUnavailable { .. }
             | ApiError::GameTimeout => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -118,8 +126,9 @@ impl ApiError {
             ApiError::SamePlayer => "same_player",
             ApiError::NameTaken => "name_taken",
             ApiError::TooLarge(_) => "too_large",
-            ApiError::RateLimited => "rate_limited",
+            ApiError::RateLimited | ApiError::Limited(_) => "rate_limited",
             ApiError::Unavailable
+            | ApiError::Overloaded(_)
             | ApiError::DatabaseUnavailable { .. }
             | ApiError::GameTimeout => "unavailable",
             ApiError::Internal(_) => "internal",

@@ -13,7 +13,10 @@
 //! - [`ai`]: the AI scheduler (searches on blocking threads, bounded).
 //! - [`api`]: HTTP handlers per resource; [`ws`]: the WebSocket endpoint;
 //!   [`web`]: the static web client.
-//! - [`rate_limit`]: per-connection token buckets.
+//! - [`rate_limit`]: per-client token buckets; [`client_ip`]: who the
+//!   client is (trusted proxies); [`origin`]: the cross-site check;
+//!   [`serve`]: the accept loop (connection caps, header and request
+//!   timers).
 //! - [`body`]: request bodies are read whole before routing (keeps
 //!   keep-alive connections usable).
 //! - [`logging`]: the log filter and request span, with secrets redacted.
@@ -26,28 +29,31 @@ pub mod ai;
 pub mod api;
 pub mod auth;
 pub mod body;
+pub mod client_ip;
 pub mod config;
 pub mod error;
 pub mod live;
 pub mod logging;
+pub mod origin;
 pub mod protocol;
 pub mod rate_limit;
+pub mod serve;
 pub mod store;
 pub mod web;
 pub mod ws;
 
-use std::future::{Future, IntoFuture};
+use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use anyhow::Context;
 use axum::Router;
 use tokio::net::TcpListener;
 
-use crate::ai::AiScheduler;
+use crate::ai::{AiGameLedger, AiScheduler};
 pub use crate::config::Config;
 use crate::live::Registry;
-use crate::rate_limit::Connection;
+use crate::rate_limit::{ClientBuckets, Limits};
+use crate::serve::ConnectionLimits;
 use crate::store::Store;
 
 /// What every handler can reach.
@@ -55,6 +61,10 @@ use crate::store::Store;
 pub struct AppState {
     pub registry: Registry,
     pub config: Arc<Config>,
+    /// Per-client rate limits (HTTP requests, WebSocket messages).
+    pub limits: Arc<Limits>,
+    /// Live AI v AI games, for their caps.
+    pub ai_games: Arc<AiGameLedger>,
 }
 
 impl AppState {
@@ -75,10 +85,16 @@ impl App {
         let store = Store::open_with(&config.database, config.store_options()).await?;
         let ai = AiScheduler::new(config.ai_threads(), config.ai_move_delay());
         let registry = Registry::new(store, ai, config.registry_options());
+        let limits = Limits {
+            http: ClientBuckets::new(config.http_rate()),
+            ws: ClientBuckets::new(config.ws_rate()),
+        };
         Ok(App {
             state: AppState {
                 registry,
                 config: Arc::new(config),
+                limits: Arc::new(limits),
+                ai_games: Arc::default(),
             },
         })
     }
@@ -92,7 +108,7 @@ impl App {
     /// finishing the writes they have begun, open streams and WebSockets
     /// close, and the database is closed. Connections still open
     /// `--shutdown-grace-ms` after the shutdown began (a client that stopped
-    /// reading its stream) are dropped, so the process always exits.
+    /// reading or sending) are closed, so the process always exits.
     ///
     /// Games whose clock runs or whose AI is to move resume in the
     /// background once serving begins; the rest load on demand.
@@ -103,44 +119,26 @@ impl App {
     ) -> anyhow::Result<()> {
         let registry = self.state.registry.clone();
         let router = self.router();
+        let config = &self.state.config;
+        let limits = ConnectionLimits {
+            max_connections: config.max_connections.max(1),
+            max_connections_per_ip: config.max_connections_per_ip.max(1),
+            header_timeout: config.header_timeout(),
+            trusted: config.trusted(),
+            shutdown_grace: config.shutdown_grace(),
+        };
         let stop_games = registry.clone();
-        let grace = self.state.config.shutdown_grace();
-        let (stopping_tx, stopping) = tokio::sync::oneshot::channel::<()>();
         registry.start_background();
-        let served = axum::serve(
-            listener,
-            router.into_make_service_with_connect_info::<Connection>(),
-        )
-        .with_graceful_shutdown(async move {
+        serve::serve(listener, router, limits, async move {
             shutdown.await;
             tracing::info!("shutting down");
-            // Starts the grace period; nobody listening means serving
-            // already ended.
-            let _ = stopping_tx.send(());
             // Live games stop first: their subscribers' streams end, so the
             // long-lived connections close and the server can drain.
             stop_games.shutdown().await;
         })
-        .into_future();
-        let served = async move {
-            tokio::pin!(served);
-            tokio::select! {
-                result = &mut served => result,
-                () = async {
-                    if stopping.await.is_err() {
-                        std::future::pending::<()>().await;
-                    }
-                    tokio::time::sleep(grace).await;
-                } => {
-                    tracing::warn!(?grace, "connections still open after the grace period: dropped");
-                    Ok(())
-                }
-            }
-        }
         .await;
         registry.shutdown().await;
         self.state.store().close().await;
-        served.context("serving HTTP")?;
         tracing::info!("stopped");
         Ok(())
     }
@@ -163,9 +161,24 @@ pub fn build_router(state: AppState) -> Router {
         .merge(ws::router(state.clone()))
         .route("/healthz", axum::routing::get(|| async { "ok" }))
         .merge(web)
+        // Outermost last: trace, find the client, read the body, check
+        // the origin (after the body, so a refused request leaves its
+        // keep-alive connection usable), then the answer's deadline.
         .layer(axum::middleware::from_fn_with_state(
-            state,
+            serve::RequestTimeout(state.config.request_timeout()),
+            serve::limit_time,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            origin::check_origin,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
             body::read_whole_body,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.config.trusted(),
+            client_ip::resolve_client,
         ))
         .layer(tower_http::trace::TraceLayer::new_for_http().make_span_with(logging::RequestSpan))
 }

@@ -1,26 +1,31 @@
-//! Per-connection rate limiting: a token bucket for every TCP connection
-//! (HTTP keep-alive requests share their connection's bucket) and one for
-//! every WebSocket's messages.
+//! Rate limiting per client: a token bucket for every client address (see
+//! [`crate::client_ip`]: the TCP peer, or the client a trusted proxy names;
+//! an IPv6 client by its /64) for HTTP requests, and another for WebSocket
+//! messages.
 //!
 //! A bucket holds up to `burst` tokens and refills at `per_second`; each
-//! request or message takes one. Per connection rather than per address, so
-//! players behind one NAT do not starve each other, while a client flooding
-//! one connection is slowed down (429 / `rate_limited`) without its other
-//! traffic being cut.
+//! request or message takes one. Keyed by address, not by connection: a
+//! client that opens a new connection for every request still draws from
+//! the same bucket. Players behind one NAT share it, so the defaults are
+//! generous (a flood is hundreds of requests in a moment).
+//!
+//! A bucket that has refilled to full is the same as no bucket, so such
+//! entries are dropped from time to time: the map holds only the clients
+//! active within the last `burst / per_second` seconds.
 
-use std::net::SocketAddr;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Mutex, PoisonError};
 
-use axum::extract::connect_info::Connected;
-use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::{Request, State};
 use axum::http::header::RETRY_AFTER;
 use axum::http::HeaderValue;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use axum::serve::IncomingStream;
-use tokio::net::TcpListener;
+use axum::Extension;
 use tokio::time::Instant;
 
+use crate::client_ip::ClientIp;
 use crate::error::ApiError;
 use crate::AppState;
 
@@ -51,6 +56,15 @@ pub struct TokenBucket {
 }
 
 impl TokenBucket {
+    /// Whether the bucket has refilled to `burst` by `now` (then it is the
+    /// same as a fresh one).
+    pub fn is_full(&self, limit: RateLimit, now: Instant) -> bool {
+        self.state.is_none_or(|(tokens, last)| {
+            tokens + now.saturating_duration_since(last).as_secs_f64() * limit.per_second
+                >= f64::from(limit.burst.max(1))
+        })
+    }
+
     /// Takes one token if there is one.
     pub fn try_take(&mut self, limit: RateLimit, now: Instant) -> bool {
         let burst = f64::from(limit.burst.max(1));
@@ -68,41 +82,98 @@ impl TokenBucket {
     }
 }
 
-/// What axum knows about each accepted connection: its peer and its bucket.
+/// What the server knows about each accepted connection (the request
+/// extension `ConnectInfo<Connection>`).
 #[derive(Debug, Clone)]
 pub struct Connection {
     pub remote: SocketAddr,
-    pub bucket: Arc<Mutex<TokenBucket>>,
 }
 
-impl Connected<IncomingStream<'_, TcpListener>> for Connection {
-    fn connect_info(stream: IncomingStream<'_, TcpListener>) -> Connection {
-        Connection {
-            remote: *stream.remote_addr(),
-            bucket: Arc::default(),
+/// The buckets of every recently active client, for one kind of traffic.
+#[derive(Debug)]
+pub struct ClientBuckets {
+    limit: RateLimit,
+    inner: Mutex<Buckets>,
+}
+
+#[derive(Debug)]
+struct Buckets {
+    by_client: HashMap<IpAddr, TokenBucket>,
+    /// Size at which full buckets are next swept out.
+    sweep_at: usize,
+}
+
+/// The map is swept no sooner than at this size.
+const SWEEP_MIN: usize = 1024;
+
+impl ClientBuckets {
+    pub fn new(limit: RateLimit) -> ClientBuckets {
+        ClientBuckets {
+            limit,
+            inner: Mutex::new(Buckets {
+                by_client: HashMap::new(),
+                sweep_at: SWEEP_MIN,
+            }),
         }
+    }
+
+    pub fn limit(&self) -> RateLimit {
+        self.limit
+    }
+
+    /// Takes one token from `client`'s bucket if there is one.
+    pub fn try_take(&self, client: IpAddr, now: Instant) -> bool {
+        // Held for a map operation only, and a panic cannot leave a bucket
+        // half-updated: a poisoned lock is still a valid map.
+        let mut buckets = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        if buckets.by_client.len() >= buckets.sweep_at {
+            let limit = self.limit;
+            buckets
+                .by_client
+                .retain(|_, bucket| !bucket.is_full(limit, now));
+            // Sweeping again only after the map doubles keeps the cost per
+            // request constant on average.
+            buckets.sweep_at = (buckets.by_client.len() * 2).max(SWEEP_MIN);
+        }
+        buckets
+            .by_client
+            .entry(client)
+            .or_default()
+            .try_take(self.limit, now)
+    }
+
+    /// Clients with a bucket right now.
+    pub fn tracked(&self) -> usize {
+        self.inner
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .by_client
+            .len()
     }
 }
 
-/// Middleware: one token per request from the connection's bucket.
+/// The per-client limits of a running server.
+#[derive(Debug)]
+pub struct Limits {
+    pub http: ClientBuckets,
+    pub ws: ClientBuckets,
+}
+
+/// Middleware: one token per request from the client's HTTP bucket.
 pub async fn limit_requests(
     State(state): State<AppState>,
-    ConnectInfo(connection): ConnectInfo<Connection>,
+    Extension(ClientIp(client)): Extension<ClientIp>,
     request: Request,
     next: Next,
 ) -> Response {
-    let limit = state.config.http_rate();
-    let allowed = connection
-        .bucket
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .try_take(limit, Instant::now());
-    if !allowed {
-        tracing::debug!(remote = %connection.remote, "HTTP rate limit hit");
+    let limits = &state.limits.http;
+    if !limits.try_take(client, Instant::now()) {
+        tracing::debug!(%client, "HTTP rate limit hit");
         let mut response = ApiError::RateLimited.into_response();
-        response
-            .headers_mut()
-            .insert(RETRY_AFTER, HeaderValue::from(limit.seconds_per_token()));
+        response.headers_mut().insert(
+            RETRY_AFTER,
+            HeaderValue::from(limits.limit().seconds_per_token()),
+        );
         return response;
     }
     next.run(request).await
@@ -141,5 +212,30 @@ mod tests {
         tokio::time::advance(Duration::from_secs(60)).await;
         assert!((0..3).all(|_| bucket.try_take(limit, Instant::now())));
         assert!(!bucket.try_take(limit, Instant::now()));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn clients_have_their_own_buckets_and_idle_ones_are_swept() {
+        let limit = RateLimit {
+            per_second: 1.0,
+            burst: 2,
+        };
+        let buckets = ClientBuckets::new(limit);
+        let a: IpAddr = "192.0.2.1".parse().unwrap();
+        let b: IpAddr = "192.0.2.2".parse().unwrap();
+        let now = Instant::now();
+        assert!(buckets.try_take(a, now) && buckets.try_take(a, now));
+        assert!(!buckets.try_take(a, now));
+        assert!(buckets.try_take(b, now));
+        // Many clients, long ago: once the map is big enough, it is swept
+        // down to the clients whose buckets have not refilled yet.
+        for n in 0..SWEEP_MIN as u32 - 2 {
+            buckets.try_take(IpAddr::from((n + 1_000).to_be_bytes()), now);
+        }
+        assert_eq!(buckets.tracked(), SWEEP_MIN);
+        tokio::time::advance(Duration::from_secs(10)).await;
+        let later = Instant::now();
+        assert!(buckets.try_take(a, later));
+        assert_eq!(buckets.tracked(), 1, "only a is active");
     }
 }

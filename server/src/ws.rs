@@ -13,8 +13,9 @@
 //! Limits: the WebSocket layer refuses messages over a hard cap (closing
 //! the connection, as the protocol prescribes); below it, a message over the
 //! configured size gets `too_large` and the connection stays open. Messages
-//! share a token bucket per connection (`rate_limited`).
+//! share a token bucket per client address (`rate_limited`).
 
+use std::net::IpAddr;
 use std::time::Duration;
 
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
@@ -22,7 +23,7 @@ use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgr
 use axum::extract::{Path, State};
 use axum::response::Response;
 use axum::routing::get;
-use axum::Router;
+use axum::{Extension, Router};
 use futures_util::{SinkExt, StreamExt};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc;
@@ -32,10 +33,11 @@ use uuid::Uuid;
 use crate::api::game_id;
 use crate::api::games::act;
 use crate::auth::TokenHash;
+use crate::client_ip::ClientIp;
 use crate::error::{ApiError, ApiQuery};
 use crate::live::actor::{Action, Command, GameHandle, StateReceiver};
 use crate::protocol::{ClientMessage, GameState, ServerMessage, Side, WsQuery};
-use crate::rate_limit::{limit_requests, TokenBucket};
+use crate::rate_limit::limit_requests;
 use crate::AppState;
 
 /// Hard cap on a message or frame: beyond it the WebSocket layer closes
@@ -59,6 +61,7 @@ pub fn router(state: AppState) -> Router {
 async fn upgrade(
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
     State(state): State<AppState>,
+    Extension(ClientIp(client)): Extension<ClientIp>,
     Path(id): Path<String>,
     ApiQuery(query): ApiQuery<WsQuery>,
 ) -> Result<Response, ApiError> {
@@ -100,7 +103,7 @@ async fn upgrade(
     Ok(ws
         .max_message_size(cap)
         .max_frame_size(cap)
-        .on_upgrade(move |socket| session(socket, state, id, handle, seat)))
+        .on_upgrade(move |socket| session(socket, state, id, handle, seat, client)))
 }
 
 async fn session(
@@ -109,6 +112,7 @@ async fn session(
     id: Uuid,
     handle: GameHandle,
     seat: Option<(Side, TokenHash)>,
+    client: IpAddr,
 ) {
     let side = seat.as_ref().map(|(side, _)| *side);
     // Count this connection before subscribing, so the first state it gets
@@ -137,7 +141,7 @@ async fn session(
     let (sink, stream) = socket.split();
     let (replies_tx, replies_rx) = mpsc::channel::<Reply>(16);
     let mut send_task = tokio::spawn(send_loop(sink, first, states, replies_rx));
-    let receive = receive_loop(stream, &state, id, seat.as_ref(), replies_tx);
+    let receive = receive_loop(stream, &state, id, seat.as_ref(), client, replies_tx);
     tokio::select! {
         _ = &mut send_task => {}
         ended = receive => match ended {
@@ -232,9 +236,9 @@ async fn receive_loop(
     state: &AppState,
     id: Uuid,
     seat: Option<&(Side, TokenHash)>,
+    client: IpAddr,
     errors: mpsc::Sender<Reply>,
 ) -> ReceiveEnd {
-    let mut bucket = TokenBucket::default();
     while let Some(received) = stream.next().await {
         let message = match received {
             Ok(message) => message,
@@ -273,7 +277,7 @@ async fn receive_loop(
             // Pings are answered by the WebSocket layer; pongs need nothing.
             Message::Ping(_) | Message::Pong(_) => continue,
         };
-        let outcome = handle_text(state, id, seat, &mut bucket, text.as_str()).await;
+        let outcome = handle_text(state, id, seat, client, text.as_str()).await;
         if let Err(error) = outcome {
             if !send_error(&errors, error).await {
                 return ReceiveEnd::Gone;
@@ -300,10 +304,12 @@ async fn handle_text(
     state: &AppState,
     id: Uuid,
     seat: Option<&(Side, TokenHash)>,
-    bucket: &mut TokenBucket,
+    client: IpAddr,
     text: &str,
 ) -> Result<(), ApiError> {
-    if !bucket.try_take(state.config.ws_rate(), Instant::now()) {
+    // Per client address, shared by all its sockets (issue 8): opening
+    // more sockets does not buy more messages.
+    if !state.limits.ws.try_take(client, Instant::now()) {
         return Err(ApiError::RateLimited);
     }
     if text.len() > state.config.max_ws_message_bytes {

@@ -62,6 +62,11 @@ pub fn test_config(db: &TestDb) -> Config {
     config.ws_rate_limit = 1000.0;
     config.ws_rate_burst = 1000;
     config.web_dir = db.dir.path().join("web");
+    // Every test client is 127.0.0.1: room for the tests that open
+    // hundreds of sockets from it (the connection caps have their own
+    // tests, which set them low).
+    config.max_connections = 10_000;
+    config.max_connections_per_ip = 10_000;
     config
 }
 

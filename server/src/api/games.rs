@@ -2,13 +2,14 @@
 //! seat holders' actions (move, resign, draw).
 
 use std::convert::Infallible;
+use std::net::IpAddr;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
 use axum::http::header::CONTENT_TYPE;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::Json;
+use axum::{Extension, Json};
 use rookery_engine::game::Termination;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::time::Instant;
@@ -16,6 +17,7 @@ use uuid::Uuid;
 
 use super::game_id;
 use crate::auth::{self, TokenHash};
+use crate::client_ip::ClientIp;
 use crate::error::{ApiError, ApiJson, ApiQuery, MaybeJson};
 use crate::live::actor::{Action, Command, StateReceiver};
 use crate::live::game::{LiveGame, LiveSeat, PlayerRef};
@@ -44,13 +46,15 @@ async fn player_of(state: &AppState, headers: &HeaderMap) -> Result<Option<Playe
 
 pub async fn create(
     State(state): State<AppState>,
+    Extension(ClientIp(client)): Extension<ClientIp>,
     headers: HeaderMap,
     ApiJson(request): ApiJson<CreateGame>,
 ) -> Result<(StatusCode, Json<GameWithSeat>), ApiError> {
     let request = request.validate()?;
     let player = player_of(&state, &headers).await?;
+    let id = Uuid::new_v4();
     let mut live = LiveGame::new(
-        Uuid::new_v4(),
+        id,
         now_ms(),
         request.seats,
         request.clock,
@@ -82,14 +86,52 @@ pub async fn create(
             None
         }
     };
-    state.store().insert_game(&live).await?;
-    let game = live.state(Instant::now());
-    state.registry.insert(live)?;
+    // AI v AI games are capped (issue 8): counted before they are stored,
+    // and uncounted again if storing fails.
+    let capped = live.is_ai_vs_ai();
+    if capped {
+        reserve_ai_game(&state, id, client).await?;
+    }
+    let started = async {
+        state.store().insert_game(&live).await?;
+        let game = live.state(Instant::now());
+        state.registry.insert(live)?;
+        Ok::<_, ApiError>(game)
+    }
+    .await;
+    let game = match started {
+        Ok(game) => game,
+        Err(err) => {
+            if capped {
+                state.ai_games.forget(id);
+            }
+            return Err(err);
+        }
+    };
     tracing::info!(game = %game.id, "game created");
     Ok((
         StatusCode::CREATED,
         Json(GameWithSeat { game, seat, invite }),
     ))
+}
+
+/// Counts a new AI v AI game against the caps, after dropping the games
+/// that have finished since they were counted.
+async fn reserve_ai_game(state: &AppState, id: Uuid, client: IpAddr) -> Result<(), ApiError> {
+    for counted in state.ai_games.ids() {
+        match state.registry.state(counted).await {
+            Ok(game) if !game.is_finished() => {}
+            Ok(_) | Err(ApiError::NotFound(_)) => state.ai_games.forget(counted),
+            // Unknown (a database error): keep counting it.
+            Err(err) => err.log(),
+        }
+    }
+    state.ai_games.reserve(
+        id,
+        client,
+        state.config.max_ai_games(),
+        state.config.max_ai_games_per_client,
+    )
 }
 
 /// `POST /api/games/{id}/join`, with an optional body `{"invite":

@@ -1,9 +1,10 @@
 //! The HTTP API under `/api`, one module per resource: [`players`],
 //! [`games`], and [`info`] (levels and scoreboard).
 //!
-//! Every route shares the per-connection rate limit and the body size limit;
+//! Every route shares the per-client rate limit and the body size limit;
 //! an unknown `/api` path is a `not_found` in our error shape.
 
+pub mod admin;
 pub mod games;
 pub mod info;
 pub mod players;
@@ -23,7 +24,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/levels", get(info::levels))
         .route("/api/scoreboard", get(info::scoreboard))
         .route("/api/games", post(games::create).get(games::list))
-        .route("/api/games/{id}", get(games::get))
+        .route("/api/games/{id}", get(games::get).delete(admin::abort_game))
         .route("/api/games/{id}/join", post(games::join))
         .route("/api/games/{id}/pgn", get(games::pgn))
         .route("/api/games/{id}/stream", get(games::stream))

@@ -19,14 +19,13 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use rookery_engine::ai::ClockBudget;
 use rookery_engine::Move;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::game::{LiveGame, PlayedMove, PlayerRef};
-use crate::ai::{AiAnswer, AiScheduler, SearchRequest, Thinking};
+use crate::ai::{AiAnswer, AiScheduler, ClockSnapshot, Priority, SearchRequest, Thinking};
 use crate::auth::TokenHash;
 use crate::error::ApiError;
 use crate::protocol::{GameState, SeatView, Side, Status};
@@ -84,6 +83,10 @@ pub enum Command {
         waiting_ms: i64,
         idle_ms: i64,
         reply: oneshot::Sender<bool>,
+    },
+    /// An operator ends the game (`aborted`).
+    Abort {
+        reply: oneshot::Sender<Result<GameState, ApiError>>,
     },
     /// A WebSocket opened (`delta` 1) or closed (-1) for a seat or, with
     /// `side: None`, for a spectator.
@@ -365,6 +368,13 @@ impl GameActor {
                     );
                 let _ = reply.send(ended);
             }
+            Command::Abort { reply } => {
+                let result = self
+                    .change(None, |live, now| live.abort(now).map(|()| ((), None)))
+                    .await
+                    .map(|()| self.state());
+                let _ = reply.send(result);
+            }
             Command::Presence { side, delta } => {
                 self.live.connect(side, delta);
                 self.handle.presence.record(&self.live);
@@ -523,16 +533,25 @@ impl GameActor {
         let game = self.live.game();
         let hashes = game.hashes();
         let now = Instant::now();
-        let clock = self.live.clock().map(|clock| ClockBudget {
+        // The clock keeps running while the search waits for a thread: the
+        // scheduler takes the budget from this snapshot when it starts.
+        let clock = self.live.clock().map(|clock| ClockSnapshot {
             remaining: clock.remaining(self.live.turn(), now),
             increment: Duration::from_millis(clock.view(now).increment_ms),
+            taken_at: now,
         });
+        let priority = if self.live.is_ai_vs_ai() {
+            Priority::Background
+        } else {
+            Priority::Human
+        };
         let request = SearchRequest {
             ply,
             position: game.position().clone(),
             history: hashes[..hashes.len() - 1].to_vec(),
             level,
             clock,
+            priority,
         };
         self.thinking = Some(self.context.ai.start(request, self.answers_tx.clone()));
     }
@@ -544,9 +563,22 @@ impl GameActor {
             return;
         }
         self.thinking = None;
-        let Some(mv) = answer.mv else {
-            tracing::warn!(game = %self.live.id, ply = answer.ply, "AI found no move");
-            return;
+        let mv = match answer.outcome {
+            Ok(mv) => mv,
+            Err(failure) => {
+                // The scheduler already retried: end the game rather than
+                // leave its players waiting for a move that never comes.
+                tracing::error!(game = %self.live.id, ply = answer.ply, %failure, "AI cannot move: game aborted");
+                let aborted = self
+                    .change(None, |live, now| live.abort(now).map(|()| ((), None)))
+                    .await;
+                if let Err(err) = aborted {
+                    err.log();
+                    // Not recorded: try a fresh search rather than stall.
+                    self.start_ai_if_needed();
+                }
+                return;
+            }
         };
         if self.live.is_ai_vs_ai() {
             let not_before = self.last_move_at + self.context.ai.ai_move_delay;

@@ -609,6 +609,22 @@ impl LiveGame {
         Ok(())
     }
 
+    /// Ends the game without a result (`aborted`, it counts nowhere): an
+    /// operator stopped it, or its AI could not move.
+    pub fn abort(&mut self, now: Instant) -> Result<(), ApiError> {
+        if self.is_finished() {
+            return Err(ApiError::GameOver);
+        }
+        self.finish(
+            Ending {
+                winner: None,
+                termination: Termination::Aborted,
+            },
+            now,
+        );
+        Ok(())
+    }
+
     /// Offers a draw, or accepts the opponent's standing offer.
     pub fn draw(&mut self, side: Side, now: Instant) -> Result<(), ApiError> {
         self.ensure_playing()?;
