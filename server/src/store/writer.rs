@@ -291,6 +291,9 @@ async fn commit(pool: &SqlitePool, batch: &mut Vec<Job>, counters: &Counters) {
     let outcome = run_batch(pool, batch).await;
     match outcome {
         Ok(results) => {
+            // Per batch, so only at trace: a busy server commits hundreds a
+            // second.
+            tracing::trace!(writes = batch.len(), "batch committed");
             counters.batches.fetch_add(1, Ordering::Relaxed);
             let stored = results.iter().filter(|r| r.is_ok()).count();
             counters.writes.fetch_add(stored as u64, Ordering::Relaxed);
