@@ -6,10 +6,12 @@
 FROM rust:1-bookworm AS build
 WORKDIR /src
 # The whole workspace: manifests, the engine, the server, the schema, the web
-# client, and the root tests the server's manifest names.
+# client, the terminal client (a workspace member), and the root tests
+# (server/tests links to them).
 COPY Cargo.toml Cargo.lock ./
 COPY engine engine
 COPY server server
+COPY cli cli
 COPY migrations migrations
 COPY tests tests
 COPY web web

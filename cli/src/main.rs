@@ -1,0 +1,339 @@
+//! `rookery`: Rookery in the terminal.
+//!
+//! - [`local`]: play the engine on this machine, or two people at one
+//!   keyboard; no server needed.
+//! - [`remote`]: create, join, play and watch games on a rookery-server
+//!   through its public HTTP and WebSocket contract; list live games.
+//! - [`table`]: what the player sees and asks about, shared by both: the
+//!   game, the picked piece, `info`, typed moves.
+//! - [`board`]: drawing the board, in colour or plain, Unicode or ASCII.
+//! - [`command`]: the command language, one command a line.
+//! - [`console`]: line editing on a terminal, plain lines from a pipe.
+
+mod board;
+mod command;
+mod console;
+mod local;
+mod remote;
+mod table;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use rookery_engine::{Color, Game};
+use serde_json::json;
+
+use crate::console::{Lines, OutputFlags, Screen};
+use crate::local::{LocalSession, LocalSetup};
+use crate::remote::{GameRef, Participant, RemoteSession, Server};
+
+#[derive(Parser)]
+#[command(
+    name = "rookery",
+    version,
+    about = "Play chess in the terminal: against Rookery's engine, or on a rookery-server"
+)]
+struct Cli {
+    /// Letters instead of Unicode chess symbols.
+    #[arg(long, global = true)]
+    ascii: bool,
+    /// No colours (also when NO_COLOR is set or output is not a terminal).
+    #[arg(long, global = true)]
+    no_color: bool,
+    #[command(subcommand)]
+    command: Commands,
+}
+
+#[derive(Subcommand)]
+enum Commands {
+    /// Play a game: locally against the engine, or on a server with --server.
+    Play(PlayArgs),
+    /// Watch a live game on a server.
+    Watch {
+        #[command(flatten)]
+        server: ServerArgs,
+        /// The game's id or its URL.
+        #[arg(value_name = "GAME_URL_OR_ID")]
+        game: String,
+    },
+    /// List the live games on a server.
+    Games {
+        #[command(flatten)]
+        server: ServerArgs,
+    },
+}
+
+#[derive(Args)]
+struct ServerArgs {
+    /// The server's URL, like http://127.0.0.1:8080.
+    #[arg(long, env = "ROOKERY_SERVER")]
+    server: Option<String>,
+}
+
+#[derive(Args)]
+struct PlayArgs {
+    /// The engine's level, 1 (beginner) to 8 (full strength); 3 by default.
+    /// With --server: create a game against the server's computer at this
+    /// level.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=8))]
+    level: Option<u8>,
+    /// The side you play.
+    #[arg(long, value_enum, default_value_t = Side::White)]
+    color: Side,
+    /// Start from this position (FEN).
+    #[arg(long, conflicts_with = "pgn")]
+    fen: Option<String>,
+    /// Continue the game saved in this PGN file (local games).
+    #[arg(long)]
+    pgn: Option<PathBuf>,
+    /// Two people at one keyboard, no engine (local games).
+    #[arg(long, conflicts_with = "level")]
+    human: bool,
+    #[command(flatten)]
+    server: ServerArgs,
+    /// Clock for a new online game: minutes+increment seconds, like 5+3.
+    #[arg(long, value_parser = parse_clock)]
+    clock: Option<(u64, u64)>,
+    /// A player token (from POST /api/players), so online results count for
+    /// you on the scoreboard.
+    #[arg(long, env = "ROOKERY_PLAYER_TOKEN", hide_env_values = true)]
+    player_token: Option<String>,
+    /// Post the new online game as an open seek (listed in the lobby,
+    /// anyone may join with its id) instead of a private friend game whose
+    /// link carries the invite secret.
+    #[arg(long, conflicts_with = "level")]
+    open: bool,
+    /// Join this game (its id, or the game URL a friend sent) instead of
+    /// creating one.
+    #[arg(value_name = "GAME_URL_OR_ID")]
+    game: Option<String>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Side {
+    White,
+    Black,
+    Random,
+}
+
+impl Side {
+    fn resolve(self) -> Color {
+        match self {
+            Side::White => Color::White,
+            Side::Black => Color::Black,
+            // The clock's low bits are random enough to pick a colour.
+            Side::Random => {
+                let nanos = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.subsec_nanos());
+                if (nanos >> 10) & 1 == 0 {
+                    Color::White
+                } else {
+                    Color::Black
+                }
+            }
+        }
+    }
+}
+
+/// `5+3`: five minutes, three seconds a move; returns seconds.
+fn parse_clock(text: &str) -> Result<(u64, u64), String> {
+    let (minutes, increment) = text.split_once('+').unwrap_or((text, "0"));
+    let minutes: f64 = minutes
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?}: expected minutes+increment, like 5+3"))?;
+    let increment: u64 = increment
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?}: expected minutes+increment, like 5+3"))?;
+    if !(minutes > 0.0 && minutes <= 24.0 * 60.0) {
+        return Err(format!(
+            "{text:?}: minutes must be above 0 and at most a day"
+        ));
+    }
+    Ok(((minutes * 60.0).round() as u64, increment))
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let flags = OutputFlags {
+        ascii: cli.ascii,
+        no_color: cli.no_color,
+    };
+    let result = match cli.command {
+        Commands::Play(args) if args.server.server.is_some() || args.game.is_some() => {
+            online(|| play_online(args, flags))
+        }
+        Commands::Play(args) => play_local(args, flags),
+        Commands::Watch { server, game } => online(|| watch(server, game, flags)),
+        Commands::Games { server } => online(|| games(server)),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(why) => {
+            eprintln!("rookery: {why}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn play_local(args: PlayArgs, flags: OutputFlags) -> Result<(), String> {
+    if args.clock.is_some() {
+        return Err("--clock is for online games (with --server)".into());
+    }
+    let (game, ending) = match (&args.fen, &args.pgn) {
+        (Some(fen), _) => (
+            Game::from_fen(fen).map_err(|e| format!("--fen: {e}"))?,
+            None,
+        ),
+        (None, Some(path)) => local::load_pgn(path)?,
+        (None, None) => (Game::default(), None),
+    };
+    let engine = if args.human {
+        None
+    } else {
+        Some(local::engine_level(args.level.unwrap_or(3))?)
+    };
+    let (look, interactive) = console::detect(flags);
+    let mut lines = Lines::open(interactive);
+    let screen = Screen::new(look, interactive);
+    let setup = LocalSetup {
+        engine,
+        human_color: args.color.resolve(),
+        game,
+        ending,
+    };
+    LocalSession::new(setup, screen).run(&mut lines);
+    Ok(())
+}
+
+/// Runs an online command on a small runtime: two worker threads are
+/// plenty for one socket and one HTTP client.
+fn online<F, Fut>(task: F) -> Result<(), String>
+where
+    F: FnOnce() -> Fut,
+    Fut: std::future::Future<Output = Result<(), String>>,
+{
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let guard = console::TerminalGuard::save();
+    let result = runtime.block_on(task());
+    drop(guard);
+    // The line reader may still be blocked on stdin; don't wait for it.
+    runtime.shutdown_background();
+    result
+}
+
+fn server_for(
+    args: &ServerArgs,
+    game: Option<&GameRef>,
+    token: Option<String>,
+) -> Result<Server, String> {
+    let url = args
+        .server
+        .clone()
+        .or_else(|| game.and_then(|g| g.server.clone()))
+        .ok_or("which server? give --server URL (or ROOKERY_SERVER), or a game URL")?;
+    Server::new(&url, token)
+}
+
+async fn play_online(args: PlayArgs, flags: OutputFlags) -> Result<(), String> {
+    if args.human || args.pgn.is_some() {
+        return Err("--human and --pgn are for local games (without --server)".into());
+    }
+    let game_ref = args
+        .game
+        .as_deref()
+        .map(remote::parse_game_ref)
+        .transpose()?;
+    let server = server_for(&args.server, game_ref.as_ref(), args.player_token.clone())?;
+    let (look, interactive) = console::detect(flags);
+    let (state, seat) = match &game_ref {
+        Some(game_ref) => {
+            if args.level.is_some() || args.fen.is_some() || args.clock.is_some() {
+                return Err(
+                    "--level, --fen and --clock set up a new game; not with a game to join".into(),
+                );
+            }
+            match server.join(&game_ref.id, game_ref.invite.as_deref()).await {
+                Ok(joined) => joined,
+                Err(e) if remote::is_seat_taken(&e) => {
+                    return Err(format!(
+                        "no free seat in game {}: watch it with rookery watch --server {} {}",
+                        game_ref.id, server.base, game_ref.id
+                    ))
+                }
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+        None => {
+            let me = args.color.resolve();
+            let opponent = match args.level {
+                Some(level) => json!({"kind": "ai", "level": level}),
+                None => json!({"kind": "human"}),
+            };
+            let human = json!({"kind": "human"});
+            let (white, black) = match me {
+                Color::White => (human, opponent),
+                Color::Black => (opponent, human),
+            };
+            // A game against a friend is private unless asked otherwise:
+            // only the holder of the printed link (it carries the invite
+            // secret) can take the free seat.
+            let visibility = if args.open { "open" } else { "private" };
+            let mut body =
+                json!({"white": white, "black": black, "as": me.name(), "visibility": visibility});
+            if let Some((initial, increment)) = args.clock {
+                body["clock"] = json!({"initial": initial, "increment": increment});
+            }
+            if let Some(fen) = &args.fen {
+                body["fen"] = json!(fen);
+            }
+            let (state, seat, link) = server.create(body).await.map_err(|e| e.to_string())?;
+            let seat = seat.ok_or("the server gave no seat for the new game")?;
+            // The one line a script needs to hand the game to the opponent.
+            println!("game: {link}");
+            (state, seat)
+        }
+    };
+    let mut lines = Lines::open(interactive);
+    let printer = lines.printer();
+    let screen = Screen::new(look, interactive).with_printer(printer);
+    let id = state.id.clone();
+    RemoteSession::new(server, id, Participant::Player(seat), screen)
+        .run(lines, Some(state))
+        .await
+}
+
+async fn watch(args: ServerArgs, game: String, flags: OutputFlags) -> Result<(), String> {
+    let game_ref = remote::parse_game_ref(&game)?;
+    let server = server_for(&args, Some(&game_ref), None)?;
+    let state = server.game(&game_ref.id).await.map_err(|e| {
+        if remote::is_not_found(&e) {
+            format!("no game {} on {}", game_ref.id, server.base)
+        } else {
+            e.to_string()
+        }
+    })?;
+    let (look, interactive) = console::detect(flags);
+    let mut lines = Lines::open(interactive);
+    let printer = lines.printer();
+    let screen = Screen::new(look, interactive).with_printer(printer);
+    RemoteSession::new(server, game_ref.id, Participant::Spectator, screen)
+        .run(lines, Some(state))
+        .await
+}
+
+async fn games(args: ServerArgs) -> Result<(), String> {
+    let server = server_for(&args, None, None)?;
+    let list = remote::list_games(&server)
+        .await
+        .map_err(|e| e.to_string())?;
+    print!("{list}");
+    Ok(())
+}

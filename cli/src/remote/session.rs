@@ -1,0 +1,624 @@
+//! One live game over its WebSocket: states in; moves, resignations and
+//! draw offers out.
+//!
+//! The session is one async loop that waits on two things at once: frames
+//! from the server and lines from the player. Lines are read on their own
+//! thread (rustyline blocks), one at a time: the loop asks for the next line
+//! only after it has handled the last, so the terminal is never left in the
+//! editor's raw mode by a line nobody waited for. On a terminal, text from
+//! the server is printed above the prompt through rustyline's external
+//! printer.
+//!
+//! Piped input is a script of the player's own moves: in `play`, each line is
+//! carried out only when it is the player's turn (or the game is over) and
+//! the server has answered the previous one, so `printf 'e4\nNf3\n'` plays
+//! two moves whatever the opponent takes to answer. The end of the script
+//! is noticed at once: a script that is done leaves the game to the clock.
+
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use rookery_engine::{Color, Game};
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+use tokio_tungstenite::tungstenite::Message;
+
+use super::client::{GameState, Seat, Server, REQUEST_TIMEOUT};
+use super::{describe_seat, format_ms};
+use crate::command::{self, Command, HELP};
+use crate::console::{Lines, Screen};
+use crate::table::Table;
+
+/// Reconnection attempts after the WebSocket drops, a second apart.
+const RECONNECT_ATTEMPTS: u32 = 10;
+
+/// Who is at the keyboard in an online session.
+pub enum Participant {
+    Player(Seat),
+    Spectator,
+}
+
+/// A live game followed (and, with a seat, played) over the WebSocket.
+pub struct RemoteSession {
+    server: Server,
+    id: String,
+    participant: Participant,
+    table: Table,
+    state: Option<GameState>,
+    screen: Screen,
+    /// Moves already reported to the player.
+    reported: usize,
+    reported_status: String,
+    reported_offer: Option<String>,
+    /// A move or action was sent and the server has not answered yet: a
+    /// script must not read on, or it would judge its next line by the
+    /// position before its own move.
+    awaiting_answer: Option<Snapshot>,
+}
+
+/// What a state must differ in to answer an action: its moves, its status
+/// or its draw offer. (Other states, such as a spectator arriving, are
+/// not answers.)
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Snapshot {
+    moves: usize,
+    status: String,
+    draw_offer: Option<String>,
+}
+
+impl Snapshot {
+    fn of(state: &GameState) -> Snapshot {
+        Snapshot {
+            moves: state.moves.len(),
+            status: state.status.clone(),
+            draw_offer: state.draw_offer.clone(),
+        }
+    }
+}
+
+/// Messages from the line-reading thread.
+enum Input {
+    Line(String),
+    End,
+}
+
+/// The player's lines, read on their own thread one at a time: the reader
+/// reads the next line only when asked (`request`), so the terminal is in
+/// the editor's raw mode only while the session really waits for a line.
+struct Inbox {
+    rx: mpsc::UnboundedReceiver<Input>,
+    more: std::sync::mpsc::Sender<()>,
+    /// A line has been asked for and not yet received.
+    waiting: bool,
+    /// The input has ended.
+    done: bool,
+}
+
+impl Inbox {
+    fn start(mut lines: Lines) -> Inbox {
+        let (tx, rx) = mpsc::unbounded_channel::<Input>();
+        let (more, more_rx) = std::sync::mpsc::channel::<()>();
+        std::thread::spawn(move || {
+            while more_rx.recv().is_ok() {
+                let input = match lines.next() {
+                    Some(line) => Input::Line(line),
+                    None => Input::End,
+                };
+                let end = matches!(input, Input::End);
+                if tx.send(input).is_err() || end {
+                    break;
+                }
+            }
+        });
+        Inbox {
+            rx,
+            more,
+            waiting: false,
+            done: false,
+        }
+    }
+
+    /// Asks for the next line unless one is asked for already.
+    fn request(&mut self) {
+        if !self.waiting && !self.done {
+            // The reader ends only after sending `End` (which sets `done`),
+            // so it is still there to receive this.
+            let _ = self.more.send(());
+            self.waiting = true;
+        }
+    }
+
+    /// The line asked for; `None` once the input has ended.
+    async fn recv(&mut self) -> Option<String> {
+        let input = self.rx.recv().await;
+        self.waiting = false;
+        match input {
+            Some(Input::Line(line)) => Some(line),
+            Some(Input::End) | None => {
+                self.done = true;
+                None
+            }
+        }
+    }
+}
+
+/// How a reconnection ended.
+enum Reconnected {
+    Socket(Box<Socket>),
+    /// The player quit while waiting.
+    Quit,
+}
+
+impl RemoteSession {
+    pub fn new(
+        server: Server,
+        id: String,
+        participant: Participant,
+        screen: Screen,
+    ) -> RemoteSession {
+        let mut table = Table::new(Game::default());
+        if let Participant::Player(seat) = &participant {
+            table.flipped = seat.color == "black";
+        }
+        RemoteSession {
+            server,
+            id,
+            participant,
+            table,
+            state: None,
+            screen,
+            reported: 0,
+            reported_status: String::new(),
+            reported_offer: None,
+            awaiting_answer: None,
+        }
+    }
+
+    fn my_color(&self) -> Option<Color> {
+        match &self.participant {
+            Participant::Player(seat) if seat.color == "black" => Some(Color::Black),
+            Participant::Player(_) => Some(Color::White),
+            Participant::Spectator => None,
+        }
+    }
+
+    fn finished(&self) -> bool {
+        self.state.as_ref().is_some_and(|s| s.status == "finished")
+    }
+
+    fn my_turn(&self) -> bool {
+        match (&self.state, self.my_color()) {
+            (Some(state), Some(color)) => state.status == "active" && state.turn == color.name(),
+            _ => false,
+        }
+    }
+
+    /// Runs until `quit`, the end of input, or (for a piped spectator) the
+    /// end of the game. Returns an error when the server is lost for good.
+    pub async fn run(&mut self, lines: Lines, first: Option<GameState>) -> Result<(), String> {
+        if let Some(state) = first {
+            self.apply_state(state);
+        }
+        let interactive = self.screen.interactive;
+        let spectator = matches!(self.participant, Participant::Spectator);
+        let mut inbox = Inbox::start(lines);
+        let mut socket = open_socket(&self.socket_url()).await?;
+        // A script's line read before its time, waiting for it.
+        let scripted = !interactive && !spectator;
+        let mut held: Option<String> = None;
+        loop {
+            // A script's line waits for the player's turn (or the game's
+            // end) and for the answer to the previous action; a person at a
+            // terminal, or a spectator, may type at any time.
+            if let Some(line) = held.take() {
+                if self.awaiting_answer.is_none() && (self.my_turn() || self.finished()) {
+                    if self.act(&line, &mut socket).await {
+                        return Ok(());
+                    }
+                    continue;
+                }
+                held = Some(line);
+            }
+            // Reading on lets a script's end be noticed at once: a script
+            // that is done leaves without waiting for the opponent.
+            if held.is_none() && (!scripted || self.awaiting_answer.is_none()) {
+                inbox.request();
+            }
+            if spectator && inbox.done && self.finished() {
+                return Ok(());
+            }
+            tokio::select! {
+                frame = socket.next() => match frame {
+                    Some(Ok(Message::Text(text))) => self.on_server_text(text.as_str()),
+                    Some(Ok(_)) => {}
+                    Some(Err(_)) | None => {
+                        // Nothing more will happen in a finished game that
+                        // nobody is looking at.
+                        if self.finished() && !interactive && spectator {
+                            return Ok(());
+                        }
+                        match self.reconnect(&mut inbox).await? {
+                            Reconnected::Socket(fresh) => socket = *fresh,
+                            Reconnected::Quit => return Ok(()),
+                        }
+                    }
+                },
+                line = inbox.recv(), if inbox.waiting => match line {
+                    Some(line) if scripted => held = Some(line),
+                    Some(line) => {
+                        if self.act(&line, &mut socket).await {
+                            return Ok(());
+                        }
+                    }
+                    // A piped spectator watches on to the end; Ctrl-D at
+                    // a terminal, or a player's script ending, leaves.
+                    None if spectator && !interactive => {}
+                    None => return Ok(()),
+                },
+            }
+        }
+    }
+
+    /// Carries out one line; true when it was `quit`.
+    async fn act(&mut self, line: &str, socket: &mut Socket) -> bool {
+        match self.handle_line(line).await {
+            Ok(Flow::Continue) => false,
+            Ok(Flow::Send(message)) => {
+                match socket.send(Message::text(message.to_string())).await {
+                    Ok(()) => self.awaiting_answer = self.state.as_ref().map(Snapshot::of),
+                    Err(e) => self
+                        .screen
+                        .complain(&format!("could not send to the server: {e}")),
+                }
+                false
+            }
+            Ok(Flow::Quit) => true,
+            Err(why) => {
+                self.screen.complain(&why);
+                false
+            }
+        }
+    }
+
+    /// The game's WebSocket URL, with the seat token for a player.
+    fn socket_url(&self) -> String {
+        let token = match &self.participant {
+            Participant::Player(seat) => Some(seat.token.as_str()),
+            Participant::Spectator => None,
+        };
+        self.server.ws_url(&self.id, token)
+    }
+
+    /// The server went away (a restart, a network blip): the seat token
+    /// still holds, so connect again, and the first frame brings the state.
+    /// At a terminal the player can quit meanwhile; a script's lines wait.
+    async fn reconnect(&mut self, inbox: &mut Inbox) -> Result<Reconnected, String> {
+        self.screen
+            .complain("connection to the server lost; reconnecting (type quit to leave)");
+        let interactive = self.screen.interactive;
+        let url = self.socket_url();
+        let mut last = String::new();
+        for _ in 0..RECONNECT_ATTEMPTS {
+            let attempt = async {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                open_socket(&url).await
+            };
+            tokio::pin!(attempt);
+            let connected = loop {
+                if interactive {
+                    inbox.request();
+                }
+                tokio::select! {
+                    connected = &mut attempt => break connected,
+                    line = inbox.recv(), if interactive && inbox.waiting => match line {
+                        None => return Ok(Reconnected::Quit),
+                        Some(line) if matches!(command::parse(&line), Ok(Some(Command::Quit))) => {
+                            return Ok(Reconnected::Quit)
+                        }
+                        Some(_) => self.screen.complain("not connected to the server yet"),
+                    },
+                }
+            };
+            match connected {
+                Ok(socket) => {
+                    self.screen.say("reconnected");
+                    // The state that arrives now is the truth; an action
+                    // whose answer was lost with the connection may or may
+                    // not have been taken, so don't wait for that answer.
+                    if self.awaiting_answer.take().is_some() {
+                        self.screen.complain(
+                            "your last action was not confirmed before the connection dropped: check the board",
+                        );
+                    }
+                    return Ok(Reconnected::Socket(Box::new(socket)));
+                }
+                Err(why) => last = why,
+            }
+        }
+        Err(format!("gave up reconnecting: {last}"))
+    }
+
+    fn on_server_text(&mut self, text: &str) {
+        let Ok(message) = serde_json::from_str::<Value>(text) else {
+            return;
+        };
+        match message.get("type").and_then(Value::as_str) {
+            Some("state") => {
+                if let Some(game) = message.get("game") {
+                    match serde_json::from_value::<GameState>(game.clone()) {
+                        Ok(state) => self.apply_state(state),
+                        Err(e) => self.screen.complain(&format!("unreadable game state: {e}")),
+                    }
+                }
+            }
+            Some("error") => {
+                self.awaiting_answer = None;
+                let code = message
+                    .get("code")
+                    .and_then(Value::as_str)
+                    .unwrap_or("error");
+                let text = message.get("message").and_then(Value::as_str).unwrap_or("");
+                self.screen
+                    .complain(&format!("server says: {text} ({code})"));
+            }
+            // Message types this client does not know are for newer clients.
+            _ => {}
+        }
+    }
+
+    /// Takes in a state from the server: rebuilds the game and reports what
+    /// changed.
+    fn apply_state(&mut self, state: GameState) {
+        let mut game = match Game::from_fen(&state.initial_fen) {
+            Ok(game) => game,
+            Err(e) => {
+                self.screen
+                    .complain(&format!("the server's start position is unreadable: {e}"));
+                return;
+            }
+        };
+        for uci in &state.moves {
+            if game.play_uci(uci).is_err() {
+                self.screen.complain(&format!(
+                    "the server's move {uci} is not legal here; ignoring the state"
+                ));
+                return;
+            }
+        }
+        if game.moves().len() < self.reported {
+            self.reported = 0;
+        }
+        self.table.game = game;
+        self.table.forget_stale_pick();
+        let first = self.state.is_none();
+        let status_changed = self.reported_status != state.status;
+        let offer_changed = self.reported_offer != state.draw_offer;
+        let new_moves = self.table.game.moves().len() > self.reported;
+        if self
+            .awaiting_answer
+            .as_ref()
+            .is_some_and(|before| *before != Snapshot::of(&state))
+        {
+            self.awaiting_answer = None;
+        }
+        self.state = Some(state.clone());
+
+        if first {
+            self.screen.say(&format!(
+                "game {}: {} (white) v {} (black)",
+                state.id,
+                describe_seat(&state.white),
+                describe_seat(&state.black)
+            ));
+            match self.my_color() {
+                Some(color) => self.screen.say(&format!("you play {color}")),
+                None => self.screen.say("watching"),
+            }
+        }
+        for index in self.reported..self.table.game.moves().len() {
+            if let Some(line) = self.table.numbered_san(index) {
+                self.screen.say(&line);
+            }
+        }
+        self.reported = self.table.game.moves().len();
+        if status_changed {
+            match state.status.as_str() {
+                "waiting" => self.screen.say("waiting for an opponent to join"),
+                "active" if !first => self.screen.say("both players are here: the game is on"),
+                "finished" => {
+                    let result = state.result.clone().unwrap_or_else(|| "*".into());
+                    let why = state
+                        .termination
+                        .clone()
+                        .unwrap_or_default()
+                        .replace('_', " ");
+                    self.screen
+                        .announce(&format!("game over: {result} ({why})"));
+                }
+                _ => {}
+            }
+            self.reported_status = state.status.clone();
+        }
+        if offer_changed {
+            match &state.draw_offer {
+                Some(offerer) if Some(offerer.as_str()) == self.my_color().map(|c| c.name()) => {
+                    self.screen.say("your draw offer stands")
+                }
+                Some(offerer) => self.screen.say(&format!(
+                    "{offerer} offers a draw{}",
+                    if self.my_color().is_some() {
+                        ": type draw to accept, or move to decline"
+                    } else {
+                        ""
+                    }
+                )),
+                None if self.reported_offer.is_some() && state.status != "finished" => {
+                    self.screen.say("the draw offer is gone")
+                }
+                None => {}
+            }
+            self.reported_offer = state.draw_offer.clone();
+        }
+        if self.screen.interactive && (first || new_moves || status_changed) {
+            self.show();
+        }
+    }
+
+    fn status_lines(&self) -> String {
+        let Some(state) = &self.state else {
+            return String::new();
+        };
+        let mut out = String::new();
+        if let Some(clock) = &state.clock {
+            let mark = |color: &str| {
+                if clock.running.as_deref() == Some(color) {
+                    " (running)"
+                } else {
+                    ""
+                }
+            };
+            out.push_str(&format!(
+                "clock: white {}{}, black {}{}\n",
+                format_ms(clock.white_ms),
+                mark("white"),
+                format_ms(clock.black_ms),
+                mark("black")
+            ));
+        }
+        if let Some(spectators) = state.spectators {
+            if spectators > 0 {
+                out.push_str(&format!("spectators: {spectators}\n"));
+            }
+        }
+        out
+    }
+
+    fn show(&mut self) {
+        let extra = self.status_lines();
+        let text = self.table.render(self.screen.look, &extra);
+        self.screen.say(&text);
+        let status = match &self.state {
+            Some(state) if state.status == "finished" => None,
+            Some(state) if state.status == "waiting" => Some("waiting for an opponent".to_string()),
+            Some(_) if self.my_turn() => Some("your move".to_string()),
+            Some(state) => Some(format!("{} to move", state.turn)),
+            None => None,
+        };
+        if let Some(status) = status {
+            self.screen.announce(&status);
+        }
+    }
+
+    fn check_can_move(&self) -> Result<Color, String> {
+        let Some(color) = self.my_color() else {
+            return Err("spectators cannot move".into());
+        };
+        match &self.state {
+            Some(state) if state.status == "finished" => Err("the game is over".into()),
+            Some(state) if state.status == "waiting" => {
+                Err("waiting for an opponent to join".into())
+            }
+            Some(_) if !self.my_turn() => Err("it is not your turn".into()),
+            Some(_) => Ok(color),
+            None => Err("the game has not arrived yet".into()),
+        }
+    }
+
+    async fn handle_line(&mut self, line: &str) -> Result<Flow, String> {
+        let Some(command) = command::parse(line)? else {
+            return Ok(Flow::Continue);
+        };
+        match command {
+            Command::Move(text) => {
+                self.check_can_move()?;
+                let mv = self.table.parse_move(&text)?;
+                self.table.picked = None;
+                Ok(Flow::Send(json!({"type": "move", "uci": mv.to_uci()})))
+            }
+            Command::Pick(sq) => {
+                let color = self.check_can_move()?;
+                let said = self.table.pick(sq, color)?;
+                self.screen.say(&said);
+                let extra = self.status_lines();
+                let text = self.table.render(self.screen.look, &extra);
+                self.screen.say(&text);
+                Ok(Flow::Continue)
+            }
+            Command::Place(sq, promotion) => {
+                self.check_can_move()?;
+                match self.table.place(sq, promotion)? {
+                    Some(mv) => Ok(Flow::Send(json!({"type": "move", "uci": mv.to_uci()}))),
+                    None => {
+                        self.screen.say(&format!("put back on {sq}"));
+                        Ok(Flow::Continue)
+                    }
+                }
+            }
+            Command::Info(sq) => {
+                let text = self.table.info(sq);
+                self.screen.say(&text);
+                Ok(Flow::Continue)
+            }
+            Command::Board => {
+                self.show();
+                Ok(Flow::Continue)
+            }
+            Command::Flip => {
+                self.table.flipped = !self.table.flipped;
+                self.show();
+                Ok(Flow::Continue)
+            }
+            Command::Undo => Err("undo is for local games: online moves are final".into()),
+            Command::Load(_) => Err("load is for local games (rookery play --pgn FILE)".into()),
+            Command::Save(path) => {
+                let pgn = self.server.pgn(&self.id).await.map_err(|e| e.to_string())?;
+                std::fs::write(&path, pgn)
+                    .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+                self.screen.say(&format!("saved {}", path.display()));
+                Ok(Flow::Continue)
+            }
+            Command::Resign => {
+                self.check_seat()?;
+                Ok(Flow::Send(json!({"type": "resign"})))
+            }
+            Command::Draw => {
+                self.check_seat()?;
+                Ok(Flow::Send(json!({"type": "draw"})))
+            }
+            Command::Help => {
+                self.screen.say(HELP);
+                Ok(Flow::Continue)
+            }
+            Command::Quit => Ok(Flow::Quit),
+        }
+    }
+
+    fn check_seat(&self) -> Result<(), String> {
+        if self.my_color().is_none() {
+            return Err("spectators cannot do that".into());
+        }
+        if self.finished() {
+            return Err("the game is over".into());
+        }
+        Ok(())
+    }
+}
+
+/// Opens a game's WebSocket, within the request time limit.
+async fn open_socket(url: &str) -> Result<Socket, String> {
+    match tokio::time::timeout(REQUEST_TIMEOUT, tokio_tungstenite::connect_async(url)).await {
+        Ok(Ok((socket, _))) => Ok(socket),
+        Ok(Err(e)) => Err(format!("cannot open the game's WebSocket: {e}")),
+        Err(_) => Err("timed out opening the game's WebSocket".into()),
+    }
+}
+
+type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// What the loop does after a line.
+enum Flow {
+    Continue,
+    Send(Value),
+    Quit,
+}
