@@ -14,6 +14,11 @@
 //! `synchronous = FULL`.
 //! `--max-write-batch 1` is one transaction and one fsync per move, as
 //! before group commit.
+//!
+//! Measured 2026-11-23 on the shared 2-core build machine (load average
+//! about 6, client and server in one process), release, 200 games, 10 s
+//! each: 868 moves/s one commit per move, 2,855 moves/s group commit (3.3x).
+//! Debug build: 159 and 688 moves/s (4.3x).
 
 mod support;
 
