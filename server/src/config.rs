@@ -71,6 +71,36 @@ pub struct Config {
     #[arg(long, env = "ROOKERY_MAX_WS_MESSAGE_BYTES", default_value_t = 4 * 1024)]
     pub max_ws_message_bytes: usize,
 
+    /// Most database writes committed in one transaction (group commit);
+    /// 1 commits each write alone.
+    #[arg(long, env = "ROOKERY_MAX_WRITE_BATCH", default_value_t = 256)]
+    pub max_write_batch: usize,
+
+    /// How long a write waits for a database locked by another process
+    /// before the request fails with 503 `unavailable`, in milliseconds.
+    #[arg(long, env = "ROOKERY_DB_BUSY_TIMEOUT_MS", default_value_t = 5000)]
+    pub db_busy_timeout_ms: u64,
+
+    /// The longest a request waits for a game's answer before 503
+    /// `unavailable`, in milliseconds.
+    #[arg(long, env = "ROOKERY_GAME_DEADLINE_MS", default_value_t = 10_000)]
+    pub game_deadline_ms: u64,
+
+    /// A waiting game nobody joined is aborted after this many seconds.
+    #[arg(long, env = "ROOKERY_WAITING_EXPIRY_SECS", default_value_t = 86_400)]
+    pub waiting_expiry_secs: u64,
+
+    /// An untimed active game with no move or action for this many seconds
+    /// is adjudicated: the side to move loses on time (aborted before each
+    /// side has moved).
+    #[arg(long, env = "ROOKERY_IDLE_GAME_SECS", default_value_t = 604_800)]
+    pub idle_game_secs: u64,
+
+    /// After SIGTERM, connections still open after this many milliseconds
+    /// are dropped and the process exits.
+    #[arg(long, env = "ROOKERY_SHUTDOWN_GRACE_MS", default_value_t = 5_000)]
+    pub shutdown_grace_ms: u64,
+
     // ---- Limits a client cannot escape (issue 8): AI v AI caps, the
     // admin token, connections, timeouts, proxies and origins.
     /// Live AI v AI games at once, server-wide (default: two per core).
@@ -163,6 +193,12 @@ impl Config {
             ws_rate_burst: 60,
             max_body_bytes: 16 * 1024,
             max_ws_message_bytes: 4 * 1024,
+            max_write_batch: 256,
+            db_busy_timeout_ms: 5000,
+            game_deadline_ms: 10_000,
+            waiting_expiry_secs: 86_400,
+            idle_game_secs: 604_800,
+            shutdown_grace_ms: 5_000,
             max_ai_games: None,
             max_ai_games_per_client: 2,
             admin_token: None,
@@ -173,6 +209,25 @@ impl Config {
             trusted_proxies: Vec::new(),
             allowed_origins: Vec::new(),
         }
+    }
+
+    pub fn store_options(&self) -> crate::store::StoreOptions {
+        crate::store::StoreOptions {
+            max_batch: self.max_write_batch.max(1),
+            busy_timeout: Duration::from_millis(self.db_busy_timeout_ms),
+        }
+    }
+
+    pub fn registry_options(&self) -> crate::live::RegistryOptions {
+        crate::live::RegistryOptions {
+            deadline: Duration::from_millis(self.game_deadline_ms.max(1)),
+            waiting_expiry: Duration::from_secs(self.waiting_expiry_secs),
+            idle_expiry: Duration::from_secs(self.idle_game_secs),
+        }
+    }
+
+    pub fn shutdown_grace(&self) -> Duration {
+        Duration::from_millis(self.shutdown_grace_ms)
     }
 
     /// The global cap on live AI v AI games: by default two per core, so
@@ -304,6 +359,12 @@ mod tests {
             "ROOKERY_WS_RATE_BURST",
             "ROOKERY_MAX_BODY_BYTES",
             "ROOKERY_MAX_WS_MESSAGE_BYTES",
+            "ROOKERY_MAX_WRITE_BATCH",
+            "ROOKERY_DB_BUSY_TIMEOUT_MS",
+            "ROOKERY_GAME_DEADLINE_MS",
+            "ROOKERY_WAITING_EXPIRY_SECS",
+            "ROOKERY_IDLE_GAME_SECS",
+            "ROOKERY_SHUTDOWN_GRACE_MS",
             "ROOKERY_MAX_AI_GAMES",
             "ROOKERY_MAX_AI_GAMES_PER_CLIENT",
             "ROOKERY_ADMIN_TOKEN",
