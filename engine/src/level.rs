@@ -19,8 +19,7 @@
 
 use std::time::Duration;
 
-use crate::ai::ClockBudget;
-use crate::search::{GameClock, Handicap, Limits};
+use crate::search::{ClockBudget, Handicap, Limits};
 
 /// One difficulty level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,11 +126,7 @@ impl Level {
         Limits {
             depth: self.max_depth,
             nodes: self.max_nodes,
-            clock: clock.map(|c| GameClock {
-                remaining: c.remaining,
-                increment: c.increment,
-                moves_to_go: None,
-            }),
+            clock,
             max_time: Some(Duration::from_millis(self.max_think_ms)),
             handicap: (self.temperature_cp > 0).then_some(Handicap {
                 temperature_cp: self.temperature_cp,

@@ -14,6 +14,7 @@
 //! - [`san`]: Standard Algebraic Notation, and insufficient material.
 //! - [`pgn`]: PGN export and import of whole games.
 //! - [`perft`]: move-tree counting, for proofs and benchmarks.
+//! - [`rng`]: SplitMix64, the one random number generator (engine and tests).
 //! - [`eval`]: static evaluation (tapered material, piece-square tables,
 //!   mobility, pawn structure, king safety).
 //! - [`search`]: iterative-deepening alpha-beta search in a caller-owned
@@ -41,6 +42,7 @@ pub mod moves;
 pub mod perft;
 pub mod pgn;
 pub mod position;
+pub mod rng;
 pub mod san;
 pub mod search;
 pub mod tt;

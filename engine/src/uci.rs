@@ -19,12 +19,11 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::ai::ClockBudget;
 use crate::game::Game;
 use crate::level;
 use crate::perft;
 use crate::position::Position;
-use crate::search::{GameClock, Info, Limits, Searcher};
+use crate::search::{ClockBudget, Info, Limits, Searcher};
 use crate::types::Color;
 
 pub const ENGINE_NAME: &str = "Rookery";
@@ -257,11 +256,8 @@ impl SearchJob {
             },
             nodes: go.nodes,
             movetime: go.movetime,
-            clock: go.clock_for(turn).map(|c| GameClock {
-                remaining: c.remaining,
-                increment: c.increment,
-                moves_to_go: go.movestogo,
-            }),
+            clock: go.clock_for(turn),
+            moves_to_go: go.movestogo,
             infinite: go.infinite || go.ponder,
             max_time: None,
             handicap: None,
