@@ -114,7 +114,17 @@ pub const LEVELS: [Level; 8] = [
     },
 ];
 
-/// The level numbered `number` (1–8).
+/// The weakest level's number, read from the table.
+pub const MIN_LEVEL: u8 = LEVELS[0].number;
+/// The strongest level's number, read from the table.
+pub const MAX_LEVEL: u8 = LEVELS[LEVELS.len() - 1].number;
+
+/// The full-strength level, the one used when none is chosen.
+pub fn strongest() -> &'static Level {
+    &LEVELS[LEVELS.len() - 1]
+}
+
+/// The level numbered `number` ([`MIN_LEVEL`] to [`MAX_LEVEL`]).
 pub fn level(number: u8) -> Option<&'static Level> {
     LEVELS.iter().find(|level| level.number == number)
 }
@@ -185,8 +195,10 @@ mod tests {
             assert!(weak.max_think_ms <= strong.max_think_ms);
             assert!(weak.max_depth.unwrap_or(u32::MAX) <= strong.max_depth.unwrap_or(u32::MAX));
         }
-        assert_eq!(super::level(0), None);
-        assert_eq!(super::level(9), None);
+        assert_eq!(super::level(MIN_LEVEL - 1), None);
+        assert_eq!(super::level(MAX_LEVEL + 1), None);
+        assert_eq!((MIN_LEVEL, MAX_LEVEL), (1, 8));
+        assert!(strongest().is_full_strength());
         // Low levels keep games lively.
         for level in &LEVELS[..5] {
             assert!(level.max_think_ms < 1000);

@@ -6,12 +6,13 @@
 //! - [`types`]: colours, roles, pieces, squares.
 //! - [`bitboard`]: sets of squares as 64-bit words.
 //! - [`attacks`]: attack tables (magic bitboards for sliders).
-//! - [`position`]: the position, copy-make move application, Zobrist hashing.
+//! - [`position`]: the position, copy-make move application, Zobrist hashing,
+//!   and the rules about material (insufficient material, the null move).
 //! - [`movegen`]: fully legal move generation.
 //! - [`fen`]: FEN parsing and writing.
 //! - [`game`]: a game's history, repetitions and automatic endings.
 //! - [`moves`]: the packed move type and UCI spelling.
-//! - [`san`]: Standard Algebraic Notation, and insufficient material.
+//! - [`san`]: Standard Algebraic Notation.
 //! - [`pgn`]: PGN export and import of whole games.
 //! - [`perft`]: move-tree counting, for proofs and benchmarks.
 //! - [`rng`]: SplitMix64, the one random number generator (engine and tests).

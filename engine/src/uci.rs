@@ -29,9 +29,10 @@ use crate::types::Color;
 pub const ENGINE_NAME: &str = "Rookery";
 pub const ENGINE_AUTHOR: &str = "the Rookery developers";
 
-/// Difficulty levels offered by the `Level` option (see [`crate::level`]).
-pub const LEVEL_MIN: u8 = 1;
-pub const LEVEL_MAX: u8 = 8;
+/// Difficulty levels offered by the `Level` option: the bounds of the
+/// level table (see [`crate::level`]).
+pub const LEVEL_MIN: u8 = level::MIN_LEVEL;
+pub const LEVEL_MAX: u8 = level::MAX_LEVEL;
 /// Transposition-table size bounds for the `Hash` option, in MiB.
 pub const HASH_DEFAULT_MB: usize = 16;
 pub const HASH_MIN_MB: usize = 1;
@@ -262,7 +263,7 @@ impl SearchJob {
             max_time: None,
             handicap: None,
         };
-        let level = level::level(self.level).unwrap_or(&level::LEVELS[level::LEVELS.len() - 1]);
+        let level = level::level(self.level).unwrap_or(level::strongest());
         level.restrict(&limits, seed)
     }
 }

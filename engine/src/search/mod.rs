@@ -17,8 +17,9 @@
 //!   by SEE last), two killer moves per ply, then quiet moves by history.
 //! - **Null-move pruning**, **late move reductions**, futility and late-move
 //!   pruning near the leaves, and a **check extension**.
-//! - **Draws** by repetition (against the game history too) and by the
-//!   fifty-move rule are recognised inside the tree.
+//! - **Draws** by repetition (against the game history too), by the
+//!   fifty-move rule and by insufficient material are recognised inside the
+//!   tree.
 //!
 //! All state lives in a [`Searcher`] the caller owns: any number of searches
 //! can run at once on different threads, each with its own `Searcher`.
@@ -445,7 +446,7 @@ impl Worker<'_> {
         if ply >= MAX_PLY - 2 {
             return evaluate(pos);
         }
-        if self.is_repetition(pos) || is_dead_draw(pos) {
+        if self.is_repetition(pos) || pos.is_insufficient_material() {
             return DRAW;
         }
         if pos.halfmove_clock() >= 100 && (!in_check || pos.has_legal_moves()) {
@@ -756,12 +757,4 @@ impl Worker<'_> {
             .store(pos.hash(), ply, best_move, best, stored_eval, 0, bound);
         best
     }
-}
-
-/// Neither side can possibly mate: kings alone, or one minor piece in all.
-fn is_dead_draw(pos: &Position) -> bool {
-    let kings = pos.by_role(Role::King);
-    let minors = pos.by_role(Role::Knight) | pos.by_role(Role::Bishop);
-    let rest = pos.occupied() & !kings;
-    rest.is_empty() || (rest == (rest & minors) && !rest.more_than_one())
 }
