@@ -46,7 +46,10 @@ pub const LEVELS: [Level; 8] = [
         elo: Some(840),
         max_depth: None,
         max_nodes: Some(500),
-        max_think_ms: 300,
+        // The 500-node budget ends the search within a few milliseconds;
+        // this cap only bounds the worst case on an overloaded machine, so
+        // that the weakest level always answers in well under 300 ms.
+        max_think_ms: 200,
         temperature_cp: 160,
     },
     Level {
@@ -203,6 +206,9 @@ mod tests {
         for level in &LEVELS[..5] {
             assert!(level.max_think_ms < 1000);
         }
+        // The weakest level answers at once (issue 12: under 300 ms); its
+        // measured latency is in tools/calibration.md.
+        assert!(LEVELS[0].max_think_ms < 300);
     }
 
     #[test]
