@@ -3,7 +3,8 @@
 //!
 //! Usage: `cargo run --release -p rookery-engine --example texel --
 //! --data FILE [--data FILE ...] [--epochs N] [--rate R] [--validation PCT]
-//! [--out PATH]` (defaults: 400 epochs, rate 1.0, 10% validation, write to
+//! [--l2 L] [--out PATH]` (defaults: 400 epochs, rate 1.0, 10% validation,
+//! L2 1e-6, write to
 //! standard output). The data is what `selfplay` writes: `FEN | RESULT`
 //! lines, the result from White's point of view. Recipe: `tools/README.md`.
 //!
@@ -25,7 +26,9 @@
 //!   the passed pawn's king race), and the drawish scaling keeps the
 //!   factor it has with the current weights.
 //! - Full-batch gradient descent with Adam on the mean squared error;
-//!   weights are rounded to integers at the end. The last games of the data
+//!   an L2 penalty (`--l2`) pulls every weight towards its current value,
+//!   and the weights of the epoch with the best held-out error are kept
+//!   (early stopping); weights are rounded to integers at the end. The last games of the data
 //!   (a share of its positions) are held out, never fitted, and show
 //!   whether the gain generalises to games the fit has not seen.
 
@@ -40,6 +43,7 @@ struct Options {
     epochs: usize,
     rate: f64,
     validation_pct: usize,
+    l2: f64,
     out: Option<String>,
 }
 
@@ -79,6 +83,9 @@ fn sigmoid(k: f64, score: f64) -> f64 {
 }
 
 fn mse(samples: &[Sample], delta: &[f64], k: f64) -> f64 {
+    if samples.is_empty() {
+        return 0.0;
+    }
     let total: f64 = samples
         .iter()
         .map(|s| (s.result - sigmoid(k, s.eval(delta))).powi(2))
@@ -92,7 +99,7 @@ fn main() -> ExitCode {
         Err(problem) => {
             eprintln!(
                 "texel: {problem}\nusage: texel --data FILE [--data FILE ...] [--epochs N] \
-                 [--rate R] [--validation PCT] [--out PATH]"
+                 [--rate R] [--validation PCT] [--l2 L] [--out PATH]"
             );
             return ExitCode::from(2);
         }
@@ -178,6 +185,7 @@ fn main() -> ExitCode {
     let (mut m, mut v) = (vec![0.0f64; count], vec![0.0f64; count]);
     let (beta1, beta2, epsilon) = (0.9f64, 0.999f64, 1e-8);
     let scale = k * std::f64::consts::LN_10 / 400.0;
+    let (mut best_delta, mut best_valid, mut best_epoch) = (delta.clone(), valid_before, 0);
     for epoch in 1..=options.epochs {
         let mut gradient = vec![0.0f64; count];
         for s in training {
@@ -191,21 +199,33 @@ fn main() -> ExitCode {
         }
         let n = training.len() as f64;
         for j in 0..count {
-            let g = gradient[j] / n;
+            // The L2 term pulls each weight back to its starting value: a
+            // weight moves only as far as the data insists.
+            let g = gradient[j] / n + 2.0 * options.l2 * delta[j];
             m[j] = beta1 * m[j] + (1.0 - beta1) * g;
             v[j] = beta2 * v[j] + (1.0 - beta2) * g * g;
             let m_hat = m[j] / (1.0 - beta1.powi(epoch as i32));
             let v_hat = v[j] / (1.0 - beta2.powi(epoch as i32));
             delta[j] -= options.rate * m_hat / (v_hat.sqrt() + epsilon);
         }
-        if epoch % 50 == 0 || epoch == options.epochs {
-            eprintln!(
-                "epoch {epoch}: {:.6} (validation {:.6})",
-                mse(training, &delta, k),
-                mse(validation, &delta, k)
-            );
+        // Early stopping: keep the weights that predicted the held-out
+        // games best (with little data the fit soon learns the training
+        // games' noise, and the held-out error turns up again).
+        // Without held-out games (`--validation 0`) there is nothing to
+        // stop on: the last epoch's weights are kept.
+        if epoch % 10 == 0 || epoch == options.epochs {
+            let valid = mse(validation, &delta, k);
+            if valid < best_valid || validation.is_empty() {
+                (best_delta, best_valid, best_epoch) = (delta.clone(), valid, epoch);
+            }
+            if epoch % 50 == 0 || epoch == options.epochs {
+                let train = mse(training, &delta, k);
+                eprintln!("epoch {epoch}: {train:.6} (validation {valid:.6})");
+            }
         }
     }
+    eprintln!("best held-out error at epoch {best_epoch}: {best_valid:.6}");
+    let delta = best_delta;
 
     // Round to whole centipawns; what the engine will really evaluate.
     let mut tuned = WEIGHTS.clone();
@@ -228,12 +248,13 @@ fn main() -> ExitCode {
 
     let provenance = format!(
         "Tuned by `engine/examples/texel.rs` (recipe: `tools/README.md`) on\n\
-         {} self-play positions, {} epochs at rate {}, K = {k:.3}. Mean squared\n\
+         {} self-play positions, epoch {best_epoch} of {} at rate {}, L2 {}, K = {k:.3}. Mean squared\n\
          error {train_before:.6} -> {train_after:.6}; held-out {}: {valid_before:.6} -> {valid_after:.6}.\n\
          Generated file: rerun the tuner rather than editing by hand.",
         training.len(),
         options.epochs,
         options.rate,
+        options.l2,
         validation.len()
     );
     let source = tuned.to_rust(&provenance);
@@ -306,6 +327,7 @@ fn parse_args() -> Result<Options, String> {
         epochs: 400,
         rate: 1.0,
         validation_pct: 10,
+        l2: 1e-6,
         out: None,
     };
     let mut args = std::env::args().skip(1);
@@ -319,6 +341,7 @@ fn parse_args() -> Result<Options, String> {
             "--validation" => {
                 options.validation_pct = value.parse::<usize>().map_err(|_| bad.clone())?.min(90)
             }
+            "--l2" => options.l2 = value.parse().map_err(|_| bad.clone())?,
             "--out" => options.out = Some(value),
             _ => return Err(format!("unknown argument {flag:?}")),
         }
