@@ -17,7 +17,8 @@
 //! - [`perft`]: move-tree counting, for proofs and benchmarks.
 //! - [`rng`]: SplitMix64, the one random number generator (engine and tests).
 //! - [`eval`]: static evaluation (tapered material, piece-square tables,
-//!   mobility, pawn structure, king safety).
+//!   mobility, pawn structure, king safety), its weights in one generated
+//!   file that the Texel tuner (`examples/texel.rs`) rewrites.
 //! - [`search`]: iterative-deepening alpha-beta search in a caller-owned
 //!   [`search::Searcher`], with time management.
 //! - [`tt`]: the transposition table.
