@@ -702,6 +702,47 @@ mod tests {
     }
 
     #[test]
+    fn the_score_is_linear_in_every_weight() {
+        // The tuner models each half of the score as a linear function of
+        // the weights, reading the slopes by nudging each weight by one.
+        // That holds only if no weight enters non-linearly (squared,
+        // clamped, in a condition): nudging by two must move the score by
+        // exactly twice as much. Runtime tables must also equal the
+        // compile-time ones.
+        let positions: Vec<Position> = crate::bench::BENCH_POSITIONS
+            .iter()
+            .map(|fen| Position::from_fen(fen).expect("valid FEN"))
+            .collect();
+        let base = EvalTables::new(WEIGHTS.clone());
+        for pos in &positions {
+            assert_eq!(evaluate_with(&base, pos), evaluate(pos));
+        }
+        let mut count = 0;
+        WEIGHTS.clone().for_each_mut(|_, _| count += 1);
+        for index in 0..count {
+            let nudged = |by: i32| {
+                let mut w = WEIGHTS.clone();
+                let mut i = 0;
+                w.for_each_mut(|_, v| {
+                    if i == index {
+                        *v += by;
+                    }
+                    i += 1;
+                });
+                EvalTables::new(w)
+            };
+            let (one, two) = (nudged(1), nudged(2));
+            for pos in &positions {
+                let b = breakdown(&base, pos);
+                let d1 = breakdown(&one, pos).score - b.score;
+                let d2 = breakdown(&two, pos).score - b.score;
+                assert_eq!(d1 * 2, d2, "weight {index} in {}", pos.to_fen());
+                assert_eq!(breakdown(&one, pos).phase, b.phase);
+            }
+        }
+    }
+
+    #[test]
     fn advanced_passed_pawn_is_worth_more() {
         let far = eval_fen("8/4P3/8/8/8/k7/8/4K3 w - - 0 1");
         let near = eval_fen("8/8/8/8/8/k3P3/8/4K3 w - - 0 1");
