@@ -88,7 +88,7 @@ impl Position {
         }
         next.turn = !next.turn;
         next.hash ^= zobrist::black_to_move();
-        next.halfmove_clock += 1;
+        next.halfmove_clock = next.halfmove_clock.saturating_add(1);
         next
     }
 
