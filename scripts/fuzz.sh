@@ -16,9 +16,13 @@ cd "$(dirname "$0")/../fuzz"
 seconds="${1:-30}"
 shift || true
 
-# cargo-fuzz passes nightly-only flags to rustc (-Z...). The machine has only
-# stable Rust; RUSTC_BOOTSTRAP=1 lets a stable compiler accept them. Set for
-# this script's builds only, so it never leaks into the normal build.
+# cargo-fuzz is made for nightly: with a sanitizer (its default) it passes
+# -Zsanitizer, and it may pass other -Z flags. The machine has only stable
+# Rust; RUSTC_BOOTSTRAP=1 lets a stable compiler accept them. (The build
+# below, without a sanitizer, uses stable flags only today; the variable is
+# set anyway, as in every cargo fuzz command of fuzz/README.md, so a
+# sanitizer build or a future cargo-fuzz works too.) Set for this script
+# only, so it never leaks into the normal build.
 export RUSTC_BOOTSTRAP=1
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
