@@ -295,7 +295,9 @@ impl Position {
         if let Some(ep) = self.ep_square.take() {
             self.hash ^= zobrist::en_passant(ep);
         }
-        self.halfmove_clock += 1;
+        // Saturating: a FEN may start the counters anywhere in u32 (see
+        // `from_fen`), and a stuck counter is harmless where a panic is not.
+        self.halfmove_clock = self.halfmove_clock.saturating_add(1);
 
         match mv.kind() {
             MoveKind::Normal | MoveKind::Promotion(_) => {
@@ -336,7 +338,7 @@ impl Position {
         }
 
         if us == Color::Black {
-            self.fullmove_number += 1;
+            self.fullmove_number = self.fullmove_number.saturating_add(1);
         }
         self.turn = them;
         self.hash ^= zobrist::black_to_move();
@@ -496,7 +498,7 @@ impl Position {
         }
         next.turn = !next.turn;
         next.hash ^= zobrist::black_to_move();
-        next.halfmove_clock += 1;
+        next.halfmove_clock = next.halfmove_clock.saturating_add(1);
         next
     }
 
