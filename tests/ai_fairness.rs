@@ -105,7 +105,7 @@ async fn a_search_that_keeps_failing_aborts_its_game() {
     let db = TestDb::new();
     let store = Store::open(&db.url()).await.expect("store");
     let scheduler = AiScheduler::with_search(1, Duration::ZERO, broken_search());
-    let registry = Registry::new(store.clone(), scheduler);
+    let registry = Registry::new(store.clone(), scheduler, Default::default());
     // The AI has white, so it must move first; the human holds black.
     let mut live = LiveGame::new(
         Uuid::new_v4(),

@@ -169,3 +169,65 @@ async fn moves_are_committed_before_they_are_seen() {
     reader.close().await;
     server.stop().await;
 }
+
+/// The side to move is charged the thinking time it had spent before the
+/// server stopped, even with no move played yet; the time the server was
+/// down is charged to nobody.
+#[tokio::test]
+async fn thinking_time_before_a_restart_is_charged() {
+    let db = TestDb::new();
+    let server = TestServer::start(test_config(&db)).await;
+    let (id, _white, _black) = server
+        .human_game(json!({"clock": {"initial": 600, "increment": 0}}))
+        .await;
+    // White thinks for 1.5 s, then the server stops for 2 s.
+    tokio::time::sleep(std::time::Duration::from_millis(1_500)).await;
+    server.stop().await;
+    tokio::time::sleep(std::time::Duration::from_millis(2_000)).await;
+    let server = TestServer::start(test_config(&db)).await;
+    let state = server.state(&id).await;
+    assert_eq!(state["clock"]["running"], "white");
+    assert_eq!(state["clock"]["black_ms"], 600_000);
+    let white_ms = state["clock"]["white_ms"].as_u64().unwrap();
+    let charged = 600_000 - white_ms;
+    assert!(
+        charged >= 1_500,
+        "the thinking before the stop: {charged} ms"
+    );
+    assert!(charged < 3_500, "not the downtime: {charged} ms");
+    server.stop().await;
+}
+
+/// A game whose clock runs gets its actor back right after a start, with no
+/// request for it: its flag falls on time (seen in the database itself, so
+/// no request loads the game).
+#[tokio::test]
+async fn a_running_clock_runs_again_without_a_request() {
+    let db = TestDb::new();
+    let server = TestServer::start(test_config(&db)).await;
+    let (id, _white, _black) = server
+        .human_game(json!({"clock": {"initial": 2, "increment": 0}}))
+        .await;
+    server.stop().await;
+    let server = TestServer::start(test_config(&db)).await;
+    let reader = sqlx::SqlitePool::connect(&db.url()).await.unwrap();
+    let termination = within(WAIT, "the flag to fall", async {
+        loop {
+            let row: (String, Option<String>, Option<String>) =
+                sqlx::query_as("SELECT status, termination, result FROM games WHERE id = ?")
+                    .bind(&id)
+                    .fetch_one(&reader)
+                    .await
+                    .unwrap();
+            if row.0 == "finished" {
+                return row;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    })
+    .await;
+    assert_eq!(termination.1.as_deref(), Some("timeout"));
+    assert_eq!(termination.2.as_deref(), Some("0-1"));
+    reader.close().await;
+    server.stop().await;
+}

@@ -6,19 +6,16 @@
 //! transposition table carries over between moves.
 
 use std::sync::atomic::AtomicBool;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::level::Level;
 use crate::moves::Move;
 use crate::position::Position;
 use crate::search::Searcher;
 
-/// Time the computer seat has on its clock, if the game has one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ClockBudget {
-    pub remaining: Duration,
-    pub increment: Duration,
-}
+/// Time the computer seat has on its clock: the search's own clock type,
+/// re-exported here for hosts.
+pub use crate::search::ClockBudget;
 
 /// Table size for one-off searches: big enough for a few seconds of
 /// thinking, small enough that allocating it per move is cheap.

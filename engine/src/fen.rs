@@ -78,15 +78,18 @@ impl Position {
 
         pos.castling = parse_castling(&pos, fields[2])?;
 
+        // Any counter a game can reach is accepted: play only ever adds one
+        // (saturating, see `play_unchecked`), so whatever position play
+        // reaches from a FEN this reads writes a FEN this reads back. (An
+        // upper bound here, say 10,000, was broken by the very next move.)
         let halfmove_clock = fields[4]
             .parse::<u32>()
             .ok()
-            .filter(|&n| n <= 10_000)
             .ok_or_else(|| FenError::Counter(truncate(fields[4])))?;
         let fullmove_number = fields[5]
             .parse::<u32>()
             .ok()
-            .filter(|&n| (1..=100_000).contains(&n))
+            .filter(|&n| n >= 1)
             .ok_or_else(|| FenError::Counter(truncate(fields[5])))?;
         pos.halfmove_clock = halfmove_clock;
         pos.fullmove_number = fullmove_number;
@@ -328,6 +331,33 @@ mod tests {
         assert!(Position::from_fen("8/8/8/8/1pP5/8/8/K1R1k3 b - c3 0 1").is_err());
         assert!(Position::from_fen("8/8/8/8/1pP5/8/R3k3/K7 b - c3 0 1").is_ok());
         assert!(Position::from_fen("8/8/8/3k4/1pP5/8/8/K7 b - c3 0 1").is_ok());
+    }
+
+    #[test]
+    fn positions_from_play_read_back_at_any_counter() {
+        // Found by the `fen` fuzz target: the reader used to cap the
+        // counters (10,000 and 100,000), so one move from a FEN it accepted
+        // gave a FEN it refused; at u32::MAX the increment overflowed.
+        for fen in [
+            "4k3/8/8/8/8/8/8/4K3 w - - 10000 1",
+            "4k3/8/8/8/8/8/8/4K3 b - - 0 100000",
+            "4k3/8/8/8/8/8/8/4K3 b - - 4294967295 4294967295",
+        ] {
+            let pos = Position::from_fen(fen).unwrap();
+            for &mv in &pos.legal_moves() {
+                let next = pos.play(mv).unwrap();
+                assert_eq!(Position::from_fen(&next.to_fen()), Ok(next), "{fen} {mv}");
+            }
+        }
+        let saturated =
+            Position::from_fen("4k3/8/8/8/8/8/8/4K3 b - - 4294967295 4294967295").unwrap();
+        let mv = saturated.parse_uci("e8d8").unwrap();
+        assert!(saturated
+            .play(mv)
+            .unwrap()
+            .to_fen()
+            .ends_with(" 4294967295 4294967295"));
+        assert!(Position::from_fen("4k3/8/8/8/8/8/8/4K3 w - - 4294967296 1").is_err());
     }
 
     #[test]

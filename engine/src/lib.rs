@@ -6,16 +6,19 @@
 //! - [`types`]: colours, roles, pieces, squares.
 //! - [`bitboard`]: sets of squares as 64-bit words.
 //! - [`attacks`]: attack tables (magic bitboards for sliders).
-//! - [`position`]: the position, copy-make move application, Zobrist hashing.
+//! - [`position`]: the position, copy-make move application, Zobrist hashing,
+//!   and the rules about material (insufficient material, the null move).
 //! - [`movegen`]: fully legal move generation.
 //! - [`fen`]: FEN parsing and writing.
 //! - [`game`]: a game's history, repetitions and automatic endings.
 //! - [`moves`]: the packed move type and UCI spelling.
-//! - [`san`]: Standard Algebraic Notation, and insufficient material.
+//! - [`san`]: Standard Algebraic Notation.
 //! - [`pgn`]: PGN export and import of whole games.
 //! - [`perft`]: move-tree counting, for proofs and benchmarks.
+//! - [`rng`]: SplitMix64, the one random number generator (engine and tests).
 //! - [`eval`]: static evaluation (tapered material, piece-square tables,
-//!   mobility, pawn structure, king safety).
+//!   mobility, pawn structure, king safety), its weights in one generated
+//!   file that the Texel tuner (`examples/texel.rs`) rewrites.
 //! - [`search`]: iterative-deepening alpha-beta search in a caller-owned
 //!   [`search::Searcher`], with time management.
 //! - [`tt`]: the transposition table.
@@ -41,6 +44,7 @@ pub mod moves;
 pub mod perft;
 pub mod pgn;
 pub mod position;
+pub mod rng;
 pub mod san;
 pub mod search;
 pub mod tt;

@@ -295,7 +295,9 @@ impl Position {
         if let Some(ep) = self.ep_square.take() {
             self.hash ^= zobrist::en_passant(ep);
         }
-        self.halfmove_clock += 1;
+        // Saturating: a FEN may start the counters anywhere in u32 (see
+        // `from_fen`), and a stuck counter is harmless where a panic is not.
+        self.halfmove_clock = self.halfmove_clock.saturating_add(1);
 
         match mv.kind() {
             MoveKind::Normal | MoveKind::Promotion(_) => {
@@ -336,7 +338,7 @@ impl Position {
         }
 
         if us == Color::Black {
-            self.fullmove_number += 1;
+            self.fullmove_number = self.fullmove_number.saturating_add(1);
         }
         self.turn = them;
         self.hash ^= zobrist::black_to_move();
@@ -440,6 +442,75 @@ impl Position {
     }
 }
 
+/// Rules about the material on the board.
+impl Position {
+    /// Can `color` never checkmate, whatever either side plays?
+    ///
+    /// This follows the usual engine rule (the one lichess applies to decide
+    /// timeouts): pawns, rooks and queens can always mate. A lone knight can
+    /// mate only if the opponent has pieces that can block its own king in
+    /// (anything but a queen). Bishops can mate only with help: bishops on
+    /// both colours, or an enemy pawn or knight to block with (an enemy
+    /// bishop on the other colour counts too, since then the bishops are not
+    /// all on one colour).
+    pub fn has_insufficient_material(&self, color: Color) -> bool {
+        let ours = self.by_color(color);
+        let theirs = self.by_color(!color);
+        if (ours
+            & (self.by_role(Role::Pawn) | self.by_role(Role::Rook) | self.by_role(Role::Queen)))
+        .any()
+        {
+            return false;
+        }
+        if (ours & self.by_role(Role::Knight)).any() {
+            // King and exactly one knight, against a king alone or with
+            // queens: with any other enemy piece (or pawn) the lone knight
+            // could mate a king hemmed in by its own men; two knights can
+            // mate with the opponent's help.
+            return ours.count() <= 2
+                && (theirs & !self.by_role(Role::King) & !self.by_role(Role::Queen)).is_empty();
+        }
+        if (ours & self.by_role(Role::Bishop)).any() {
+            let bishops = self.by_role(Role::Bishop);
+            let one_colour = (bishops & Bitboard::DARK_SQUARES).is_empty()
+                || (bishops & Bitboard::LIGHT_SQUARES).is_empty();
+            return one_colour
+                && self.by_role(Role::Pawn).is_empty()
+                && self.by_role(Role::Knight).is_empty();
+        }
+        true
+    }
+
+    /// Is this a dead position by material alone: can neither side ever
+    /// checkmate? K v K, K+minor v K, and kings with bishops all on squares
+    /// of one colour.
+    pub fn is_insufficient_material(&self) -> bool {
+        self.has_insufficient_material(Color::White) && self.has_insufficient_material(Color::Black)
+    }
+
+    /// The position with the side to move passing its turn: the search's
+    /// null-move pruning asks "what if I could skip a move?". Never called
+    /// when in check (passing would leave the king capturable).
+    pub(crate) fn null_move(&self) -> Position {
+        let mut next = self.clone();
+        if let Some(ep) = next.ep_square.take() {
+            next.hash ^= zobrist::en_passant(ep);
+        }
+        next.turn = !next.turn;
+        next.hash ^= zobrist::black_to_move();
+        next.halfmove_clock = next.halfmove_clock.saturating_add(1);
+        next
+    }
+
+    /// Does the side to move have pieces other than pawns and the king?
+    /// Null-move pruning assumes passing is never the best move, which is
+    /// false in pawn endgames (zugzwang), so it is skipped there.
+    pub(crate) fn has_non_pawn_material(&self) -> bool {
+        let us = self.by_color(self.turn());
+        (us & !(self.by_role(Role::Pawn) | self.by_role(Role::King))).any()
+    }
+}
+
 impl fmt::Debug for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Position({})", self.to_fen())
@@ -458,5 +529,45 @@ impl fmt::Display for Position {
             writeln!(f)?;
         }
         write!(f, "{}", self.to_fen())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pos(fen: &str) -> Position {
+        Position::from_fen(fen).expect("valid test FEN")
+    }
+
+    #[test]
+    fn insufficient_material() {
+        let dead = [
+            "4k3/8/8/8/8/8/8/4K3 w - - 0 1",
+            "4k3/8/8/8/8/8/8/2B1K3 w - - 0 1",
+            "4k3/8/8/8/8/8/8/1N2K3 b - - 0 1",
+            "2b1k3/8/8/8/8/8/8/3BK3 w - - 0 1",
+        ];
+        for fen in dead {
+            assert!(pos(fen).is_insufficient_material(), "{fen}");
+        }
+        let alive = [
+            "4k3/8/8/8/8/8/8/2B1KB2 w - - 0 1",
+            "4k3/8/8/8/8/8/8/1NN1K3 w - - 0 1",
+            "1b2k3/8/8/8/8/8/8/3BK3 w - - 0 1",
+            "4k3/7p/8/8/8/8/8/4K3 w - - 0 1",
+            "4k3/8/8/8/8/8/8/R3K3 w - - 0 1",
+            "n3k3/8/8/8/8/8/8/1N2K3 w - - 0 1",
+        ];
+        for fen in alive {
+            assert!(!pos(fen).is_insufficient_material(), "{fen}");
+        }
+        // One side only: a knight against a rook could still mate (the rook
+        // blocks its own king), a knight against a queen cannot.
+        let p = pos("r3k3/8/8/8/8/8/8/1N2K3 w - - 0 1");
+        assert!(!p.has_insufficient_material(Color::White));
+        assert!(!p.has_insufficient_material(Color::Black));
+        let p = pos("q3k3/8/8/8/8/8/8/1N2K3 w - - 0 1");
+        assert!(p.has_insufficient_material(Color::White));
     }
 }

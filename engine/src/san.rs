@@ -1,6 +1,5 @@
 //! Standard Algebraic Notation (SAN), the move notation of PGN and of every
-//! move list a person reads, and the insufficient-material rule that goes
-//! with judging a position as a whole.
+//! move list a person reads.
 //!
 //! Writing is exact: a piece letter, the origin file, rank or both only when
 //! another piece of the same kind could also reach the target, `x` for
@@ -18,7 +17,7 @@ use thiserror::Error;
 use crate::bitboard::Bitboard;
 use crate::moves::Move;
 use crate::position::Position;
-use crate::types::{Color, Role, Square};
+use crate::types::{Role, Square};
 
 /// Why a SAN string could not be turned into a move.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -213,50 +212,6 @@ impl Position {
             (Some(_), Some(_)) => Err(SanError::Ambiguous(excerpt(text))),
         }
     }
-
-    /// Can `color` never checkmate, whatever either side plays?
-    ///
-    /// This follows the usual engine rule (the one lichess applies to decide
-    /// timeouts): pawns, rooks and queens can always mate. A lone knight can
-    /// mate only if the opponent has pieces that can block its own king in
-    /// (anything but a queen). Bishops can mate only with help: bishops on
-    /// both colours, or an enemy pawn or knight to block with (an enemy
-    /// bishop on the other colour counts too, since then the bishops are not
-    /// all on one colour).
-    pub fn has_insufficient_material(&self, color: Color) -> bool {
-        let ours = self.by_color(color);
-        let theirs = self.by_color(!color);
-        if (ours
-            & (self.by_role(Role::Pawn) | self.by_role(Role::Rook) | self.by_role(Role::Queen)))
-        .any()
-        {
-            return false;
-        }
-        if (ours & self.by_role(Role::Knight)).any() {
-            // King and exactly one knight, against a king alone or with
-            // queens: with any other enemy piece (or pawn) the lone knight
-            // could mate a king hemmed in by its own men; two knights can
-            // mate with the opponent's help.
-            return ours.count() <= 2
-                && (theirs & !self.by_role(Role::King) & !self.by_role(Role::Queen)).is_empty();
-        }
-        if (ours & self.by_role(Role::Bishop)).any() {
-            let bishops = self.by_role(Role::Bishop);
-            let one_colour = (bishops & Bitboard::DARK_SQUARES).is_empty()
-                || (bishops & Bitboard::LIGHT_SQUARES).is_empty();
-            return one_colour
-                && self.by_role(Role::Pawn).is_empty()
-                && self.by_role(Role::Knight).is_empty();
-        }
-        true
-    }
-
-    /// Is this a dead position by material alone: can neither side ever
-    /// checkmate? K v K, K+minor v K, and kings with bishops all on squares
-    /// of one colour.
-    pub fn is_insufficient_material(&self) -> bool {
-        self.has_insufficient_material(Color::White) && self.has_insufficient_material(Color::Black)
-    }
 }
 
 #[cfg(test)]
@@ -363,36 +318,5 @@ mod tests {
         // A promotion needs its piece.
         let p = pos("4k3/P7/8/8/8/8/8/4K3 w - - 0 1");
         assert!(matches!(p.parse_san("a8"), Err(SanError::Illegal(_))));
-    }
-
-    #[test]
-    fn insufficient_material() {
-        let dead = [
-            "4k3/8/8/8/8/8/8/4K3 w - - 0 1",
-            "4k3/8/8/8/8/8/8/2B1K3 w - - 0 1",
-            "4k3/8/8/8/8/8/8/1N2K3 b - - 0 1",
-            "2b1k3/8/8/8/8/8/8/3BK3 w - - 0 1",
-        ];
-        for fen in dead {
-            assert!(pos(fen).is_insufficient_material(), "{fen}");
-        }
-        let alive = [
-            "4k3/8/8/8/8/8/8/2B1KB2 w - - 0 1",
-            "4k3/8/8/8/8/8/8/1NN1K3 w - - 0 1",
-            "1b2k3/8/8/8/8/8/8/3BK3 w - - 0 1",
-            "4k3/7p/8/8/8/8/8/4K3 w - - 0 1",
-            "4k3/8/8/8/8/8/8/R3K3 w - - 0 1",
-            "n3k3/8/8/8/8/8/8/1N2K3 w - - 0 1",
-        ];
-        for fen in alive {
-            assert!(!pos(fen).is_insufficient_material(), "{fen}");
-        }
-        // One side only: a knight against a rook could still mate (the rook
-        // blocks its own king), a knight against a queen cannot.
-        let p = pos("r3k3/8/8/8/8/8/8/1N2K3 w - - 0 1");
-        assert!(!p.has_insufficient_material(Color::White));
-        assert!(!p.has_insufficient_material(Color::Black));
-        let p = pos("q3k3/8/8/8/8/8/8/1N2K3 w - - 0 1");
-        assert!(p.has_insufficient_material(Color::White));
     }
 }

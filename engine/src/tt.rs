@@ -70,6 +70,21 @@ pub struct TtHit {
     pub bound: Bound,
 }
 
+impl TtHit {
+    /// Does this entry settle the node by itself, without a search, for the
+    /// window `alpha..beta`? An exact score always does; a lower bound only
+    /// if it already reaches beta (the node fails high whatever else is
+    /// true), an upper bound only if it stays at or below alpha. The caller
+    /// checks that the entry was searched deep enough.
+    pub fn cuts_off(&self, alpha: i32, beta: i32) -> bool {
+        match self.bound {
+            Bound::Exact => true,
+            Bound::Lower => self.score >= beta,
+            Bound::Upper => self.score <= alpha,
+        }
+    }
+}
+
 pub struct TranspositionTable {
     buckets: Vec<Bucket>,
     generation: u8,

@@ -19,20 +19,20 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::ai::ClockBudget;
 use crate::game::Game;
 use crate::level;
 use crate::perft;
 use crate::position::Position;
-use crate::search::{GameClock, Info, Limits, Searcher};
+use crate::search::{ClockBudget, Info, Limits, Searcher};
 use crate::types::Color;
 
 pub const ENGINE_NAME: &str = "Rookery";
 pub const ENGINE_AUTHOR: &str = "the Rookery developers";
 
-/// Difficulty levels offered by the `Level` option (see [`crate::level`]).
-pub const LEVEL_MIN: u8 = 1;
-pub const LEVEL_MAX: u8 = 8;
+/// Difficulty levels offered by the `Level` option: the bounds of the
+/// level table (see [`crate::level`]).
+pub const LEVEL_MIN: u8 = level::MIN_LEVEL;
+pub const LEVEL_MAX: u8 = level::MAX_LEVEL;
 /// Transposition-table size bounds for the `Hash` option, in MiB.
 pub const HASH_DEFAULT_MB: usize = 16;
 pub const HASH_MIN_MB: usize = 1;
@@ -257,16 +257,13 @@ impl SearchJob {
             },
             nodes: go.nodes,
             movetime: go.movetime,
-            clock: go.clock_for(turn).map(|c| GameClock {
-                remaining: c.remaining,
-                increment: c.increment,
-                moves_to_go: go.movestogo,
-            }),
+            clock: go.clock_for(turn),
+            moves_to_go: go.movestogo,
             infinite: go.infinite || go.ponder,
             max_time: None,
             handicap: None,
         };
-        let level = level::level(self.level).unwrap_or(&level::LEVELS[level::LEVELS.len() - 1]);
+        let level = level::level(self.level).unwrap_or(level::strongest());
         level.restrict(&limits, seed)
     }
 }

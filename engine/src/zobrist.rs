@@ -6,6 +6,7 @@
 //! equal), and the side key when black is to move. XOR makes every update
 //! incremental: a move toggles only the keys it changes.
 
+use crate::rng::SplitMix64;
 use crate::types::{Color, Role, Square};
 
 pub(crate) struct Keys {
@@ -15,16 +16,8 @@ pub(crate) struct Keys {
     black_to_move: u64,
 }
 
-const fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 const fn generate() -> Keys {
-    let mut state = 0x526f_6f6b_6572_7921; // "Rookery!"
+    let mut rng = SplitMix64::new(0x526f_6f6b_6572_7921); // "Rookery!"
     let mut keys = Keys {
         pieces: [[[0; 64]; 6]; 2],
         castling: [0; 16],
@@ -37,7 +30,7 @@ const fn generate() -> Keys {
         while r < 6 {
             let mut s = 0;
             while s < 64 {
-                keys.pieces[c][r][s] = splitmix64(&mut state);
+                keys.pieces[c][r][s] = rng.next_u64();
                 s += 1;
             }
             r += 1;
@@ -47,10 +40,10 @@ const fn generate() -> Keys {
     // Castling keys are per right, and a set of rights XORs its members, so
     // that losing one right toggles exactly one key's worth of bits.
     let single = [
-        splitmix64(&mut state),
-        splitmix64(&mut state),
-        splitmix64(&mut state),
-        splitmix64(&mut state),
+        rng.next_u64(),
+        rng.next_u64(),
+        rng.next_u64(),
+        rng.next_u64(),
     ];
     let mut set = 0;
     while set < 16 {
@@ -65,10 +58,10 @@ const fn generate() -> Keys {
     }
     let mut f = 0;
     while f < 8 {
-        keys.en_passant_file[f] = splitmix64(&mut state);
+        keys.en_passant_file[f] = rng.next_u64();
         f += 1;
     }
-    keys.black_to_move = splitmix64(&mut state);
+    keys.black_to_move = rng.next_u64();
     keys
 }
 

@@ -20,24 +20,8 @@ use shakmaty::san::SanPlus;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position as _};
 
 use rookery_engine::pgn::{read_pgn, write_pgn};
+use rookery_engine::rng::SplitMix64;
 use rookery_engine::{Color, Game, Position, Termination};
-
-/// SplitMix64: tiny, fast and good enough to pick random moves.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 /// Start positions: the standard one, the perft suite, the opening book.
 fn start_fens() -> Vec<String> {
@@ -173,7 +157,7 @@ fn compare(ours: &Position, theirs: &Chess, seen: &mut Seen) {
 }
 
 /// One random game from `fen`, compared at every ply.
-fn playout(fen: &str, rng: &mut Rng, max_plies: usize, seen: &mut Seen) {
+fn playout(fen: &str, rng: &mut SplitMix64, max_plies: usize, seen: &mut Seen) {
     let mut game = Game::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
     let mut theirs = shakmaty_position(fen);
     loop {
@@ -225,7 +209,7 @@ fn random_playouts_agree_with_shakmaty() {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(7);
-    let mut rng = Rng(0x5eed_2026);
+    let mut rng = SplitMix64::new(0x5eed_2026);
     let mut seen = Seen::default();
     let fens = start_fens();
     assert!(fens.len() > 300, "start positions loaded");
@@ -253,7 +237,7 @@ fn random_playouts_agree_with_shakmaty() {
 /// we refuse), and agree on everything in [`compare`] where both accept.
 #[test]
 fn random_boards_agree_with_shakmaty() {
-    let mut rng = Rng(0xb0a2d);
+    let mut rng = SplitMix64::new(0xb0a2d);
     let mut seen = Seen::default();
     let mut accepted = 0;
     for _ in 0..100_000 {

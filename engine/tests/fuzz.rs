@@ -14,27 +14,12 @@ use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Position as _};
 
 use rookery_engine::pgn::{read_pgn, write_pgn};
+use rookery_engine::rng::SplitMix64;
 use rookery_engine::uci::{Command, Output, UciShell};
 use rookery_engine::{Game, Position};
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
+fn pick<'a>(rng: &mut SplitMix64, items: &[&'a str]) -> &'a str {
+    items[rng.below(items.len())]
 }
 
 /// Characters that matter to the grammars, plus some that do not.
@@ -42,7 +27,7 @@ const ALPHABET: &[u8] = b"pnbrqkPNBRQK12345678abcdefghwO0-x=+#!?/ .;{}()[]$\"*\\
 /// A few multi-byte characters, to catch slicing inside a UTF-8 sequence.
 const WIDE: [&str; 5] = ["é", "♔", "\u{feff}", "ß", "𝄞"];
 
-fn random_string(rng: &mut Rng, max_len: usize) -> String {
+fn random_string(rng: &mut SplitMix64, max_len: usize) -> String {
     let len = rng.below(max_len + 1);
     let mut s = String::with_capacity(len);
     for _ in 0..len {
@@ -57,9 +42,9 @@ fn random_string(rng: &mut Rng, max_len: usize) -> String {
 
 /// Raw random bytes, made into a string the way a server would read an
 /// untrusted body (invalid UTF-8 becomes U+FFFD).
-fn random_bytes(rng: &mut Rng, max_len: usize) -> String {
+fn random_bytes(rng: &mut SplitMix64, max_len: usize) -> String {
     let bytes: Vec<u8> = (0..rng.below(max_len + 1))
-        .map(|_| rng.next() as u8)
+        .map(|_| rng.next_u64() as u8)
         .collect();
     String::from_utf8_lossy(&bytes).into_owned()
 }
@@ -67,7 +52,7 @@ fn random_bytes(rng: &mut Rng, max_len: usize) -> String {
 /// Random edits: replace a character by one of its kind (a piece letter by
 /// another, a digit by a digit: these keep the text close to valid),
 /// replace, insert, delete, duplicate or swap.
-fn mutate(rng: &mut Rng, input: &str) -> String {
+fn mutate(rng: &mut SplitMix64, input: &str) -> String {
     const PIECES: &[u8] = b"pnbrqkPNBRQK";
     let mut chars: Vec<char> = input.chars().collect();
     for _ in 0..1 + rng.below(2) {
@@ -174,7 +159,7 @@ fn check_pgn(text: &str) -> bool {
 
 #[test]
 fn fen_reader_never_panics() {
-    let mut rng = Rng(1);
+    let mut rng = SplitMix64::new(1);
     let mut accepted = 0;
     for i in 0..20_000 {
         let text = if i % 8 == 0 {
@@ -183,7 +168,7 @@ fn fen_reader_never_panics() {
             random_string(&mut rng, 90)
         } else {
             {
-                let fen = rng.pick(&FENS);
+                let fen = pick(&mut rng, &FENS);
                 mutate(&mut rng, fen)
             }
         };
@@ -195,7 +180,7 @@ fn fen_reader_never_panics() {
 
 #[test]
 fn san_and_uci_readers_never_panic() {
-    let mut rng = Rng(2);
+    let mut rng = SplitMix64::new(2);
     let mut accepted = 0;
     let positions: Vec<Position> = FENS
         .iter()
@@ -207,7 +192,7 @@ fn san_and_uci_readers_never_panic() {
             0 if i % 2 == 0 => random_bytes(&mut rng, 8),
             0 => random_string(&mut rng, 10),
             1 => {
-                let san = rng.pick(&SANS);
+                let san = pick(&mut rng, &SANS);
                 mutate(&mut rng, san)
             }
             _ => {
@@ -231,7 +216,7 @@ fn san_and_uci_readers_never_panic() {
 
 #[test]
 fn pgn_reader_never_panics() {
-    let mut rng = Rng(3);
+    let mut rng = SplitMix64::new(3);
     assert!(check_pgn(PGN));
     let mut accepted = 0;
     for i in 0..5_000 {
@@ -249,7 +234,7 @@ fn pgn_reader_never_panics() {
 
 #[test]
 fn uci_command_parser_never_panics() {
-    let mut rng = Rng(4);
+    let mut rng = SplitMix64::new(4);
     let lines = [
         "position startpos moves e2e4 e7e5",
         "position fen 4k3/8/8/8/8/8/8/4K3 w - - 0 1 moves e1e2",
@@ -259,7 +244,7 @@ fn uci_command_parser_never_panics() {
         "go perft 2",
     ];
     for _ in 0..20_000 {
-        let line = rng.pick(&lines);
+        let line = pick(&mut rng, &lines);
         let line = if rng.below(4) == 0 {
             random_bytes(&mut rng, 40)
         } else {
@@ -271,7 +256,7 @@ fn uci_command_parser_never_panics() {
     // is a long computation, not a failure).
     let mut shell = UciShell::new(Output::new(std::io::sink()));
     for _ in 0..2_000 {
-        let line = rng.pick(&lines);
+        let line = pick(&mut rng, &lines);
         let line = mutate(&mut rng, line);
         let command = Command::parse(&line);
         if matches!(&command, Command::Go(limits) if limits.perft.is_some_and(|d| d > 3)) {

@@ -89,6 +89,37 @@ pub struct Config {
     /// (4008; the client reconnects for a fresh state).
     #[arg(long, env = "ROOKERY_WS_MAX_LAG", default_value_t = crate::live::DEFAULT_MAX_LAG)]
     pub ws_max_lag: usize,
+
+    /// Most database writes committed in one transaction (group commit);
+    /// 1 commits each write alone.
+    #[arg(long, env = "ROOKERY_MAX_WRITE_BATCH", default_value_t = 256)]
+    pub max_write_batch: usize,
+
+    /// How long a write waits for a database locked by another process
+    /// before the request fails with 503 `unavailable`, in milliseconds.
+    #[arg(long, env = "ROOKERY_DB_BUSY_TIMEOUT_MS", default_value_t = 5000)]
+    pub db_busy_timeout_ms: u64,
+
+    /// The longest a request waits for a game's answer before 503
+    /// `unavailable`, in milliseconds.
+    #[arg(long, env = "ROOKERY_GAME_DEADLINE_MS", default_value_t = 10_000)]
+    pub game_deadline_ms: u64,
+
+    /// A waiting game nobody joined is aborted after this many seconds.
+    #[arg(long, env = "ROOKERY_WAITING_EXPIRY_SECS", default_value_t = 86_400)]
+    pub waiting_expiry_secs: u64,
+
+    /// An untimed active game with no move or action for this many seconds
+    /// is adjudicated: the side to move loses on time (aborted before each
+    /// side has moved).
+    #[arg(long, env = "ROOKERY_IDLE_GAME_SECS", default_value_t = 604_800)]
+    pub idle_game_secs: u64,
+
+    /// After SIGTERM, connections still open after this many milliseconds
+    /// are dropped and the process exits.
+    #[arg(long, env = "ROOKERY_SHUTDOWN_GRACE_MS", default_value_t = 5_000)]
+    pub shutdown_grace_ms: u64,
+
     // ---- Limits a client cannot escape (issue 8): AI v AI caps, the
     // admin token, connections, timeouts, proxies and origins.
     /// Live AI v AI games at once, server-wide (default: two per core).
@@ -185,6 +216,12 @@ impl Config {
             ws_pong_timeout_ms: 20_000,
             ws_write_timeout_ms: 10_000,
             ws_max_lag: crate::live::DEFAULT_MAX_LAG,
+            max_write_batch: 256,
+            db_busy_timeout_ms: 5000,
+            game_deadline_ms: 10_000,
+            waiting_expiry_secs: 86_400,
+            idle_game_secs: 604_800,
+            shutdown_grace_ms: 5_000,
             max_ai_games: None,
             max_ai_games_per_client: 2,
             admin_token: None,
@@ -208,6 +245,25 @@ impl Config {
 
     pub fn ws_write_timeout(&self) -> Duration {
         Duration::from_millis(self.ws_write_timeout_ms.max(1))
+    }
+
+    pub fn store_options(&self) -> crate::store::StoreOptions {
+        crate::store::StoreOptions {
+            max_batch: self.max_write_batch.max(1),
+            busy_timeout: Duration::from_millis(self.db_busy_timeout_ms),
+        }
+    }
+
+    pub fn registry_options(&self) -> crate::live::RegistryOptions {
+        crate::live::RegistryOptions {
+            deadline: Duration::from_millis(self.game_deadline_ms.max(1)),
+            waiting_expiry: Duration::from_secs(self.waiting_expiry_secs),
+            idle_expiry: Duration::from_secs(self.idle_game_secs),
+        }
+    }
+
+    pub fn shutdown_grace(&self) -> Duration {
+        Duration::from_millis(self.shutdown_grace_ms)
     }
 
     /// The global cap on live AI v AI games: by default two per core, so
@@ -343,6 +399,12 @@ mod tests {
             "ROOKERY_WS_PONG_TIMEOUT_MS",
             "ROOKERY_WS_WRITE_TIMEOUT_MS",
             "ROOKERY_WS_MAX_LAG",
+            "ROOKERY_MAX_WRITE_BATCH",
+            "ROOKERY_DB_BUSY_TIMEOUT_MS",
+            "ROOKERY_GAME_DEADLINE_MS",
+            "ROOKERY_WAITING_EXPIRY_SECS",
+            "ROOKERY_IDLE_GAME_SECS",
+            "ROOKERY_SHUTDOWN_GRACE_MS",
             "ROOKERY_MAX_AI_GAMES",
             "ROOKERY_MAX_AI_GAMES_PER_CLIENT",
             "ROOKERY_ADMIN_TOKEN",

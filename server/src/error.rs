@@ -56,6 +56,18 @@ pub enum ApiError {
     /// The server is shutting down (an addition to the contract's table).
     #[error("the server is shutting down")]
     Unavailable,
+    /// The database could not store a change (disk full, read-only file,
+    /// locked): nothing changed, or, when `ambiguous`, the change may have
+    /// been stored and the game was reloaded from the database.
+    #[error("{}", if *ambiguous {
+        "the database could not confirm this change: reload the game to see whether it was saved"
+    } else {
+        "the database could not save this change, so nothing changed: try again shortly"
+    })]
+    DatabaseUnavailable { ambiguous: bool },
+    /// The game did not answer within the request deadline.
+    #[error("the game did not answer in time: reload it before trying again")]
+    GameTimeout,
     /// Too busy to serve this now (too many connections, an answer that
     /// took too long): 503 `unavailable` with a message saying why.
     #[error("{0}")]
@@ -92,7 +104,10 @@ impl ApiError {
             | ApiError::NameTaken => StatusCode::CONFLICT,
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::RateLimited | ApiError::Limited(_) => StatusCode::TOO_MANY_REQUESTS,
-            ApiError::Unavailable | ApiError::Overloaded(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Unavailable
+            | ApiError::Overloaded(_)
+            | ApiError::DatabaseUnavailable { .. }
+            | ApiError::GameTimeout => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -112,7 +127,10 @@ impl ApiError {
             ApiError::NameTaken => "name_taken",
             ApiError::TooLarge(_) => "too_large",
             ApiError::RateLimited | ApiError::Limited(_) => "rate_limited",
-            ApiError::Unavailable | ApiError::Overloaded(_) => "unavailable",
+            ApiError::Unavailable
+            | ApiError::Overloaded(_)
+            | ApiError::DatabaseUnavailable { .. }
+            | ApiError::GameTimeout => "unavailable",
             ApiError::Internal(_) => "internal",
         }
     }
@@ -148,6 +166,9 @@ impl ApiError {
         match self {
             ApiError::Internal(cause) => tracing::error!(%cause, "internal error"),
             ApiError::Unavailable => tracing::info!("request refused: shutting down"),
+            ApiError::DatabaseUnavailable { .. } | ApiError::GameTimeout => {
+                tracing::warn!(code = self.code(), message = %self.message(), "request failed")
+            }
             other => {
                 tracing::debug!(code = other.code(), message = %other.message(), "client error")
             }

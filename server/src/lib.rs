@@ -73,25 +73,19 @@ impl AppState {
     }
 }
 
-/// A started service: database open, unfinished games resumed, not yet
-/// serving.
+/// A started service: database open, not yet serving. Unfinished games
+/// resume in the background once it serves.
 pub struct App {
     state: AppState,
 }
 
 impl App {
-    /// Opens the database (running migrations) and resumes every unfinished
-    /// game.
+    /// Opens the database (running migrations) and starts its writer.
     pub async fn start(config: Config) -> anyhow::Result<App> {
-        let store = Store::open(&config.database).await?;
+        let store = Store::open_with(&config.database, config.store_options()).await?;
         let ai = AiScheduler::new(config.ai_threads(), config.ai_move_delay());
-        let registry = Registry::new(store, ai);
+        let registry = Registry::new(store, ai, config.registry_options());
         registry.set_max_lag(config.ws_max_lag);
-        let resumed = registry
-            .resume_unfinished()
-            .await
-            .map_err(|err| anyhow::anyhow!("resuming games: {err:?}"))?;
-        tracing::info!(resumed, "unfinished games resumed");
         let limits = Limits {
             http: ClientBuckets::new(config.http_rate()),
             ws: ClientBuckets::new(config.ws_rate()),
@@ -113,7 +107,12 @@ impl App {
     /// Serves on `listener` until `shutdown` completes, then stops gracefully:
     /// no new connections, live games stop (their searches too) after
     /// finishing the writes they have begun, open streams and WebSockets
-    /// close, and the database is closed.
+    /// close, and the database is closed. Connections still open
+    /// `--shutdown-grace-ms` after the shutdown began (a client that stopped
+    /// reading or sending) are closed, so the process always exits.
+    ///
+    /// Games whose clock runs or whose AI is to move resume in the
+    /// background once serving begins; the rest load on demand.
     pub async fn serve(
         self,
         listener: TcpListener,
@@ -127,8 +126,10 @@ impl App {
             max_connections_per_ip: config.max_connections_per_ip.max(1),
             header_timeout: config.header_timeout(),
             trusted: config.trusted(),
+            shutdown_grace: config.shutdown_grace(),
         };
         let stop_games = registry.clone();
+        registry.start_background();
         serve::serve(listener, router, limits, async move {
             shutdown.await;
             tracing::info!("shutting down");

@@ -21,6 +21,9 @@ async fn main() -> anyhow::Result<()> {
         .init();
     raise_open_files_limit();
 
+    // Handlers first, so a SIGTERM that arrives while the database opens
+    // still means a clean exit 0 rather than the default death.
+    let shutdown = shutdown_signal();
     let listener = TcpListener::bind(&config.addr)
         .await
         .with_context(|| format!("binding {}", config.addr))?;
@@ -29,7 +32,7 @@ async fn main() -> anyhow::Result<()> {
     let mut stdout = std::io::stdout();
     writeln!(stdout, "{}", listening_line(addr)).context("writing to stdout")?;
     stdout.flush().context("writing to stdout")?;
-    app.serve(listener, shutdown_signal()).await
+    app.serve(listener, shutdown).await
 }
 
 /// Raises the soft limit on open files to the hard limit. Every WebSocket
@@ -65,30 +68,38 @@ fn raise_open_files_limit() {
 #[cfg(not(unix))]
 fn raise_open_files_limit() {}
 
-/// Completes on the first SIGINT (Ctrl-C) or SIGTERM.
-async fn shutdown_signal() {
-    let ctrl_c = async {
+/// Completes on the first SIGINT (Ctrl-C) or SIGTERM. The handlers are
+/// installed when this is called, not when the future is first polled, so a
+/// signal during start-up is not lost.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let terminate = signal(SignalKind::terminate());
+        let interrupt = signal(SignalKind::interrupt());
+        async move {
+            let wait = |installed: std::io::Result<tokio::signal::unix::Signal>, name| async move {
+                match installed {
+                    Ok(mut signal) => {
+                        signal.recv().await;
+                    }
+                    Err(err) => {
+                        tracing::error!(%err, "cannot listen for {name}");
+                        std::future::pending::<()>().await;
+                    }
+                }
+            };
+            tokio::select! {
+                _ = wait(terminate, "SIGTERM") => {}
+                _ = wait(interrupt, "SIGINT") => {}
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    async {
         if let Err(err) = tokio::signal::ctrl_c().await {
-            tracing::error!(%err, "cannot listen for SIGINT");
+            tracing::error!(%err, "cannot listen for Ctrl-C");
             std::future::pending::<()>().await;
         }
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(err) => {
-                tracing::error!(%err, "cannot listen for SIGTERM");
-                std::future::pending::<()>().await;
-            }
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {}
-        _ = terminate => {}
     }
 }

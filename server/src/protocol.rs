@@ -432,7 +432,7 @@ pub struct LevelView {
     pub temperature_cp: u32,
 }
 
-#[derive(Debug, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct Scoreboard {
     pub colors: ColorScore,
     pub players: Vec<PlayerScore>,
@@ -442,14 +442,14 @@ pub struct Scoreboard {
     pub casual: ColorScore,
 }
 
-#[derive(Debug, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct ColorScore {
     pub white: i64,
     pub black: i64,
     pub draws: i64,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct PlayerScore {
     pub name: String,
     pub games: i64,
@@ -458,7 +458,7 @@ pub struct PlayerScore {
     pub draws: i64,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct AiScore {
     pub level: u8,
     pub games: i64,

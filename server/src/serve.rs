@@ -55,6 +55,9 @@ pub struct ConnectionLimits {
     pub header_timeout: Duration,
     /// Exempt from the per-IP cap: one proxy carries many clients.
     pub trusted: TrustedProxies,
+    /// How long shutdown waits for open connections (`--shutdown-grace-ms`,
+    /// default [`SHUTDOWN_GRACE`]).
+    pub shutdown_grace: Duration,
 }
 
 /// Open connections, in total and by client key.
@@ -221,7 +224,7 @@ pub async fn serve(
     // cannot (a client that stopped reading or sending) is cut after the
     // grace period, so shutdown never waits on a client.
     stopping_tx.send_replace(true);
-    let drained = tokio::time::timeout(SHUTDOWN_GRACE, async {
+    let drained = tokio::time::timeout(limits.shutdown_grace, async {
         while connections.join_next().await.is_some() {}
     })
     .await;
@@ -361,6 +364,7 @@ mod tests {
             max_connections_per_ip: per_ip,
             header_timeout: Duration::from_secs(1),
             trusted: TrustedProxies::new(vec!["10.0.0.1".parse().unwrap()]),
+            shutdown_grace: SHUTDOWN_GRACE,
         }
     }
 

@@ -1,40 +1,110 @@
 //! The database: SQLite through sqlx, schema in `migrations/`.
 //!
 //! One query style for the whole workspace: runtime-checked `sqlx::query`
-//! with `.bind()`, so a clean CI machine builds without a database or an
-//! offline query cache. Every query of the service is in this file.
+//! with `.bind()`, rows read into `sqlx::FromRow` structs, so a clean CI
+//! machine builds without a database or an offline query cache. Every query
+//! of the service is in this file.
 //!
 //! Durability: WAL journal with `synchronous = FULL`. The contract promises
 //! that an acknowledged move survives a crash. In WAL mode `NORMAL` already
 //! survives a crash of the *process* (SIGKILL), but a commit can be lost if
 //! the *machine* loses power or the OS crashes before the WAL is synced; `FULL`
-//! syncs the WAL on every commit, closing that window. Moves arrive at human
-//! speed (and AI moves at most a few per second per game), so one fsync per
-//! move is a price worth paying; WAL keeps readers off the writer's path.
+//! syncs the WAL on every commit, closing that window.
+//!
+//! Group commit: every write goes to one writer task ([`writer`]), which
+//! takes whatever writes are queued (up to `max_batch`), runs them in one
+//! transaction and acknowledges each once that transaction is committed. One
+//! fsync then covers the moves of many games, so the durable move rate grows
+//! with the number of games moving at once instead of being one fsync per
+//! move. Each write runs inside its own savepoint: a write the database
+//! refuses (a taken name, a broken constraint) is rolled back alone, while a
+//! failure of the database itself (disk full, read-only, locked, I/O) fails
+//! the whole batch, and a failed `COMMIT` is reported as ambiguous (the
+//! writes may or may not be durable) so the game reloads what is stored.
+//!
+//! Reads (lists, the scoreboard, loading a game, tokens) go through a
+//! separate read-only pool: in WAL mode they never wait for the writer, and a
+//! heavy read never delays a commit.
+
+mod rows;
+mod writer;
 
 use std::str::FromStr;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use rookery_engine::game::Termination;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
-use sqlx::Row;
+#[cfg(test)]
+use tokio::sync::oneshot;
 use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::auth::TokenHash;
 use crate::error::ApiError;
-use crate::live::game::{Ending, LiveGame, LiveSeat, PlayedMove, PlayerRef};
-use crate::protocol::{
-    AiScore, ClockSettings, ColorScore, PlayerScore, Scoreboard, Side, Status, Visibility,
-};
+use crate::live::game::{LiveGame, PlayedMove, PlayerRef};
+use crate::protocol::{AiScore, ColorScore, GameState, PlayerScore, Scoreboard, Status};
+
+pub use self::rows::StoredGame;
+use self::rows::{GameRow, ListRow};
+pub use self::writer::WriterStats;
+use self::writer::{Write, WriteError, Writer};
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
 
-#[derive(Debug, Clone)]
+/// How long a scoreboard answer is reused: it is a scan of every finished
+/// game. A game that finishes drops it at once, so the cache only spares
+/// the repeated reads between results (a page refreshed, many viewers).
+const SCOREBOARD_TTL: Duration = Duration::from_secs(2);
+
+/// The last scoreboard read and when; `generation` counts the finished
+/// games recorded, so a read that raced with one is not kept.
+#[derive(Default)]
+struct ScoreboardCache {
+    generation: u64,
+    board: Option<(Instant, Scoreboard)>,
+}
+
+/// Tuning of [`Store::open_with`].
+#[derive(Debug, Clone, Copy)]
+pub struct StoreOptions {
+    /// Most writes committed in one transaction (1: one commit per write).
+    pub max_batch: usize,
+    /// How long a write waits for a lock held by another process before it
+    /// fails with `unavailable`.
+    pub busy_timeout: Duration,
+}
+
+impl Default for StoreOptions {
+    fn default() -> StoreOptions {
+        StoreOptions {
+            max_batch: 256,
+            busy_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+#[derive(Clone)]
 pub struct Store {
-    pool: SqlitePool,
+    inner: Arc<StoreInner>,
+}
+
+struct StoreInner {
+    writer: Writer,
+    write_pool: SqlitePool,
+    read: SqlitePool,
+    /// When this server started, ms since the Unix epoch.
+    started_at: i64,
+    /// The heartbeat the previous run left: when it was last known running.
+    previous_alive_at: i64,
+    scoreboard: Mutex<ScoreboardCache>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").finish_non_exhaustive()
+    }
 }
 
 /// Milliseconds since the Unix epoch, now.
@@ -45,65 +115,140 @@ pub fn now_ms() -> i64 {
     i64::try_from(since_epoch.as_millis()).unwrap_or(i64::MAX)
 }
 
-fn is_unique_violation(err: &sqlx::Error) -> bool {
-    matches!(err, sqlx::Error::Database(db) if db.is_unique_violation())
+impl From<WriteError> for ApiError {
+    fn from(err: WriteError) -> ApiError {
+        match err {
+            WriteError::Rejected(cause) => {
+                tracing::error!(%cause, "database refused a write");
+                ApiError::DatabaseUnavailable { ambiguous: false }
+            }
+            WriteError::Failed(cause) => {
+                tracing::error!(%cause, "database write failed");
+                ApiError::DatabaseUnavailable { ambiguous: false }
+            }
+            WriteError::Ambiguous(cause) => {
+                tracing::error!(%cause, "database commit failed");
+                ApiError::DatabaseUnavailable { ambiguous: true }
+            }
+            WriteError::Closed => ApiError::Unavailable,
+        }
+    }
 }
 
 impl Store {
-    /// Opens (creating if missing) the database at `url` and brings its
-    /// schema up to date. `url` is `sqlite://path`, `sqlite::memory:` or a
-    /// plain file path.
+    /// [`Store::open_with`] the default options.
     pub async fn open(url: &str) -> anyhow::Result<Store> {
+        Store::open_with(url, StoreOptions::default()).await
+    }
+
+    /// Opens (creating if missing) the database at `url`, brings its schema
+    /// up to date and starts the writer. `url` is `sqlite://path`,
+    /// `sqlite::memory:` or a plain file path.
+    pub async fn open_with(url: &str, options: StoreOptions) -> anyhow::Result<Store> {
         use anyhow::Context;
         let url = if url.starts_with("sqlite:") {
             url.to_string()
         } else {
             format!("sqlite://{url}")
         };
-        let options = SqliteConnectOptions::from_str(&url)
+        let connect = SqliteConnectOptions::from_str(&url)
             .with_context(|| format!("database URL {url:?}"))?
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true)
-            .busy_timeout(Duration::from_secs(5));
+            .busy_timeout(options.busy_timeout);
         // "Created if missing" includes the directory, so a fresh volume or
         // a path like `data/rookery.db` works on first start.
         let in_memory = url.contains(":memory:") || url.contains("mode=memory");
         if !in_memory {
-            if let Some(dir) = options.get_filename().parent() {
+            if let Some(dir) = connect.get_filename().parent() {
                 if !dir.as_os_str().is_empty() {
                     std::fs::create_dir_all(dir)
                         .with_context(|| format!("creating directory {}", dir.display()))?;
                 }
             }
         }
-        // Each connection to `:memory:` is its own empty database: keep
-        // exactly one, forever (for tests and throwaway servers).
-        let pool = if in_memory {
-            SqlitePoolOptions::new()
-                .min_connections(1)
-                .max_connections(1)
-                .idle_timeout(None)
-                .max_lifetime(None)
-        } else {
-            SqlitePoolOptions::new().max_connections(8)
-        };
-        let pool = pool
-            .connect_with(options)
+        // The writer's one connection. Each connection to `:memory:` is its
+        // own empty database, so there it is kept forever and serves the
+        // reads too (for tests and throwaway servers).
+        let write_pool = SqlitePoolOptions::new()
+            .min_connections(1)
+            .max_connections(1)
+            .idle_timeout(None)
+            .max_lifetime(None)
+            .connect_with(connect.clone())
             .await
             .with_context(|| format!("opening database {url:?}"))?;
         MIGRATOR
-            .run(&pool)
+            .run(&write_pool)
             .await
             .context("running database migrations")?;
-        Ok(Store { pool })
+        let read = if in_memory {
+            write_pool.clone()
+        } else {
+            SqlitePoolOptions::new()
+                .max_connections(4)
+                .connect_with(connect.read_only(true))
+                .await
+                .with_context(|| format!("opening database {url:?} for reading"))?
+        };
+        // Read before the writer stamps its own.
+        let previous_alive_at: i64 =
+            sqlx::query_scalar("SELECT alive_at FROM heartbeat WHERE id = 1")
+                .fetch_optional(&write_pool)
+                .await
+                .context("reading the heartbeat")?
+                .unwrap_or_else(now_ms);
+        let writer = Writer::start(write_pool.clone(), options.max_batch.max(1));
+        Ok(Store {
+            inner: Arc::new(StoreInner {
+                writer,
+                write_pool,
+                read,
+                started_at: now_ms(),
+                previous_alive_at,
+                scoreboard: Mutex::new(ScoreboardCache::default()),
+            }),
+        })
     }
 
-    /// Waits for the connections to finish and closes them (the WAL is
-    /// checkpointed when the last connection closes).
+    /// Finishes the queued writes, stamps the heartbeat, and closes the
+    /// connections (the WAL is checkpointed when the last one closes).
     pub async fn close(&self) {
-        self.pool.close().await;
+        self.inner.writer.stop().await;
+        self.inner.read.close().await;
+        self.inner.write_pool.close().await;
+    }
+
+    /// Counters of the writer (batches and writes committed).
+    pub fn writer_stats(&self) -> WriterStats {
+        self.inner.writer.stats()
+    }
+
+    /// How long the side to move of a game whose turn began at
+    /// `turn_started_at` (ms since the epoch) has been thinking, counting
+    /// only time a server was running: the previous run up to its last
+    /// heartbeat, and this run since it started.
+    pub fn thinking_time(&self, turn_started_at: i64, now_ms: i64) -> Duration {
+        let started = self.inner.started_at;
+        let spent = if turn_started_at >= started {
+            now_ms - turn_started_at
+        } else {
+            (self.inner.previous_alive_at - turn_started_at).max(0) + (now_ms - started).max(0)
+        };
+        Duration::from_millis(u64::try_from(spent).unwrap_or(0))
+    }
+
+    async fn write(&self, write: Write) -> Result<(), WriteError> {
+        self.inner.writer.submit(write).await
+    }
+
+    /// Queues `write` and returns the receiver of its outcome at once (tests
+    /// fill one batch this way).
+    #[cfg(test)]
+    fn submit_now(&self, write: Write) -> oneshot::Receiver<Result<(), WriteError>> {
+        self.inner.writer.submit_now(write)
     }
 
     // ------------------------------------------------------------- players
@@ -114,43 +259,38 @@ impl Store {
         name: &str,
         token: &TokenHash,
     ) -> Result<(), ApiError> {
-        let result = sqlx::query(
-            "INSERT INTO players (id, name, name_key, token_hash, created_at)
-             VALUES (?, ?, ?, ?, ?)",
-        )
-        .bind(id.to_string())
-        .bind(name)
-        .bind(name.to_lowercase())
-        .bind(&token.0)
-        .bind(now_ms())
-        .execute(&self.pool)
-        .await;
-        match result {
-            Ok(_) => Ok(()),
-            Err(err) if is_unique_violation(&err) => Err(ApiError::NameTaken),
+        let write = Write::CreatePlayer {
+            id: id.to_string(),
+            name: name.to_string(),
+            token_hash: token.0.clone(),
+            created_at: now_ms(),
+        };
+        match self.write(write).await {
+            Ok(()) => Ok(()),
+            Err(WriteError::Rejected(cause)) if cause.is_unique_violation() => {
+                Err(ApiError::NameTaken)
+            }
             Err(err) => Err(err.into()),
         }
     }
 
     pub async fn player_by_token(&self, token: &TokenHash) -> Result<Option<PlayerRef>, ApiError> {
-        let row = sqlx::query("SELECT id, name FROM players WHERE token_hash = ?")
-            .bind(&token.0)
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(row.map(|row| PlayerRef {
-            id: row.get("id"),
-            name: row.get("name"),
-        }))
+        let row: Option<(String, String)> =
+            sqlx::query_as("SELECT id, name FROM players WHERE token_hash = ?")
+                .bind(&token.0)
+                .fetch_optional(&self.inner.read)
+                .await?;
+        Ok(row.map(|(id, name)| PlayerRef { id, name }))
     }
 
     /// Whether `token` is a seat token of some game (to tell a token for
     /// another game, 403, from an unknown one, 401).
     pub async fn is_seat_token(&self, token: &TokenHash) -> Result<bool, ApiError> {
-        let row = sqlx::query(
+        let row: Option<i64> = sqlx::query_scalar(
             "SELECT 1 FROM games WHERE white_token_hash = ?1 OR black_token_hash = ?1 LIMIT 1",
         )
         .bind(&token.0)
-        .fetch_optional(&self.pool)
+        .fetch_optional(&self.inner.read)
         .await?;
         Ok(row.is_some())
     }
@@ -158,255 +298,189 @@ impl Store {
     // --------------------------------------------------------------- games
 
     pub async fn insert_game(&self, live: &LiveGame) -> Result<(), ApiError> {
-        let now = now_ms();
-        let seat_columns = |side: Side| {
-            let seat = live.seat(side);
-            (
-                if seat.ai_level().is_some() {
-                    "ai"
-                } else {
-                    "human"
-                },
-                seat.ai_level().map(i64::from),
-                seat.player().map(|p| p.id.clone()),
-                seat.token().map(|t| t.0.clone()),
-            )
-        };
-        let (wk, wl, wp, wt) = seat_columns(Side::White);
-        let (bk, bl, bp, bt) = seat_columns(Side::Black);
-        let clock = live.clock_settings();
-        let ending = live.ending();
-        sqlx::query(
-            "INSERT INTO games (id, white_kind, white_level, white_player_id, white_token_hash,
-                 black_kind, black_level, black_player_id, black_token_hash, initial_fen,
-                 clock_initial_ms, clock_increment_ms, status, result, termination, draw_offer,
-                 created_at, updated_at, finished_at, rated, visibility, invite_hash)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(live.id.to_string())
-        .bind(wk)
-        .bind(wl)
-        .bind(wp)
-        .bind(wt)
-        .bind(bk)
-        .bind(bl)
-        .bind(bp)
-        .bind(bt)
-        .bind(live.game().initial_position().to_fen())
-        .bind(clock.map(|c| c.initial_ms as i64))
-        .bind(clock.map(|c| c.increment_ms as i64))
-        .bind(live.status().as_str())
-        .bind(ending.and_then(|e| e.result()))
-        .bind(ending.map(|e| e.termination.as_str()))
-        .bind(live.draw_offer().map(Side::as_str))
-        .bind(live.created_at)
-        .bind(now)
-        .bind(ending.map(|_| now))
-        .bind(live.is_rated())
-        .bind(live.visibility().as_str())
-        .bind(live.invite().map(|t| t.0.clone()))
-        .execute(&self.pool)
-        .await?;
-        Ok(())
+        let game = StoredGame::of(live, Instant::now(), now_ms());
+        Ok(self.write(Write::InsertGame(game)).await?)
     }
 
     /// Writes the changed game (and the move that changed it, if any) in one
-    /// transaction. Returns once the transaction is committed: durable.
+    /// transaction, with other games' writes. Returns once that transaction
+    /// is committed: durable.
     pub async fn record(&self, live: &LiveGame, mv: Option<&PlayedMove>) -> Result<(), ApiError> {
         let now = now_ms();
-        let mut tx = self.pool.begin().await?;
-        if let Some(mv) = mv {
-            sqlx::query(
-                "INSERT INTO moves (game_id, ply, uci, san, white_ms, black_ms, played_at)
-                 VALUES (?, ?, ?, ?, ?, ?, ?)",
-            )
-            .bind(live.id.to_string())
-            .bind(mv.ply as i64)
-            .bind(&mv.uci)
-            .bind(&mv.san)
-            .bind(mv.clock_ms.map(|(w, _)| w as i64))
-            .bind(mv.clock_ms.map(|(_, b)| b as i64))
-            .bind(now)
-            .execute(&mut *tx)
-            .await?;
+        let game = StoredGame::of(live, Instant::now(), now);
+        let mv = mv.map(|mv| rows::StoredMove::of(live.id, mv, now));
+        self.write(Write::UpdateGame { game, mv }).await?;
+        if live.is_finished() {
+            // A new result: the next scoreboard read counts it.
+            let mut cache = self.scoreboard_cache();
+            cache.generation += 1;
+            cache.board = None;
         }
-        let ending = live.ending();
-        let white = live.seat(Side::White);
-        let black = live.seat(Side::Black);
-        sqlx::query(
-            "UPDATE games SET
-                 white_player_id = ?, white_token_hash = ?,
-                 black_player_id = ?, black_token_hash = ?,
-                 status = ?, result = ?, termination = ?, draw_offer = ?,
-                 updated_at = ?, finished_at = COALESCE(finished_at, ?)
-             WHERE id = ?",
-        )
-        .bind(white.player().map(|p| p.id.clone()))
-        .bind(white.token().map(|t| t.0.clone()))
-        .bind(black.player().map(|p| p.id.clone()))
-        .bind(black.token().map(|t| t.0.clone()))
-        .bind(live.status().as_str())
-        .bind(ending.and_then(|e| e.result()))
-        .bind(ending.map(|e| e.termination.as_str()))
-        .bind(live.draw_offer().map(Side::as_str))
-        .bind(now)
-        .bind(ending.map(|_| now))
-        .bind(live.id.to_string())
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
         Ok(())
     }
 
-    /// Loads a stored game, replaying its moves. `None` if there is no such
-    /// game.
+    /// Loads a stored game, replaying its moves on a blocking thread. `None`
+    /// if there is no such game.
     pub async fn load_game(&self, id: Uuid, now: Instant) -> Result<Option<LiveGame>, ApiError> {
-        let Some(row) = sqlx::query(
-            "SELECT g.*, wp.name AS white_name, bp.name AS black_name
-             FROM games g
-             LEFT JOIN players wp ON wp.id = g.white_player_id
-             LEFT JOIN players bp ON bp.id = g.black_player_id
-             WHERE g.id = ?",
-        )
-        .bind(id.to_string())
-        .fetch_optional(&self.pool)
-        .await?
+        let Some(row) = sqlx::query_as::<_, GameRow>(&GameRow::select("WHERE g.id = ?"))
+            .bind(id.to_string())
+            .fetch_optional(&self.inner.read)
+            .await?
         else {
             return Ok(None);
         };
-        let moves =
-            sqlx::query("SELECT uci, white_ms, black_ms FROM moves WHERE game_id = ? ORDER BY ply")
+        let moves: Vec<String> =
+            sqlx::query_scalar("SELECT uci FROM moves WHERE game_id = ? ORDER BY ply")
                 .bind(id.to_string())
-                .fetch_all(&self.pool)
+                .fetch_all(&self.inner.read)
                 .await?;
+        let store = self.clone();
+        // A long game's replay is real work: keep it off the async workers.
+        tokio::task::spawn_blocking(move || row.restore(&moves, &store, now_ms(), now))
+            .await
+            .map_err(ApiError::internal)?
+            .map(Some)
+    }
 
-        let seat = |side: &str| -> Result<LiveSeat, ApiError> {
-            let kind: String = row.try_get(format!("{side}_kind").as_str())?;
-            if kind == "ai" {
-                let level: Option<i64> = row.try_get(format!("{side}_level").as_str())?;
-                let level = level
-                    .and_then(|l| u8::try_from(l).ok())
-                    .ok_or_else(|| ApiError::internal(format!("game {id}: bad {side} level")))?;
-                return Ok(LiveSeat::Ai { level });
-            }
-            let token: Option<String> = row.try_get(format!("{side}_token_hash").as_str())?;
-            let player_id: Option<String> = row.try_get(format!("{side}_player_id").as_str())?;
-            let name: Option<String> = row.try_get(format!("{side}_name").as_str())?;
-            Ok(LiveSeat::Human {
-                token: token.map(TokenHash),
-                player: player_id.zip(name).map(|(id, name)| PlayerRef { id, name }),
-                connections: 0,
-            })
+    /// The state of stored game `id`, built from its row (no replay for
+    /// games written since migration 0002). Presence is not stored: nobody
+    /// is counted as connected.
+    pub async fn game_state(&self, id: Uuid) -> Result<Option<GameState>, ApiError> {
+        let row = sqlx::query_as::<_, ListRow>(&ListRow::select("WHERE g.id = ?", ""))
+            .bind(id.to_string())
+            .fetch_optional(&self.inner.read)
+            .await?;
+        let Some(row) = row else {
+            return Ok(None);
         };
-        let seats = [seat("white")?, seat("black")?];
-        let clock_initial: Option<i64> = row.try_get("clock_initial_ms")?;
-        let clock_increment: Option<i64> = row.try_get("clock_increment_ms")?;
-        let clock_settings = clock_initial.map(|initial| ClockSettings {
-            initial_ms: initial.max(0) as u64,
-            increment_ms: clock_increment.unwrap_or(0).max(0) as u64,
-        });
-        let termination: Option<String> = row.try_get("termination")?;
-        let result: Option<String> = row.try_get("result")?;
-        let ending = match termination {
-            None => None,
-            Some(name) => {
-                let termination = Termination::parse(&name)
-                    .ok_or_else(|| ApiError::internal(format!("game {id}: termination {name}")))?;
-                let winner = match result.as_deref() {
-                    Some("1-0") => Some(Side::White),
-                    Some("0-1") => Some(Side::Black),
-                    _ => None,
-                };
-                Some(Ending {
-                    winner,
-                    termination,
-                })
-            }
-        };
-        let draw_offer: Option<String> = row.try_get("draw_offer")?;
-        let ucis: Vec<String> = moves.iter().map(|m| m.get("uci")).collect();
-        let last_clock = moves.last().and_then(|m| {
-            let white: Option<i64> = m.get("white_ms");
-            let black: Option<i64> = m.get("black_ms");
-            Some((white?.max(0) as u64, black?.max(0) as u64))
-        });
-        let initial_fen: String = row.try_get("initial_fen")?;
-        let created_at: i64 = row.try_get("created_at")?;
-        let rated: bool = row.try_get("rated")?;
-        let visibility: String = row.try_get("visibility")?;
-        let visibility = Visibility::parse(&visibility)
-            .ok_or_else(|| ApiError::internal(format!("game {id}: visibility {visibility}")))?;
-        let invite: Option<String> = row.try_get("invite_hash")?;
-        LiveGame::restore(
-            id,
-            created_at,
-            seats,
-            clock_settings,
-            &initial_fen,
-            &ucis,
-            last_clock,
-            ending,
-            draw_offer.as_deref().and_then(Side::parse),
-            now,
-        )
-        .map(|mut live| {
-            live.restore_terms(rated, visibility, invite.map(TokenHash));
-            Some(live)
+        let mut states = self.states_of(vec![row]).await?;
+        Ok(states.pop())
+    }
+
+    /// Games (as states), newest first, with one of `statuses`: one query,
+    /// through an index, without a sort of the table.
+    pub async fn list_games(
+        &self,
+        statuses: &[Status],
+        limit: u32,
+    ) -> Result<Vec<GameState>, ApiError> {
+        let rows = sqlx::query_as::<_, ListRow>(&list_sql(statuses)?)
+            .bind(i64::from(limit))
+            .fetch_all(&self.inner.read)
+            .await?;
+        self.states_of(rows).await
+    }
+
+    /// Waiting open games (open seeks), as states, newest first: one query
+    /// through migration 0003's partial index.
+    pub async fn list_open_seeks(&self, limit: u32) -> Result<Vec<GameState>, ApiError> {
+        let rows = sqlx::query_as::<_, ListRow>(&open_seeks_sql())
+            .bind(i64::from(limit))
+            .fetch_all(&self.inner.read)
+            .await?;
+        self.states_of(rows).await
+    }
+
+    async fn states_of(&self, rows: Vec<ListRow>) -> Result<Vec<GameState>, ApiError> {
+        let store = self.clone();
+        // Legal moves of each position (and the replay of a game stored
+        // before 0002) are CPU work: off the async workers.
+        tokio::task::spawn_blocking(move || {
+            let now = now_ms();
+            let instant = Instant::now();
+            rows.into_iter()
+                .map(|row| row.state(&store, now, instant))
+                .collect()
         })
-        .map_err(|err| ApiError::internal(format!("game {id}: {err}")))
+        .await
+        .map_err(ApiError::internal)?
     }
 
-    /// Games not finished yet, oldest first: the ones to resume at start-up.
-    pub async fn unfinished_games(&self) -> Result<Vec<Uuid>, ApiError> {
-        let rows =
-            sqlx::query("SELECT id FROM games WHERE status != 'finished' ORDER BY created_at")
-                .fetch_all(&self.pool)
-                .await?;
-        Ok(rows
-            .iter()
-            .filter_map(|row| Uuid::parse_str(row.get::<&str, _>("id")).ok())
-            .collect())
-    }
-
-    /// Game ids, newest first, with one of `statuses`.
-    pub async fn list_games(&self, statuses: &[Status], limit: u32) -> Result<Vec<Uuid>, ApiError> {
-        let placeholders = vec!["?"; statuses.len()].join(", ");
-        let sql = format!(
-            "SELECT id FROM games WHERE status IN ({placeholders})
-             ORDER BY created_at DESC, rowid DESC LIMIT ?"
-        );
-        let mut query = sqlx::query(&sql);
-        for status in statuses {
-            query = query.bind(status.as_str());
-        }
-        let rows = query.bind(i64::from(limit)).fetch_all(&self.pool).await?;
-        Ok(rows
-            .iter()
-            .filter_map(|row| Uuid::parse_str(row.get::<&str, _>("id")).ok())
-            .collect())
-    }
-
-    /// Waiting open games (open seeks), newest first.
-    pub async fn list_open_seeks(&self, limit: u32) -> Result<Vec<Uuid>, ApiError> {
-        let rows = sqlx::query(
-            "SELECT id FROM games WHERE status = 'waiting' AND visibility = 'open'
-             ORDER BY created_at DESC LIMIT ?",
+    /// Unfinished games whose clock runs or whose side to move may be a
+    /// computer: their actors must run again soon after a start.
+    pub async fn games_to_resume(&self) -> Result<Vec<Uuid>, ApiError> {
+        let ids: Vec<String> = sqlx::query_scalar(
+            "SELECT id FROM games
+             WHERE status != 'finished' AND status = 'active'
+               AND (clock_initial_ms IS NOT NULL OR white_kind = 'ai' OR black_kind = 'ai')
+             ORDER BY created_at DESC",
         )
-        .bind(i64::from(limit))
-        .fetch_all(&self.pool)
+        .fetch_all(&self.inner.read)
         .await?;
-        Ok(rows
+        Ok(ids
             .iter()
-            .filter_map(|row| Uuid::parse_str(row.get::<&str, _>("id")).ok())
+            .filter_map(|id| Uuid::parse_str(id).ok())
             .collect())
     }
 
-    /// The scoreboard from the recorded results. Aborted games (no result)
-    /// count nowhere; casual games (`rated = 0`: a custom start or a clock
-    /// under the minimum) count only in the separate `casual` tally, so a
-    /// custom-FEN mate in one or a sub-second flag farms nothing.
+    /// Games nobody has touched for a while: waiting games last changed
+    /// before `waiting_before`, untimed active games before `idle_before`
+    /// (ms since the epoch). At most `limit`.
+    pub async fn stale_games(
+        &self,
+        waiting_before: i64,
+        idle_before: i64,
+        limit: u32,
+    ) -> Result<Vec<Uuid>, ApiError> {
+        let ids: Vec<String> = sqlx::query_scalar(
+            "SELECT id FROM games
+             WHERE status != 'finished' AND status = 'waiting' AND updated_at < ?1
+             UNION ALL
+             SELECT id FROM games
+             WHERE status != 'finished' AND status = 'active' AND updated_at < ?2
+               AND clock_initial_ms IS NULL
+             LIMIT ?3",
+        )
+        .bind(waiting_before)
+        .bind(idle_before)
+        .bind(i64::from(limit))
+        .fetch_all(&self.inner.read)
+        .await?;
+        Ok(ids
+            .iter()
+            .filter_map(|id| Uuid::parse_str(id).ok())
+            .collect())
+    }
+
+    /// The scoreboard from the recorded results, cached for
+    /// [`SCOREBOARD_TTL`]. Aborted games (no result) count nowhere; casual
+    /// games (`rated = 0`: a custom start or a clock under the minimum)
+    /// count only in the separate `casual` tally, so a custom-FEN mate in
+    /// one or a sub-second flag farms nothing.
     pub async fn scoreboard(&self) -> Result<Scoreboard, ApiError> {
-        let colors = sqlx::query(
+        let generation = {
+            let cache = self.scoreboard_cache();
+            if let Some((at, board)) = &cache.board {
+                if at.elapsed() < SCOREBOARD_TTL {
+                    return Ok(board.clone());
+                }
+            }
+            cache.generation
+        };
+        let board = self.scoreboard_uncached().await?;
+        let mut cache = self.scoreboard_cache();
+        // A game finished while this was read: do not keep the older board.
+        if cache.generation == generation {
+            cache.board = Some((Instant::now(), board.clone()));
+        }
+        Ok(board)
+    }
+
+    fn scoreboard_cache(&self) -> std::sync::MutexGuard<'_, ScoreboardCache> {
+        // Every update of the cache is a single assignment: a poisoned lock
+        // still holds a valid cache.
+        self.inner
+            .scoreboard
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    async fn scoreboard_uncached(&self) -> Result<Scoreboard, ApiError> {
+        // Which finished games count: one place, so a rule (e.g. casual
+        // games) is added once.
+        const FINISHED: &str = "status = 'finished' AND result IS NOT NULL";
+        const COUNTED: &str = "status = 'finished' AND result IS NOT NULL AND rated = 1";
+        let colors: rows::ColorRow = sqlx::query_as(&format!(
             "SELECT
                  COALESCE(SUM(rated = 1 AND result = '1-0'), 0) AS white,
                  COALESCE(SUM(rated = 1 AND result = '0-1'), 0) AS black,
@@ -414,24 +488,25 @@ impl Store {
                  COALESCE(SUM(rated = 0 AND result = '1-0'), 0) AS casual_white,
                  COALESCE(SUM(rated = 0 AND result = '0-1'), 0) AS casual_black,
                  COALESCE(SUM(rated = 0 AND result = '1/2-1/2'), 0) AS casual_draws
-             FROM games WHERE status = 'finished' AND result IS NOT NULL",
-        )
-        .fetch_one(&self.pool)
+             FROM games WHERE {FINISHED}"
+        ))
+        .fetch_one(&self.inner.read)
         .await?;
-        // One row per seat of each finished game, scored from that seat's
+        // One row per seat of each counted game, scored from that seat's
         // point of view.
-        const SEATS: &str = "
-            WITH seats AS (
+        let seats = format!(
+            "WITH seats AS (
                 SELECT white_kind AS kind, white_level AS level, white_player_id AS player,
                        CASE result WHEN '1-0' THEN 1 WHEN '0-1' THEN -1 ELSE 0 END AS score
-                FROM games WHERE status = 'finished' AND result IS NOT NULL AND rated = 1
+                FROM games WHERE {COUNTED}
                 UNION ALL
                 SELECT black_kind, black_level, black_player_id,
                        CASE result WHEN '0-1' THEN 1 WHEN '1-0' THEN -1 ELSE 0 END
-                FROM games WHERE status = 'finished' AND result IS NOT NULL AND rated = 1
-            )";
-        let players = sqlx::query(&format!(
-            "{SEATS}
+                FROM games WHERE {COUNTED}
+            )"
+        );
+        let players: Vec<rows::PlayerScoreRow> = sqlx::query_as(&format!(
+            "{seats}
              SELECT p.name AS name, COUNT(*) AS games,
                     SUM(score = 1) AS wins, SUM(score = -1) AS losses, SUM(score = 0) AS draws
              FROM seats JOIN players p ON p.id = seats.player
@@ -439,74 +514,87 @@ impl Store {
              ORDER BY (SUM(score = 1) * 2 + SUM(score = 0)) DESC, COUNT(*) DESC, p.name_key
              LIMIT 100"
         ))
-        .fetch_all(&self.pool)
+        .fetch_all(&self.inner.read)
         .await?;
-        let ai = sqlx::query(&format!(
-            "{SEATS}
+        let ai: Vec<rows::AiScoreRow> = sqlx::query_as(&format!(
+            "{seats}
              SELECT level, COUNT(*) AS games,
                     SUM(score = 1) AS wins, SUM(score = -1) AS losses, SUM(score = 0) AS draws
              FROM seats WHERE kind = 'ai'
              GROUP BY level ORDER BY level"
         ))
-        .fetch_all(&self.pool)
+        .fetch_all(&self.inner.read)
         .await?;
         Ok(Scoreboard {
             colors: ColorScore {
-                white: colors.try_get("white")?,
-                black: colors.try_get("black")?,
-                draws: colors.try_get("draws")?,
+                white: colors.white,
+                black: colors.black,
+                draws: colors.draws,
             },
             casual: ColorScore {
-                white: colors.try_get("casual_white")?,
-                black: colors.try_get("casual_black")?,
-                draws: colors.try_get("casual_draws")?,
+                white: colors.casual_white,
+                black: colors.casual_black,
+                draws: colors.casual_draws,
             },
             players: players
-                .iter()
-                .map(|row| {
-                    Ok(PlayerScore {
-                        name: row.try_get("name")?,
-                        games: row.try_get("games")?,
-                        wins: row.try_get("wins")?,
-                        losses: row.try_get("losses")?,
-                        draws: row.try_get("draws")?,
-                    })
+                .into_iter()
+                .map(|row| PlayerScore {
+                    name: row.name,
+                    games: row.games,
+                    wins: row.wins,
+                    losses: row.losses,
+                    draws: row.draws,
                 })
-                .collect::<Result<_, sqlx::Error>>()?,
+                .collect(),
             ai: ai
-                .iter()
-                .map(|row| {
-                    let level: i64 = row.try_get("level")?;
-                    Ok(AiScore {
-                        level: u8::try_from(level).unwrap_or(0),
-                        games: row.try_get("games")?,
-                        wins: row.try_get("wins")?,
-                        losses: row.try_get("losses")?,
-                        draws: row.try_get("draws")?,
-                    })
+                .into_iter()
+                .map(|row| AiScore {
+                    level: u8::try_from(row.level).unwrap_or(0),
+                    games: row.games,
+                    wins: row.wins,
+                    losses: row.losses,
+                    draws: row.draws,
                 })
-                .collect::<Result<_, sqlx::Error>>()?,
+                .collect(),
         })
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[tokio::test]
-    async fn a_missing_database_and_its_directory_are_created() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("new").join("deeper").join("rookery.db");
-        let store = Store::open(&format!("sqlite://{}", path.display()))
-            .await
-            .unwrap();
-        store.close().await;
-        assert!(path.exists());
-        // A plain path too.
-        let plain = dir.path().join("plain").join("x.db");
-        let store = Store::open(plain.to_str().unwrap()).await.unwrap();
-        store.close().await;
-        assert!(plain.exists());
-    }
+/// The query of a list of games with one of `statuses`, newest first. Each
+/// filter reads an index of migrations/0002 backwards (`created_at DESC,
+/// rowid DESC` with no sort): `status != 'finished'` selects the partial
+/// index of unfinished games.
+fn list_sql(statuses: &[Status]) -> Result<String, ApiError> {
+    let has = |status| statuses.contains(&status);
+    let filter = match (
+        has(Status::Waiting),
+        has(Status::Active),
+        has(Status::Finished),
+    ) {
+        (true, true, true) => "",
+        (true, true, false) => "WHERE g.status != 'finished'",
+        (true, false, false) => "WHERE g.status = 'waiting'",
+        (false, true, false) => "WHERE g.status = 'active'",
+        (false, false, true) => "WHERE g.status = 'finished'",
+        _ => {
+            return Err(ApiError::internal(format!(
+                "list of {statuses:?} not supported"
+            )))
+        }
+    };
+    Ok(ListRow::select(
+        filter,
+        "ORDER BY g.created_at DESC, g.rowid DESC LIMIT ?",
+    ))
 }
+
+/// The query of the open seeks (waiting open games), newest first.
+fn open_seeks_sql() -> String {
+    ListRow::select(
+        "WHERE g.status = 'waiting' AND g.visibility = 'open'",
+        "ORDER BY g.created_at DESC LIMIT ?",
+    )
+}
+
+#[cfg(test)]
+mod tests;

@@ -17,16 +17,25 @@
 //!   by SEE last), two killer moves per ply, then quiet moves by history.
 //! - **Null-move pruning**, **late move reductions**, futility and late-move
 //!   pruning near the leaves, and a **check extension**.
-//! - **Draws** by repetition (against the game history too) and by the
-//!   fifty-move rule are recognised inside the tree.
+//! - **Draws** by repetition (against the game history too), by the
+//!   fifty-move rule and by insufficient material are recognised inside the
+//!   tree.
 //!
 //! All state lives in a [`Searcher`] the caller owns: any number of searches
 //! can run at once on different threads, each with its own `Searcher`.
+//!
+//! The concerns live in their own files, the way Stockfish splits its
+//! search: this file holds the tree search itself; [`picker`] the move
+//! ordering; [`handicap`] the lower levels' weighted random root choice;
+//! [`limits`] and [`result`] what goes in and what comes out; [`time`] the
+//! clock; `see` the static exchange evaluation.
 
+mod handicap;
+mod limits;
+mod picker;
+mod result;
 mod see;
 pub mod time;
-
-use std::fmt;
 
 use arrayvec::ArrayVec;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -37,7 +46,12 @@ use crate::moves::Move;
 use crate::position::Position;
 use crate::tt::{Bound, TranspositionTable};
 use crate::types::{Color, Role};
+use picker::MovePicker;
 use time::TimeBudget;
+
+pub use handicap::Handicap;
+pub use limits::{ClockBudget, Limits};
+pub use result::{Info, Score, SearchResult};
 
 /// Deepest ply the search can reach (stack and table sizes).
 pub const MAX_PLY: usize = 128;
@@ -50,103 +64,6 @@ const DRAW: i32 = 0;
 
 /// Default transposition table size in MiB.
 pub const DEFAULT_HASH_MB: usize = 16;
-
-/// A score as reported to the outside.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Score {
-    /// Centipawns from the side to move's point of view.
-    Cp(i32),
-    /// Mate in this many moves (negative: the side to move gets mated).
-    Mate(i32),
-}
-
-impl Score {
-    fn from_internal(value: i32) -> Score {
-        if value >= MATE_BOUND {
-            Score::Mate((MATE - value + 1) / 2)
-        } else if value <= -MATE_BOUND {
-            Score::Mate(-(MATE + value) / 2)
-        } else {
-            Score::Cp(value)
-        }
-    }
-}
-
-impl fmt::Display for Score {
-    /// UCI spelling: `cp 35` or `mate -3`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Score::Cp(cp) => write!(f, "cp {cp}"),
-            Score::Mate(moves) => write!(f, "mate {moves}"),
-        }
-    }
-}
-
-/// The side to move's clock.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct GameClock {
-    pub remaining: Duration,
-    pub increment: Duration,
-    /// Moves until the next time control, if the game has one.
-    pub moves_to_go: Option<u32>,
-}
-
-/// Deliberate weakness for the lower difficulty levels: instead of the best
-/// move, pick among all root moves at random, weighting each by
-/// `exp((score - best) / temperature)`. Small temperatures almost always
-/// play the best move; large ones often play a worse one, more rarely the
-/// worse it is, which is how people err.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Handicap {
-    pub temperature_cp: u32,
-    /// Seeds the random choice, so a given seed replays the same game.
-    pub seed: u64,
-}
-
-/// What limits one search. All unset means "think until stopped".
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Limits {
-    pub depth: Option<u32>,
-    pub nodes: Option<u64>,
-    pub movetime: Option<Duration>,
-    pub clock: Option<GameClock>,
-    /// Search until stopped, whatever the other limits say about time.
-    pub infinite: bool,
-    /// Upper bound on thinking time whatever the clock allows.
-    pub max_time: Option<Duration>,
-    pub handicap: Option<Handicap>,
-}
-
-/// Progress after each finished iteration (UCI `info` lines).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Info {
-    pub depth: u32,
-    pub seldepth: u32,
-    pub score: Score,
-    pub nodes: u64,
-    pub time: Duration,
-    pub hashfull: u32,
-    pub pv: Vec<Move>,
-}
-
-impl Info {
-    pub fn nps(&self) -> u64 {
-        let micros = self.time.as_micros().max(1);
-        (self.nodes as u128 * 1_000_000 / micros) as u64
-    }
-}
-
-/// The outcome of a search.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SearchResult {
-    /// `None` only when the side to move has no legal move.
-    pub best_move: Option<Move>,
-    pub score: Score,
-    /// Depth of the last finished iteration.
-    pub depth: u32,
-    pub nodes: u64,
-    pub pv: Vec<Move>,
-}
 
 /// History scores saturate at this magnitude.
 const HISTORY_MAX: i32 = 16_384;
@@ -388,43 +305,6 @@ impl Worker<'_> {
         result
     }
 
-    /// For [`Handicap`]: after the normal search, scores every root move
-    /// exactly (within a margin below the best) one ply shallower than the
-    /// normal search reached, for the weighted random choice. The best
-    /// move keeps its deeper score. Returns false if there was no time or
-    /// budget left to do it (then the best move is played).
-    fn score_root_moves(
-        &mut self,
-        root: &Position,
-        result: &SearchResult,
-        limits: &Limits,
-        best_score: i32,
-        handicap: Handicap,
-    ) -> bool {
-        let out_of_time = self
-            .hard_limit
-            .is_some_and(|hard| self.start.elapsed() >= hard);
-        if result.depth == 0 || self.stop.load(Ordering::Relaxed) || out_of_time {
-            return false;
-        }
-        // Only the main phase's share of the node budget stopped us.
-        self.stopped = false;
-        self.node_limit = limits.nodes;
-        for m in &mut self.root_moves {
-            m.score = -INFINITY;
-        }
-        let depth = (result.depth as i32 - 1).max(1);
-        self.search_root_all(root, depth, handicap.temperature_cp);
-        if let Some(best) = self
-            .root_moves
-            .iter_mut()
-            .find(|m| Some(m.mv) == result.best_move)
-        {
-            best.score = best_score;
-        }
-        true
-    }
-
     /// Searches the root with a narrow window around the last score first.
     fn aspiration(&mut self, root: &Position, depth: i32, previous: i32) -> i32 {
         let mut delta = 25;
@@ -502,69 +382,6 @@ impl Worker<'_> {
         best
     }
 
-    /// One root iteration that scores every move exactly (within a margin
-    /// below the best), for [`Handicap`]'s weighted choice.
-    fn search_root_all(&mut self, root: &Position, depth: i32, temperature: u32) -> i32 {
-        let margin = (temperature as i32 * 4).clamp(50, 2000);
-        let mut best = -INFINITY;
-        self.path.push(root.hash());
-        for i in 0..self.root_moves.len() {
-            let mv = self.root_moves[i].mv;
-            let mut child = root.clone();
-            child.play_unchecked(mv);
-            self.nodes += 1;
-            let floor = if best == -INFINITY {
-                -INFINITY
-            } else {
-                best - margin
-            };
-            let score = -self.negamax(&child, depth - 1, -INFINITY, -floor, 1, true);
-            if self.stopped {
-                break;
-            }
-            let entry = &mut self.root_moves[i];
-            entry.score = if score > floor { score } else { -INFINITY };
-            entry.pv = vec![mv];
-            entry.pv.extend_from_slice(&self.pv[1][..self.pv_len[1]]);
-            best = best.max(score);
-        }
-        self.path.pop();
-        if !self.stopped {
-            self.root_moves.sort_by_key(|m| std::cmp::Reverse(m.score));
-        }
-        best
-    }
-
-    /// Softmax choice over the root moves' scores.
-    fn pick_with_temperature(&self, handicap: Handicap) -> Option<Move> {
-        let best = self.root_moves.iter().map(|m| m.score).max()?;
-        if best == -INFINITY {
-            return None;
-        }
-        let t = handicap.temperature_cp.max(1) as f64;
-        let weights: Vec<f64> = self
-            .root_moves
-            .iter()
-            .map(|m| {
-                if m.score == -INFINITY {
-                    0.0
-                } else {
-                    ((m.score - best) as f64 / t).exp()
-                }
-            })
-            .collect();
-        let total: f64 = weights.iter().sum();
-        let mut rng = SplitMix(handicap.seed);
-        let mut x = rng.next_f64() * total;
-        for (m, w) in self.root_moves.iter().zip(&weights) {
-            if x < *w {
-                return Some(m.mv);
-            }
-            x -= w;
-        }
-        Some(self.root_moves[0].mv)
-    }
-
     /// Checks the stop flag, the node limit and the clock.
     #[inline]
     fn check_limits(&mut self) {
@@ -629,7 +446,7 @@ impl Worker<'_> {
         if ply >= MAX_PLY - 2 {
             return evaluate(pos);
         }
-        if self.is_repetition(pos) || is_dead_draw(pos) {
+        if self.is_repetition(pos) || pos.is_insufficient_material() {
             return DRAW;
         }
         if pos.halfmove_clock() >= 100 && (!in_check || pos.has_legal_moves()) {
@@ -646,15 +463,8 @@ impl Worker<'_> {
         let hit = self.tt.probe(pos.hash(), ply);
         let tt_move = hit.map_or(Move::NONE, |h| h.mv);
         if let Some(h) = hit {
-            if !pv_node && h.depth >= depth {
-                let usable = match h.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => h.score >= beta,
-                    Bound::Upper => h.score <= alpha,
-                };
-                if usable {
-                    return h.score;
-                }
+            if !pv_node && h.depth >= depth && h.cuts_off(alpha, beta) {
+                return h.score;
             }
         }
 
@@ -700,14 +510,11 @@ impl Worker<'_> {
             depth -= 1;
         }
 
-        let mut moves = pos.legal_moves();
+        let moves = pos.legal_moves();
         if moves.is_empty() {
             return if in_check { -MATE + ply as i32 } else { DRAW };
         }
-        let mut scores: ArrayVec<i32, 256> = moves
-            .iter()
-            .map(|&mv| self.order_score(pos, mv, tt_move, ply))
-            .collect();
+        let mut picker = MovePicker::new(moves, |mv| self.order_score(pos, mv, tt_move, ply));
 
         let us = pos.turn();
         let original_alpha = alpha;
@@ -717,19 +524,7 @@ impl Worker<'_> {
         let mut searched = 0usize;
         self.path.push(pos.hash());
 
-        for index in 0..moves.len() {
-            // Selection sort: the best remaining move next. Most nodes cut
-            // off after one or two moves, so sorting everything is waste.
-            let mut pick = index;
-            for j in index + 1..moves.len() {
-                if scores[j] > scores[pick] {
-                    pick = j;
-                }
-            }
-            scores.swap(index, pick);
-            moves.swap(index, pick);
-            let mv = moves[index];
-            let order = scores[index];
+        while let Some((mv, order)) = picker.next() {
             let is_quiet =
                 mv.promotion().is_none() && !mv.is_en_passant() && pos.role_at(mv.to()).is_none();
             let is_killer = is_quiet && self.killers[ply].contains(&mv);
@@ -878,13 +673,9 @@ impl Worker<'_> {
         }
         let in_check = pos.is_check();
         let hit = self.tt.probe(pos.hash(), ply);
+        // Every entry is at least as deep as quiescence (depth 0).
         if let Some(h) = hit {
-            let usable = match h.bound {
-                Bound::Exact => true,
-                Bound::Lower => h.score >= beta,
-                Bound::Upper => h.score <= alpha,
-            };
-            if usable {
+            if h.cuts_off(alpha, beta) {
                 return h.score;
             }
         }
@@ -900,7 +691,7 @@ impl Worker<'_> {
             eval
         };
 
-        let mut moves = if in_check {
+        let moves = if in_check {
             pos.legal_moves()
         } else {
             pos.legal_captures()
@@ -912,29 +703,19 @@ impl Worker<'_> {
                 stand_pat
             };
         }
-        let mut scores: ArrayVec<i32, 256> = moves
-            .iter()
-            .map(|&mv| self.order_score(pos, mv, Move::NONE, ply.min(MAX_PLY)))
-            .collect();
+        let mut picker = MovePicker::new(moves, |mv| {
+            self.order_score(pos, mv, Move::NONE, ply.min(MAX_PLY))
+        });
 
         let mut best = stand_pat;
         let mut best_move = Move::NONE;
-        for index in 0..moves.len() {
-            let mut pick = index;
-            for j in index + 1..moves.len() {
-                if scores[j] > scores[pick] {
-                    pick = j;
-                }
-            }
-            scores.swap(index, pick);
-            moves.swap(index, pick);
-            let mv = moves[index];
+        while let Some((mv, order)) = picker.next() {
             if !in_check {
                 if mv.promotion().is_some_and(|r| r != Role::Queen) {
                     continue;
                 }
                 // Losing captures cannot raise a stand-pat score.
-                if scores[index] < 0 {
+                if order < 0 {
                     continue;
                 }
                 // Delta pruning: even winning the victim outright falls
@@ -975,65 +756,5 @@ impl Worker<'_> {
         self.tt
             .store(pos.hash(), ply, best_move, best, stored_eval, 0, bound);
         best
-    }
-
-    /// How promising `mv` looks before searching it; higher goes first.
-    fn order_score(&self, pos: &Position, mv: Move, tt_move: Move, ply: usize) -> i32 {
-        if mv == tt_move {
-            return 1 << 30;
-        }
-        let victim = if mv.is_en_passant() {
-            Some(Role::Pawn)
-        } else {
-            pos.role_at(mv.to())
-        };
-        match (victim, mv.promotion()) {
-            (_, Some(role)) if role != Role::Queen => -(1 << 26),
-            (None, None) => {
-                if self.killers[ply][0] == mv {
-                    (1 << 27) + 2
-                } else if self.killers[ply][1] == mv {
-                    (1 << 27) + 1
-                } else {
-                    self.history[pos.turn().index()][mv.from().index()][mv.to().index()]
-                }
-            }
-            (victim, promotion) => {
-                let attacker = pos.role_at(mv.from()).map_or(0, |r| r.index() as i32);
-                let gain = victim.map_or(0, |r| SEE_VALUE[r.index()])
-                    + promotion.map_or(0, |r| SEE_VALUE[r.index()]);
-                let mvv_lva = gain * 8 - attacker;
-                if pos.see(mv) >= 0 {
-                    (1 << 28) + mvv_lva
-                } else {
-                    -(1 << 25) + mvv_lva
-                }
-            }
-        }
-    }
-}
-
-/// Neither side can possibly mate: kings alone, or one minor piece in all.
-fn is_dead_draw(pos: &Position) -> bool {
-    let kings = pos.by_role(Role::King);
-    let minors = pos.by_role(Role::Knight) | pos.by_role(Role::Bishop);
-    let rest = pos.occupied() & !kings;
-    rest.is_empty() || (rest == (rest & minors) && !rest.more_than_one())
-}
-
-/// SplitMix64: a tiny, good-enough generator for the handicap's choices.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn next_f64(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
     }
 }

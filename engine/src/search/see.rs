@@ -1,12 +1,11 @@
-//! Static exchange evaluation and the null move: two things the search needs
-//! from a position that the rules core has no reason to offer.
+//! Static exchange evaluation: what a capture wins or loses once both sides
+//! have recaptured, for move ordering and pruning.
 
 use crate::bitboard::Bitboard;
 use crate::eval::SEE_VALUE;
 use crate::moves::{Move, MoveKind};
 use crate::position::Position;
 use crate::types::{Role, Square};
-use crate::zobrist;
 
 impl Position {
     /// Static exchange evaluation: the material `mv` wins (positive) or loses
@@ -77,27 +76,6 @@ impl Position {
                 .first()
                 .map(|sq| (sq, role))
         })
-    }
-
-    /// The position with the side to move passing its turn. Only for the
-    /// search's null-move pruning; never called when in check.
-    pub(crate) fn null_move(&self) -> Position {
-        let mut next = self.clone();
-        if let Some(ep) = next.ep_square.take() {
-            next.hash ^= zobrist::en_passant(ep);
-        }
-        next.turn = !next.turn;
-        next.hash ^= zobrist::black_to_move();
-        next.halfmove_clock += 1;
-        next
-    }
-
-    /// Does the side to move have pieces other than pawns and the king?
-    /// Null-move pruning assumes passing is never the best move, which is
-    /// false in pawn endgames (zugzwang), so it is skipped there.
-    pub(crate) fn has_non_pawn_material(&self) -> bool {
-        let us = self.by_color(self.turn());
-        (us & !(self.by_role(Role::Pawn) | self.by_role(Role::King))).any()
     }
 }
 

@@ -39,7 +39,7 @@ impl TimeBudget {
             let available = remaining.saturating_sub(overhead);
             // Assume the game lasts another 25 moves unless told otherwise;
             // the increment is almost all ours to spend again.
-            let moves_left = clock.moves_to_go.map_or(25, |m| m.clamp(1, 40) + 1);
+            let moves_left = limits.moves_to_go.map_or(25, |m| m.clamp(1, 40) + 1);
             let target = available / moves_left + clock.increment * 3 / 4;
             // Never more than a third of what is left: on a busy machine
             // the time between our answer and the clock stopping varies,
@@ -75,15 +75,15 @@ impl TimeBudget {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::GameClock;
+    use crate::search::ClockBudget;
 
     fn clock(ms: u64, inc: u64, moves_to_go: Option<u32>) -> Limits {
         Limits {
-            clock: Some(GameClock {
+            clock: Some(ClockBudget {
                 remaining: Duration::from_millis(ms),
                 increment: Duration::from_millis(inc),
-                moves_to_go,
             }),
+            moves_to_go,
             ..Limits::default()
         }
     }

@@ -200,7 +200,8 @@ pub async fn list(
     };
     let limit = list_limit(query.limit.as_deref())?;
     let joinable = list_joinable(query.joinable.as_deref())?;
-    let ids = if joinable {
+    // One query on the read pool; no actor is asked and no game replayed.
+    let mut games = if joinable {
         // Open seeks are waiting games: a status filter that excludes
         // waiting games leaves none.
         if !statuses.contains(&Status::Waiting) {
@@ -210,18 +211,7 @@ pub async fn list(
     } else {
         state.store().list_games(statuses, limit).await?
     };
-    let mut games = Vec::with_capacity(ids.len());
-    for id in ids {
-        match state.registry.state(id).await {
-            Ok(game) => games.push(game),
-            // Listed a moment ago, so it exists; a failure here is ours.
-            Err(err) => err.log(),
-        }
-    }
-    if joinable {
-        // Taken between the query and now: no longer a seek.
-        games.retain(|game| game.joinable);
-    }
+    state.registry.show_presence(&mut games);
     Ok(Json(GameList { games }))
 }
 
@@ -264,10 +254,10 @@ pub async fn pgn(
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     let id = game_id(&id)?;
-    let live = match state.registry.peek(id) {
-        Some(handle) => handle.call(|reply| Command::Snapshot { reply }).await.ok(),
-        None => None,
-    };
+    let live = state
+        .registry
+        .call_live(id, |reply| Command::Snapshot { reply })
+        .await?;
     let live = match live {
         Some(live) => live,
         None => state

@@ -8,8 +8,14 @@
 //!
 //! A change is made on a copy of the game, written to the database, and only
 //! then becomes the actor's state, is acknowledged and is broadcast to the
-//! WebSocket and NDJSON subscribers. A failed write changes nothing.
+//! WebSocket and NDJSON subscribers. A failed write changes nothing and
+//! answers 503 `unavailable`; when the database cannot tell whether the
+//! write was stored (a failed commit), the actor reloads the game from the
+//! database, so memory and database agree. Work the actor starts by itself
+//! (a flag fall, an AI move) is retried with a growing backoff while the
+//! database fails, never in a tight loop.
 
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -22,7 +28,7 @@ use super::game::{LiveGame, PlayedMove, PlayerRef};
 use crate::ai::{AiAnswer, AiScheduler, ClockSnapshot, Priority, SearchRequest, Thinking};
 use crate::auth::TokenHash;
 use crate::error::ApiError;
-use crate::protocol::{Broadcast, GameState, Presence, SharedState, Side, Status};
+use crate::protocol::{self, Broadcast, GameState, SeatView, SharedState, Side, Status};
 use crate::store::Store;
 
 /// What a seat holder can do.
@@ -72,6 +78,19 @@ pub enum Command {
         action: Action,
         reply: oneshot::Sender<Result<GameState, ApiError>>,
     },
+    /// Writes the game as it is now (after a restart, the clock restarted
+    /// charged only the thinking done before the stop).
+    Persist {
+        reply: oneshot::Sender<Result<(), ApiError>>,
+    },
+    /// Ends the game if it is still stale: waiting with no change for
+    /// `waiting_ms`, or untimed and active with no change for `idle_ms`.
+    /// Answers whether it ended the game.
+    Expire {
+        waiting_ms: i64,
+        idle_ms: i64,
+        reply: oneshot::Sender<bool>,
+    },
     /// An operator ends the game (`aborted`).
     Abort {
         reply: oneshot::Sender<Result<GameState, ApiError>>,
@@ -89,6 +108,42 @@ pub enum Command {
 pub struct GameHandle {
     pub id: Uuid,
     commands: mpsc::Sender<Command>,
+    /// The game's open connections, readable without asking the actor (a
+    /// list shows them for games in memory).
+    pub presence: Arc<Presence>,
+}
+
+/// Open WebSocket connections of a live game, kept by its actor.
+#[derive(Debug, Default)]
+pub struct Presence {
+    spectators: AtomicU32,
+    seats: [AtomicU32; 2],
+}
+
+impl Presence {
+    fn record(&self, live: &LiveGame) {
+        self.spectators.store(live.spectators(), Ordering::Relaxed);
+        for side in Side::BOTH {
+            let connections = match live.seat(side) {
+                super::game::LiveSeat::Human { connections, .. } => *connections,
+                super::game::LiveSeat::Ai { .. } => 0,
+            };
+            self.seats[side.index()].store(connections, Ordering::Relaxed);
+        }
+    }
+
+    /// Puts these counts into `state`.
+    pub fn show_in(&self, state: &mut GameState) {
+        state.spectators = self.spectators.load(Ordering::Relaxed);
+        for (side, seat) in [
+            (Side::White, &mut state.white),
+            (Side::Black, &mut state.black),
+        ] {
+            if let SeatView::Human { connected, .. } = seat {
+                *connected = self.seats[side.index()].load(Ordering::Relaxed) > 0;
+            }
+        }
+    }
 }
 
 /// The handle's call failed because the actor is gone (it left memory after
@@ -131,8 +186,14 @@ pub struct ActorContext {
     pub on_exit: Arc<dyn Fn(&GameHandle) + Send + Sync>,
 }
 
-/// How long a finished game with no subscribers stays in memory.
+/// How long a game with no subscribers and nothing to wait for (finished, or
+/// with no running clock and no AI to move) stays in memory.
 const IDLE_EXIT: Duration = Duration::from_secs(60);
+
+/// The first and the longest wait before retrying work that failed because
+/// the database failed.
+const RETRY_FIRST: Duration = Duration::from_millis(100);
+const RETRY_MAX: Duration = Duration::from_secs(5);
 
 /// Starts the actor of `live`.
 pub fn spawn(live: LiveGame, context: ActorContext) -> (GameHandle, tokio::task::JoinHandle<()>) {
@@ -144,6 +205,7 @@ pub fn spawn(live: LiveGame, context: ActorContext) -> (GameHandle, tokio::task:
     let handle = GameHandle {
         id: live.id,
         commands,
+        presence: Arc::default(),
     };
     let actor = GameActor {
         live,
@@ -158,6 +220,8 @@ pub fn spawn(live: LiveGame, context: ActorContext) -> (GameHandle, tokio::task:
         closing: false,
         presence_due: None,
         presence_sent: None,
+        failures: 0,
+        retry_at: None,
     };
     let task = tokio::spawn(actor.run(inbox, answers));
     (handle, task)
@@ -179,7 +243,11 @@ struct GameActor {
     /// When the gathered presence changes are sent.
     presence_due: Option<Instant>,
     /// The presence subscribers last learnt (from a state or a `presence`).
-    presence_sent: Option<Presence>,
+    presence_sent: Option<protocol::Presence>,
+    /// Database failures in a row (for the backoff).
+    failures: u32,
+    /// No flag check before this (the last write failed).
+    retry_at: Option<Instant>,
 }
 
 impl GameActor {
@@ -191,9 +259,12 @@ impl GameActor {
         let mut shutdown = self.context.shutdown.clone();
         self.start_ai_if_needed();
         loop {
-            let deadline = self.live.deadline();
+            let deadline = match (self.live.deadline(), self.retry_at) {
+                (Some(deadline), Some(retry)) => Some(deadline.max(retry)),
+                (deadline, _) => deadline,
+            };
             let held_until = self.held_ai_move.map(|(_, at)| at);
-            let idle_deadline = self.live.is_finished().then(|| self.idle_since + IDLE_EXIT);
+            let idle_deadline = self.is_idle().then(|| self.idle_since + IDLE_EXIT);
             tokio::select! {
                 // Shutdown first: once it is asked, take no new work.
                 biased;
@@ -237,6 +308,16 @@ impl GameActor {
         }
     }
 
+    /// Nothing to wait for: no running clock, no AI move coming. Such an
+    /// actor may leave memory; the game loads again on its next request.
+    fn is_idle(&self) -> bool {
+        self.live.is_finished()
+            || (self.live.deadline().is_none()
+                && self.live.ai_to_move().is_none()
+                && self.held_ai_move.is_none()
+                && self.thinking.is_none())
+    }
+
     async fn handle(&mut self, command: Command) {
         // Replies go to a requester who may have given up (a closed
         // connection); losing such a reply is fine.
@@ -276,6 +357,35 @@ impl GameActor {
                 let result = self.act(token, action).await;
                 let _ = reply.send(result);
             }
+            Command::Persist { reply } => {
+                // Only a running clock has anything new to store.
+                let running = self.live.clock().and_then(|c| c.running()).is_some();
+                let result = if running && !self.live.is_finished() {
+                    self.change(None, |_, _| Ok(((), None))).await
+                } else {
+                    Ok(())
+                };
+                let _ = reply.send(result);
+            }
+            Command::Expire {
+                waiting_ms,
+                idle_ms,
+                reply,
+            } => {
+                let idle = crate::store::now_ms() - self.live.updated_at;
+                let stale = match self.live.status() {
+                    Status::Waiting => idle >= waiting_ms,
+                    Status::Active => idle >= idle_ms,
+                    Status::Finished => false,
+                };
+                let ended = stale
+                    && matches!(
+                        self.change(None, |live, now| live.expire(now).map(|e| (e, None)))
+                            .await,
+                        Ok(true)
+                    );
+                let _ = reply.send(ended);
+            }
             Command::Abort { reply } => {
                 let result = self
                     .change(None, |live, now| live.abort(now).map(|()| ((), None)))
@@ -285,6 +395,7 @@ impl GameActor {
             }
             Command::Presence { side, delta } => {
                 self.live.connect(side, delta);
+                self.handle.presence.record(&self.live);
                 if self.presence_due.is_none() {
                     self.presence_due = Some(Instant::now() + PRESENCE_COALESCE);
                 }
@@ -328,7 +439,13 @@ impl GameActor {
         let now = now.unwrap_or_else(Instant::now);
         let mut next = self.live.clone();
         let (value, played) = apply(&mut next, now)?;
-        self.context.store.record(&next, played.as_ref()).await?;
+        next.updated_at = crate::store::now_ms();
+        if let Err(err) = self.context.store.record(&next, played.as_ref()).await {
+            self.on_write_failed(&err).await;
+            return Err(err);
+        }
+        self.failures = 0;
+        self.retry_at = None;
         let before = self.live.status();
         self.live = next;
         match (before, self.live.ending()) {
@@ -357,6 +474,41 @@ impl GameActor {
         Ok(value)
     }
 
+    /// After a failed write: back off, and if the write may have been stored
+    /// after all, take the game as the database has it.
+    async fn on_write_failed(&mut self, err: &ApiError) {
+        self.failures = self.failures.saturating_add(1);
+        let backoff = RETRY_FIRST
+            .saturating_mul(1 << self.failures.min(10).saturating_sub(1))
+            .min(RETRY_MAX);
+        self.retry_at = Some(Instant::now() + backoff);
+        if !matches!(err, ApiError::DatabaseUnavailable { ambiguous: true }) {
+            return;
+        }
+        match self
+            .context
+            .store
+            .load_game(self.live.id, Instant::now())
+            .await
+        {
+            Ok(Some(mut stored)) => {
+                stored.keep_presence_of(&self.live);
+                let moved = stored.game().moves().len() != self.live.game().moves().len();
+                self.live = stored;
+                if moved {
+                    self.held_ai_move = None;
+                    self.thinking = None;
+                }
+                self.broadcast();
+                self.start_ai_if_needed();
+            }
+            // The game cannot be read either: keep the state from before
+            // the change, which is what the database held before it.
+            Ok(None) => {}
+            Err(err) => err.log(),
+        }
+    }
+
     fn state(&self) -> GameState {
         self.live.state(Instant::now())
     }
@@ -372,7 +524,7 @@ impl GameActor {
         }
         let state = self.state();
         // The state carries the connection counts too.
-        self.presence_sent = Some(Presence::of(&state));
+        self.presence_sent = Some(protocol::Presence::of(&state));
         // Sending fails only when the last subscriber just left: fine.
         let _ = self.states.send(Broadcast::State(SharedState::of(&state)));
     }
@@ -381,7 +533,7 @@ impl GameActor {
     /// subscribers know.
     fn send_presence(&mut self) {
         self.presence_due = None;
-        let presence = Presence::of(&self.state());
+        let presence = protocol::Presence::of(&self.state());
         if self.presence_sent == Some(presence) {
             return;
         }
@@ -402,10 +554,9 @@ impl GameActor {
             })
             .await
         {
-            // The write failed: the flag stays down and the timer fires again
-            // at once; back off a little so a broken disk is not hammered.
+            // The write failed: the flag stays down, and `retry_at` keeps
+            // the timer from firing again before the backoff has passed.
             err.log();
-            tokio::time::sleep(Duration::from_millis(200)).await;
         }
     }
 
@@ -495,8 +646,14 @@ impl GameActor {
             .await;
         if let Err(err) = result {
             err.log();
-            // Try again from scratch (a fresh search) rather than stall.
-            self.start_ai_if_needed();
+            // Hold the move and try again after the backoff (no new search:
+            // the move is still the answer for this position).
+            let at = self.retry_at.unwrap_or_else(Instant::now);
+            if self.live.game().position().is_legal(mv) && self.live.ai_to_move().is_some() {
+                self.held_ai_move = Some((mv, at));
+            } else {
+                self.start_ai_if_needed();
+            }
         }
     }
 }

@@ -43,6 +43,13 @@ impl Clock {
         }
     }
 
+    /// What the database keeps of the clock: each side's remaining time when
+    /// the current turn began, and the running side with the instant its turn
+    /// began.
+    pub fn turn_start(&self) -> ([Duration; 2], Option<(Side, Instant)>) {
+        (self.remaining, self.running)
+    }
+
     pub fn running(&self) -> Option<Side> {
         self.running.map(|(side, _)| side)
     }

@@ -8,6 +8,8 @@
 //! writes the copy to the database, and only then replaces its state: so
 //! nothing is acknowledged or broadcast before it is durable.
 
+use std::time::Duration;
+
 use rookery_engine::game::{Game, Outcome, Termination};
 use rookery_engine::{Move, Position, UciMoveError};
 use tokio::time::Instant;
@@ -145,11 +147,45 @@ pub struct PlayedMove {
     pub clock_ms: Option<(u64, u64)>,
 }
 
+/// A game as the database holds it, to [`LiveGame::restore`] it.
+#[derive(Debug)]
+pub struct SavedGame<'a> {
+    pub id: Uuid,
+    pub created_at: i64,
+    pub updated_at: i64,
+    pub seats: [LiveSeat; 2],
+    pub clock_settings: Option<ClockSettings>,
+    pub initial_fen: &'a str,
+    /// The moves in UCI, replayed from `initial_fen`.
+    pub moves: &'a [String],
+    /// `None`: no clock stored (a clock then starts full).
+    pub clock: Option<SavedClock>,
+    pub ending: Option<Ending>,
+    pub draw_offer: Option<Side>,
+    /// The terms fixed at creation.
+    pub rated: bool,
+    pub visibility: Visibility,
+    pub invite: Option<TokenHash>,
+}
+
+/// A stored clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SavedClock {
+    /// Remaining times when the current turn began.
+    pub white_ms: u64,
+    pub black_ms: u64,
+    /// How long the side to move had already thought when the server stopped.
+    pub spent: Duration,
+}
+
 #[derive(Debug, Clone)]
 pub struct LiveGame {
     pub id: Uuid,
     /// Milliseconds since the Unix epoch.
     pub created_at: i64,
+    /// The last change written to the database, milliseconds since the Unix
+    /// epoch (the expiry sweep's "idle since").
+    pub updated_at: i64,
     game: Game,
     seats: [LiveSeat; 2],
     clock_settings: Option<ClockSettings>,
@@ -188,6 +224,7 @@ impl LiveGame {
         Ok(LiveGame {
             id,
             created_at,
+            updated_at: created_at,
             rated: counts_as_rated(&game, clock_settings),
             game,
             seats: seats.map(LiveSeat::new),
@@ -201,50 +238,104 @@ impl LiveGame {
         })
     }
 
-    /// Rebuilds a stored game: its seats, moves, clock and ending. The
-    /// clocks restart at `now` from the times stored with the last move, so
-    /// time the server was down is charged to nobody.
-    #[allow(clippy::too_many_arguments)]
-    pub fn restore(
-        id: Uuid,
-        created_at: i64,
-        seats: [LiveSeat; 2],
-        clock_settings: Option<ClockSettings>,
-        initial_fen: &str,
-        moves: &[String],
-        last_clock_ms: Option<(u64, u64)>,
-        ending: Option<Ending>,
-        draw_offer: Option<Side>,
-        now: Instant,
-    ) -> Result<LiveGame, String> {
-        let mut game = Game::from_fen(initial_fen).map_err(|err| format!("stored FEN: {err}"))?;
-        for (ply, uci) in moves.iter().enumerate() {
+    /// Rebuilds a stored game: its seats, moves, clock and ending. A running
+    /// clock restarts at `now`, already charged the time its side had spent
+    /// thinking before the server stopped (`SavedClock::spent`); the time
+    /// the server was down is charged to nobody.
+    pub fn restore(saved: SavedGame<'_>, now: Instant) -> Result<LiveGame, String> {
+        let mut game =
+            Game::from_fen(saved.initial_fen).map_err(|err| format!("stored FEN: {err}"))?;
+        for (ply, uci) in saved.moves.iter().enumerate() {
             game.play_uci(uci)
                 .map_err(|err| format!("stored move {ply} ({uci}): {err}"))?;
         }
-        let clock = clock_settings.map(|settings| match last_clock_ms {
-            Some((white, black)) => Clock::with_remaining(settings, white, black),
+        let clock = saved.clock_settings.map(|settings| match saved.clock {
+            Some(stored) => Clock::with_remaining(settings, stored.white_ms, stored.black_ms),
             None => Clock::new(settings),
         });
         let mut live = LiveGame {
-            id,
-            created_at,
-            // The stored terms replace these ([`LiveGame::restore_terms`]).
-            rated: counts_as_rated(&game, clock_settings),
+            id: saved.id,
+            created_at: saved.created_at,
+            updated_at: saved.updated_at,
+            rated: saved.rated,
             game,
-            seats,
-            clock_settings,
+            seats: saved.seats,
+            clock_settings: saved.clock_settings,
             clock,
-            ending,
-            draw_offer,
+            ending: saved.ending,
+            draw_offer: saved.draw_offer,
             spectators: 0,
-            visibility: Visibility::Open,
-            invite: None,
+            visibility: saved.visibility,
+            invite: saved.invite,
         };
         if live.status() == Status::Active {
-            live.start_clock(now);
+            let spent = saved.clock.map_or(Duration::ZERO, |c| c.spent);
+            // `now - spent` may precede the process's first instant on some
+            // platforms; then the turn starts now (nothing charged) rather
+            // than panicking.
+            live.start_clock(now.checked_sub(spent).unwrap_or(now));
         }
         Ok(live)
+    }
+
+    /// Ends a game nobody is playing any more (the expiry sweep): a waiting
+    /// game is aborted; an untimed active game is adjudicated as a loss on
+    /// time for the side to move (the one who stopped answering; a draw if
+    /// the opponent cannot mate), or aborted when each side has not moved
+    /// yet. A game with a clock is left to its clock: `Ok(false)`.
+    pub fn expire(&mut self, now: Instant) -> Result<bool, ApiError> {
+        match self.status() {
+            Status::Finished => Err(ApiError::GameOver),
+            Status::Waiting => {
+                self.finish(
+                    Ending {
+                        winner: None,
+                        termination: Termination::Aborted,
+                    },
+                    now,
+                );
+                Ok(true)
+            }
+            Status::Active if self.clock.is_some() => Ok(false),
+            Status::Active => {
+                let ending = if self.game.moves().len() < 2 {
+                    Ending {
+                        winner: None,
+                        termination: Termination::Aborted,
+                    }
+                } else {
+                    let opponent = self.turn().other();
+                    let can_mate = !self
+                        .game
+                        .position()
+                        .has_insufficient_material(opponent.into());
+                    Ending {
+                        winner: can_mate.then_some(opponent),
+                        termination: Termination::Timeout,
+                    }
+                };
+                self.finish(ending, now);
+                Ok(true)
+            }
+        }
+    }
+
+    /// Takes over `other`'s open connections and spectators (counted only in
+    /// memory), after reloading this game from the database.
+    pub fn keep_presence_of(&mut self, other: &LiveGame) {
+        self.spectators = other.spectators;
+        for side in Side::BOTH {
+            if let (
+                LiveSeat::Human { connections, .. },
+                LiveSeat::Human {
+                    connections: before,
+                    ..
+                },
+            ) = (&mut self.seats[side.index()], other.seat(side))
+            {
+                *connections = *before;
+            }
+        }
     }
 
     /// Makes a new game private: its free seat goes only to the holder of
@@ -598,6 +689,11 @@ impl LiveGame {
         }
     }
 
+    /// Read-only WebSocket connections watching now.
+    pub fn spectators(&self) -> u32 {
+        self.spectators
+    }
+
     /// Counts a WebSocket connection for a seat, or a spectator.
     pub fn connect(&mut self, side: Option<Side>, delta: i32) {
         let apply = |count: &mut u32| {
@@ -655,8 +751,6 @@ impl LiveGame {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use super::*;
     use crate::auth::mint;
 

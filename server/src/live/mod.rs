@@ -2,6 +2,13 @@
 //! ([`actor`]), the game's state machine ([`game`]) and its clock
 //! ([`clock`]).
 //!
+//! Games are in memory only while they need to be: at start-up the server
+//! listens first and then, in the background, starts the actors of games
+//! whose clock runs or whose AI must move; every other game is loaded on
+//! its first request. An actor with nothing to wait for (no running clock,
+//! no search, no subscriber) leaves memory after a minute idle. A sweep
+//! ends games nobody plays any more ([`RegistryOptions`]).
+//!
 //! The registry is a lookup map only. Its lock is a plain `std` mutex held
 //! for a map operation and never across an `.await`; a game that is not in
 //! memory is loaded through a per-entry `OnceCell`, so two requests for the
@@ -14,6 +21,7 @@ pub mod game;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use tokio::sync::{watch, OnceCell};
 use tokio::task::JoinSet;
@@ -40,22 +48,56 @@ pub struct Registry {
 struct RegistryInner {
     games: Mutex<HashMap<Uuid, Slot>>,
     actors: Mutex<JoinSet<()>>,
+    /// The start-up resume and the expiry sweep.
+    background: Mutex<JoinSet<()>>,
     store: Store,
     ai: AiScheduler,
+    options: RegistryOptions,
     shutdown_tx: watch::Sender<bool>,
     /// Broadcast capacity of each game (see [`Registry::set_max_lag`]).
     max_lag: AtomicUsize,
 }
 
+/// Deadlines and expiry of live games.
+#[derive(Debug, Clone, Copy)]
+pub struct RegistryOptions {
+    /// The longest a request waits for a game's answer (then 503).
+    pub deadline: Duration,
+    /// A waiting game nobody joined for this long is aborted.
+    pub waiting_expiry: Duration,
+    /// An untimed active game with no change for this long is adjudicated
+    /// ([`game::LiveGame::expire`]).
+    pub idle_expiry: Duration,
+}
+
+impl Default for RegistryOptions {
+    fn default() -> RegistryOptions {
+        RegistryOptions {
+            deadline: Duration::from_secs(10),
+            waiting_expiry: Duration::from_secs(24 * 3600),
+            idle_expiry: Duration::from_secs(7 * 24 * 3600),
+        }
+    }
+}
+
+/// Games the expiry sweep ends per round at most (the rest wait a round).
+const SWEEP_BATCH: u32 = 100;
+
+fn millis(duration: Duration) -> i64 {
+    i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
+}
+
 impl Registry {
-    pub fn new(store: Store, ai: AiScheduler) -> Registry {
+    pub fn new(store: Store, ai: AiScheduler, options: RegistryOptions) -> Registry {
         let (shutdown_tx, _) = watch::channel(false);
         Registry {
             inner: Arc::new(RegistryInner {
                 games: Mutex::new(HashMap::new()),
                 actors: Mutex::new(JoinSet::new()),
+                background: Mutex::new(JoinSet::new()),
                 store,
                 ai,
+                options,
                 shutdown_tx,
                 max_lag: AtomicUsize::new(DEFAULT_MAX_LAG),
             }),
@@ -151,10 +193,16 @@ impl Registry {
         let slot = self.games().entry(id).or_default().clone();
         let loaded = slot
             .get_or_try_init(|| async {
-                match self.inner.store.load_game(id, Instant::now()).await? {
-                    Some(live) => Ok(self.spawn_actor(live)),
-                    None => Err(ApiError::game_not_found()),
+                let live = self
+                    .inner
+                    .store
+                    .load_game(id, Instant::now())
+                    .await?
+                    .ok_or_else(ApiError::game_not_found)?;
+                if self.is_shutting_down() {
+                    return Err(ApiError::Unavailable);
                 }
+                Ok(self.spawn_actor(live))
             })
             .await;
         match loaded {
@@ -178,50 +226,119 @@ impl Registry {
         self.games().get(&id).and_then(|slot| slot.get().cloned())
     }
 
-    /// Sends a command to game `id`'s actor and waits for the reply. If the
-    /// actor left memory between lookup and call, it is loaded again once.
+    /// Sends a command to game `id`'s actor and waits for the reply, at most
+    /// the request deadline (then 503: the command may still take effect).
+    /// If the actor left memory between lookup and call, it is loaded again
+    /// once.
     pub async fn call<T>(
         &self,
         id: Uuid,
         command: impl Fn(tokio::sync::oneshot::Sender<T>) -> Command,
     ) -> Result<T, ApiError> {
-        for _ in 0..2 {
-            let handle = self.get(id).await?;
-            match handle.call(&command).await {
-                Ok(value) => return Ok(value),
-                Err(ActorGone) => self.forget(&handle),
+        let attempts = async {
+            for _ in 0..2 {
+                let handle = self.get(id).await?;
+                match handle.call(&command).await {
+                    Ok(value) => return Ok(value),
+                    Err(ActorGone) => self.forget(&handle),
+                }
             }
-        }
-        Err(if self.is_shutting_down() {
-            ApiError::Unavailable
-        } else {
-            ApiError::internal(format!("game {id}: actor unreachable"))
-        })
+            Err(if self.is_shutting_down() {
+                ApiError::Unavailable
+            } else {
+                ApiError::internal(format!("game {id}: actor unreachable"))
+            })
+        };
+        tokio::time::timeout(self.inner.options.deadline, attempts)
+            .await
+            .unwrap_or(Err(ApiError::GameTimeout))
     }
 
-    /// A game's state: from its actor when it is live, otherwise straight
-    /// from the database without starting an actor (for lists).
+    /// A game's state: from its actor when it is live, otherwise from its
+    /// database row, without starting an actor or replaying its moves.
     pub async fn state(&self, id: Uuid) -> Result<GameState, ApiError> {
-        if let Some(handle) = self.peek(id) {
-            if let Ok(state) = handle.call(|reply| Command::State { reply }).await {
-                return Ok(state);
-            }
+        if let Some(state) = self.call_live(id, |reply| Command::State { reply }).await? {
+            return Ok(state);
         }
-        let now = Instant::now();
-        match self.inner.store.load_game(id, now).await? {
-            Some(live) => Ok(live.state(now)),
-            None => Err(ApiError::game_not_found()),
+        self.inner
+            .store
+            .game_state(id)
+            .await?
+            .ok_or_else(ApiError::game_not_found)
+    }
+
+    /// Sends a command to game `id`'s actor if it is in memory (`None` if
+    /// not, or if it left meanwhile), within the request deadline.
+    pub async fn call_live<T>(
+        &self,
+        id: Uuid,
+        command: impl FnOnce(tokio::sync::oneshot::Sender<T>) -> Command,
+    ) -> Result<Option<T>, ApiError> {
+        let Some(handle) = self.peek(id) else {
+            return Ok(None);
+        };
+        match tokio::time::timeout(self.inner.options.deadline, handle.call(command)).await {
+            Ok(Ok(value)) => Ok(Some(value)),
+            // It left memory meanwhile: the database has its last state.
+            Ok(Err(ActorGone)) => Ok(None),
+            Err(_) => Err(ApiError::GameTimeout),
         }
     }
 
-    /// Loads every unfinished game and starts its actor: AI seats think
-    /// again, clocks run again (from the times stored with the last move).
-    pub async fn resume_unfinished(&self) -> Result<usize, ApiError> {
-        let ids = self.inner.store.unfinished_games().await?;
+    /// Shows the open connections of the games in memory in `states` (read
+    /// from the database, which does not know them), without asking any
+    /// actor.
+    pub fn show_presence(&self, states: &mut [GameState]) {
+        for state in states {
+            let live = Uuid::parse_str(&state.id).ok().and_then(|id| self.peek(id));
+            if let Some(handle) = live {
+                handle.presence.show_in(state);
+            }
+        }
+    }
+
+    /// Starts the background work of a serving registry: resuming the games
+    /// that need their actor (running clocks, AI seats) and the expiry
+    /// sweep. Both stop at shutdown.
+    pub fn start_background(&self) {
+        let mut background = self
+            .inner
+            .background
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let registry = self.clone();
+        background.spawn(async move {
+            match registry.resume().await {
+                Ok(resumed) => tracing::info!(resumed, "unfinished games resumed"),
+                Err(err) => {
+                    tracing::error!("could not list the games to resume");
+                    err.log();
+                }
+            }
+        });
+        let registry = self.clone();
+        background.spawn(async move { registry.sweep_forever().await });
+    }
+
+    /// Loads every game whose clock runs or whose AI may be to move, newest
+    /// first, one at a time (each load replays on a blocking thread).
+    async fn resume(&self) -> Result<usize, ApiError> {
+        let ids = self.inner.store.games_to_resume().await?;
         let mut resumed = 0;
         for id in ids {
-            match self.get(id).await {
-                Ok(_) => resumed += 1,
+            if self.is_shutting_down() {
+                break;
+            }
+            match self.call(id, |reply| Command::Persist { reply }).await {
+                // The clock restarted charged only the thinking done before
+                // the stop: the actor stored that, so reads of the row
+                // (lists) agree with it.
+                Ok(Ok(())) => resumed += 1,
+                Ok(Err(err)) => {
+                    resumed += 1;
+                    err.log();
+                }
+                Err(ApiError::Unavailable) => break,
                 Err(err) => {
                     tracing::error!(game = %id, "could not resume game");
                     err.log();
@@ -231,10 +348,84 @@ impl Registry {
         Ok(resumed)
     }
 
+    /// How often the sweep looks for stale games: a quarter of the shorter
+    /// expiry, between 100 ms and a minute.
+    fn sweep_period(&self) -> Duration {
+        let options = &self.inner.options;
+        (options.waiting_expiry.min(options.idle_expiry) / 4)
+            .clamp(Duration::from_millis(100), Duration::from_secs(60))
+    }
+
+    async fn sweep_forever(&self) {
+        let mut shutdown = self.inner.shutdown_tx.subscribe();
+        let mut ticks = tokio::time::interval(self.sweep_period());
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = shutdown.wait_for(|stop| *stop) => return,
+                _ = ticks.tick() => {}
+            }
+            if let Err(err) = self.sweep().await {
+                err.log();
+            }
+        }
+    }
+
+    /// Ends the stale games of one round, each through its actor (which
+    /// checks again that the game is still stale), so a game is never
+    /// changed behind a live actor's back.
+    pub async fn sweep(&self) -> Result<usize, ApiError> {
+        let options = self.inner.options;
+        let now = crate::store::now_ms();
+        let waiting_ms = millis(options.waiting_expiry);
+        let idle_ms = millis(options.idle_expiry);
+        let stale = self
+            .inner
+            .store
+            .stale_games(
+                now.saturating_sub(waiting_ms),
+                now.saturating_sub(idle_ms),
+                SWEEP_BATCH,
+            )
+            .await?;
+        let mut ended = 0;
+        for id in stale {
+            if self.is_shutting_down() {
+                break;
+            }
+            match self
+                .call(id, |reply| Command::Expire {
+                    waiting_ms,
+                    idle_ms,
+                    reply,
+                })
+                .await
+            {
+                Ok(true) => {
+                    ended += 1;
+                    tracing::info!(game = %id, "stale game ended");
+                }
+                Ok(false) => {}
+                Err(err) => err.log(),
+            }
+        }
+        Ok(ended)
+    }
+
     /// Stops every actor (their searches are told to stop) and waits for
     /// them to answer what they had queued.
     pub async fn shutdown(&self) {
         self.inner.shutdown_tx.send_replace(true);
+        // The resume and the sweep only load and call games: cut them short.
+        let mut background = std::mem::take(
+            &mut *self
+                .inner
+                .background
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        );
+        background.abort_all();
+        while background.join_next().await.is_some() {}
         let mut actors = std::mem::take(
             &mut *self
                 .inner

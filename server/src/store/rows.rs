@@ -1,0 +1,551 @@
+//! Typed rows: what the store writes ([`StoredGame`], [`StoredMove`]) and
+//! reads ([`GameRow`], [`ListRow`], the scoreboard's rows). A new column is a
+//! new field here and a name in the SQL next to it.
+
+use rookery_engine::game::Termination;
+use rookery_engine::Position;
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use super::Store;
+use crate::auth::TokenHash;
+use crate::error::ApiError;
+use crate::live::game::{Ending, LiveGame, LiveSeat, PlayedMove, PlayerRef, SavedClock, SavedGame};
+use crate::protocol::{ClockSettings, ClockView, GameState, SeatView, Side, Status, Visibility};
+
+/// One seat's columns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredSeat {
+    pub kind: &'static str,
+    pub level: Option<i64>,
+    pub player_id: Option<String>,
+    pub token_hash: Option<String>,
+}
+
+impl StoredSeat {
+    fn of(seat: &LiveSeat) -> StoredSeat {
+        StoredSeat {
+            kind: if seat.ai_level().is_some() {
+                "ai"
+            } else {
+                "human"
+            },
+            level: seat.ai_level().map(i64::from),
+            player_id: seat.player().map(|p| p.id.clone()),
+            token_hash: seat.token().map(|t| t.0.clone()),
+        }
+    }
+}
+
+/// A game's row as it is written: the whole game in one value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredGame {
+    pub id: String,
+    pub white: StoredSeat,
+    pub black: StoredSeat,
+    pub initial_fen: String,
+    pub fen: String,
+    pub clock_initial_ms: Option<i64>,
+    pub clock_increment_ms: Option<i64>,
+    pub status: &'static str,
+    pub result: Option<&'static str>,
+    pub termination: Option<&'static str>,
+    pub draw_offer: Option<&'static str>,
+    pub created_at: i64,
+    /// When this version was written (ms since the epoch).
+    pub updated_at: i64,
+    pub finished_at: Option<i64>,
+    pub white_ms: Option<i64>,
+    pub black_ms: Option<i64>,
+    pub turn_started_at: Option<i64>,
+    /// The terms fixed at creation (migration 0003).
+    pub rated: bool,
+    pub visibility: &'static str,
+    pub invite_hash: Option<String>,
+}
+
+fn ms(duration: std::time::Duration) -> i64 {
+    i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
+}
+
+impl StoredGame {
+    /// `live` as a row, written at `now` (`now_ms` on the wall clock).
+    pub fn of(live: &LiveGame, now: Instant, now_ms: i64) -> StoredGame {
+        let clock = live.clock_settings();
+        let ending = live.ending();
+        let (remaining, running) = match live.clock() {
+            Some(clock) => {
+                let (remaining, running) = clock.turn_start();
+                (Some(remaining), running)
+            }
+            None => (None, None),
+        };
+        // The instant the running side's turn began, on the wall clock.
+        let turn_started_at =
+            running.map(|(_, since)| now_ms - ms(now.saturating_duration_since(since)));
+        StoredGame {
+            id: live.id.to_string(),
+            white: StoredSeat::of(live.seat(Side::White)),
+            black: StoredSeat::of(live.seat(Side::Black)),
+            initial_fen: live.game().initial_position().to_fen(),
+            fen: live.game().position().to_fen(),
+            clock_initial_ms: clock.map(|c| c.initial_ms as i64),
+            clock_increment_ms: clock.map(|c| c.increment_ms as i64),
+            status: live.status().as_str(),
+            result: ending.and_then(|e| e.result()),
+            termination: ending.map(|e| e.termination.as_str()),
+            draw_offer: live.draw_offer().map(Side::as_str),
+            created_at: live.created_at,
+            updated_at: now_ms,
+            finished_at: ending.map(|_| now_ms),
+            white_ms: remaining.map(|r| ms(r[0])),
+            black_ms: remaining.map(|r| ms(r[1])),
+            turn_started_at,
+            rated: live.is_rated(),
+            visibility: live.visibility().as_str(),
+            invite_hash: live.invite().map(|t| t.0.clone()),
+        }
+    }
+
+    pub async fn insert(&self, conn: &mut sqlx::SqliteConnection) -> Result<(), sqlx::Error> {
+        sqlx::query(
+            "INSERT INTO games (id,
+                 white_kind, white_level, white_player_id, white_token_hash,
+                 black_kind, black_level, black_player_id, black_token_hash,
+                 initial_fen, fen, clock_initial_ms, clock_increment_ms,
+                 status, result, termination, draw_offer,
+                 created_at, updated_at, finished_at, white_ms, black_ms, turn_started_at,
+                 rated, visibility, invite_hash)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+                     ?, ?, ?)",
+        )
+        .bind(&self.id)
+        .bind(self.white.kind)
+        .bind(self.white.level)
+        .bind(&self.white.player_id)
+        .bind(&self.white.token_hash)
+        .bind(self.black.kind)
+        .bind(self.black.level)
+        .bind(&self.black.player_id)
+        .bind(&self.black.token_hash)
+        .bind(&self.initial_fen)
+        .bind(&self.fen)
+        .bind(self.clock_initial_ms)
+        .bind(self.clock_increment_ms)
+        .bind(self.status)
+        .bind(self.result)
+        .bind(self.termination)
+        .bind(self.draw_offer)
+        .bind(self.created_at)
+        .bind(self.updated_at)
+        .bind(self.finished_at)
+        .bind(self.white_ms)
+        .bind(self.black_ms)
+        .bind(self.turn_started_at)
+        .bind(self.rated)
+        .bind(self.visibility)
+        .bind(&self.invite_hash)
+        .execute(conn)
+        .await?;
+        Ok(())
+    }
+
+    /// Writes what can change during a game.
+    pub async fn update(&self, conn: &mut sqlx::SqliteConnection) -> Result<(), sqlx::Error> {
+        let done = sqlx::query(
+            "UPDATE games SET
+                 white_player_id = ?, white_token_hash = ?,
+                 black_player_id = ?, black_token_hash = ?,
+                 fen = ?, status = ?, result = ?, termination = ?, draw_offer = ?,
+                 updated_at = ?, finished_at = COALESCE(finished_at, ?),
+                 white_ms = ?, black_ms = ?, turn_started_at = ?
+             WHERE id = ?",
+        )
+        .bind(&self.white.player_id)
+        .bind(&self.white.token_hash)
+        .bind(&self.black.player_id)
+        .bind(&self.black.token_hash)
+        .bind(&self.fen)
+        .bind(self.status)
+        .bind(self.result)
+        .bind(self.termination)
+        .bind(self.draw_offer)
+        .bind(self.updated_at)
+        .bind(self.finished_at)
+        .bind(self.white_ms)
+        .bind(self.black_ms)
+        .bind(self.turn_started_at)
+        .bind(&self.id)
+        .execute(conn)
+        .await?;
+        if done.rows_affected() == 0 {
+            return Err(sqlx::Error::RowNotFound);
+        }
+        Ok(())
+    }
+}
+
+/// A move's row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredMove {
+    pub game_id: String,
+    pub ply: i64,
+    pub uci: String,
+    pub san: String,
+    pub white_ms: Option<i64>,
+    pub black_ms: Option<i64>,
+    pub played_at: i64,
+}
+
+impl StoredMove {
+    pub fn of(game: Uuid, mv: &PlayedMove, now_ms: i64) -> StoredMove {
+        StoredMove {
+            game_id: game.to_string(),
+            ply: mv.ply as i64,
+            uci: mv.uci.clone(),
+            san: mv.san.clone(),
+            white_ms: mv.clock_ms.map(|(w, _)| w as i64),
+            black_ms: mv.clock_ms.map(|(_, b)| b as i64),
+            played_at: now_ms,
+        }
+    }
+
+    pub async fn insert(&self, conn: &mut sqlx::SqliteConnection) -> Result<(), sqlx::Error> {
+        sqlx::query(
+            "INSERT INTO moves (game_id, ply, uci, san, white_ms, black_ms, played_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&self.game_id)
+        .bind(self.ply)
+        .bind(&self.uci)
+        .bind(&self.san)
+        .bind(self.white_ms)
+        .bind(self.black_ms)
+        .bind(self.played_at)
+        .execute(conn)
+        .await?;
+        Ok(())
+    }
+}
+
+/// A game's row as it is read, with its players' names and the clocks of
+/// its last move (for games stored before migration 0002).
+#[derive(Debug, sqlx::FromRow)]
+pub struct GameRow {
+    pub id: String,
+    pub white_kind: String,
+    pub white_level: Option<i64>,
+    pub white_player_id: Option<String>,
+    pub white_token_hash: Option<String>,
+    pub white_name: Option<String>,
+    pub black_kind: String,
+    pub black_level: Option<i64>,
+    pub black_player_id: Option<String>,
+    pub black_token_hash: Option<String>,
+    pub black_name: Option<String>,
+    pub initial_fen: String,
+    pub fen: Option<String>,
+    pub clock_initial_ms: Option<i64>,
+    pub clock_increment_ms: Option<i64>,
+    pub status: String,
+    pub result: Option<String>,
+    pub termination: Option<String>,
+    pub draw_offer: Option<String>,
+    pub created_at: i64,
+    pub updated_at: i64,
+    pub white_ms: Option<i64>,
+    pub black_ms: Option<i64>,
+    pub turn_started_at: Option<i64>,
+    pub last_white_ms: Option<i64>,
+    pub last_black_ms: Option<i64>,
+    pub rated: bool,
+    pub visibility: String,
+    pub invite_hash: Option<String>,
+}
+
+const GAME_COLUMNS: &str = "g.*, wp.name AS white_name, bp.name AS black_name,
+    lm.white_ms AS last_white_ms, lm.black_ms AS last_black_ms";
+
+const GAME_JOINS: &str = "FROM games g
+    LEFT JOIN players wp ON wp.id = g.white_player_id
+    LEFT JOIN players bp ON bp.id = g.black_player_id
+    LEFT JOIN moves lm ON lm.game_id = g.id
+        AND lm.ply = (SELECT MAX(ply) FROM moves WHERE game_id = g.id)";
+
+fn non_negative(value: i64) -> u64 {
+    u64::try_from(value).unwrap_or(0)
+}
+
+impl GameRow {
+    /// The query of game rows, with `filter` (a `WHERE` clause).
+    pub fn select(filter: &str) -> String {
+        format!("SELECT {GAME_COLUMNS} {GAME_JOINS} {filter}")
+    }
+
+    fn bad(&self, what: &str) -> ApiError {
+        ApiError::internal(format!("game {}: bad stored {what}", self.id))
+    }
+
+    fn seat(
+        &self,
+        side: Side,
+        kind: &str,
+        level: Option<i64>,
+        token: &Option<String>,
+        player: &Option<String>,
+        name: &Option<String>,
+    ) -> Result<LiveSeat, ApiError> {
+        if kind == "ai" {
+            let level = level
+                .and_then(|l| u8::try_from(l).ok())
+                .ok_or_else(|| self.bad(&format!("{} level", side.as_str())))?;
+            return Ok(LiveSeat::Ai { level });
+        }
+        Ok(LiveSeat::Human {
+            token: token.clone().map(TokenHash),
+            player: player
+                .clone()
+                .zip(name.clone())
+                .map(|(id, name)| PlayerRef { id, name }),
+            connections: 0,
+        })
+    }
+
+    fn seats(&self) -> Result<[LiveSeat; 2], ApiError> {
+        Ok([
+            self.seat(
+                Side::White,
+                &self.white_kind,
+                self.white_level,
+                &self.white_token_hash,
+                &self.white_player_id,
+                &self.white_name,
+            )?,
+            self.seat(
+                Side::Black,
+                &self.black_kind,
+                self.black_level,
+                &self.black_token_hash,
+                &self.black_player_id,
+                &self.black_name,
+            )?,
+        ])
+    }
+
+    fn visibility(&self) -> Result<Visibility, ApiError> {
+        Visibility::parse(&self.visibility).ok_or_else(|| self.bad("visibility"))
+    }
+
+    fn clock_settings(&self) -> Option<ClockSettings> {
+        self.clock_initial_ms.map(|initial| ClockSettings {
+            initial_ms: non_negative(initial),
+            increment_ms: non_negative(self.clock_increment_ms.unwrap_or(0)),
+        })
+    }
+
+    fn ending(&self) -> Result<Option<Ending>, ApiError> {
+        let Some(name) = &self.termination else {
+            return Ok(None);
+        };
+        let termination = Termination::parse(name).ok_or_else(|| self.bad("termination"))?;
+        let winner = match self.result.as_deref() {
+            Some("1-0") => Some(Side::White),
+            Some("0-1") => Some(Side::Black),
+            _ => None,
+        };
+        Ok(Some(Ending {
+            winner,
+            termination,
+        }))
+    }
+
+    /// The stored clock: the turn-start times (and the thinking already
+    /// done) since 0002, else the times after the last move.
+    fn saved_clock(&self, store: &Store, now_ms: i64) -> Option<SavedClock> {
+        match (self.white_ms, self.black_ms) {
+            (Some(white), Some(black)) => Some(SavedClock {
+                white_ms: non_negative(white),
+                black_ms: non_negative(black),
+                spent: self
+                    .turn_started_at
+                    .map_or(std::time::Duration::ZERO, |started| {
+                        store.thinking_time(started, now_ms)
+                    }),
+            }),
+            _ => match (self.last_white_ms, self.last_black_ms) {
+                (Some(white), Some(black)) => Some(SavedClock {
+                    white_ms: non_negative(white),
+                    black_ms: non_negative(black),
+                    spent: std::time::Duration::ZERO,
+                }),
+                _ => None,
+            },
+        }
+    }
+
+    /// Rebuilds the live game, replaying `moves` (blocking work).
+    pub fn restore(
+        &self,
+        moves: &[String],
+        store: &Store,
+        now_ms: i64,
+        now: Instant,
+    ) -> Result<LiveGame, ApiError> {
+        let id = Uuid::parse_str(&self.id).map_err(|_| self.bad("id"))?;
+        LiveGame::restore(
+            SavedGame {
+                id,
+                created_at: self.created_at,
+                updated_at: self.updated_at,
+                seats: self.seats()?,
+                clock_settings: self.clock_settings(),
+                initial_fen: &self.initial_fen,
+                moves,
+                clock: self.saved_clock(store, now_ms),
+                ending: self.ending()?,
+                draw_offer: self.draw_offer.as_deref().and_then(Side::parse),
+                rated: self.rated,
+                visibility: self.visibility()?,
+                invite: self.invite_hash.clone().map(TokenHash),
+            },
+            now,
+        )
+        .map_err(|err| ApiError::internal(format!("game {id}: {err}")))
+    }
+}
+
+/// A game's row with its moves, for lists: a state without a replay.
+#[derive(Debug, sqlx::FromRow)]
+pub struct ListRow {
+    #[sqlx(flatten)]
+    pub game: GameRow,
+    /// UCI moves separated by spaces, in order; NULL without moves.
+    pub moves_uci: Option<String>,
+    /// SAN moves, likewise.
+    pub moves_san: Option<String>,
+}
+
+fn words(text: &Option<String>) -> Vec<String> {
+    text.as_deref()
+        .map(|text| text.split(' ').map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+impl ListRow {
+    /// The query of list rows: `filter` (a `WHERE` clause) then `tail`
+    /// (`ORDER BY`, `LIMIT`).
+    ///
+    /// The moves are concatenated in the primary key's order, which is
+    /// `ply` order (`group_concat(… ORDER BY ply)` would sort each game's
+    /// moves in a temporary B-tree instead).
+    pub fn select(filter: &str, tail: &str) -> String {
+        format!(
+            "SELECT {GAME_COLUMNS},
+                 (SELECT group_concat(uci, ' ') FROM
+                     (SELECT uci FROM moves WHERE game_id = g.id ORDER BY ply)) AS moves_uci,
+                 (SELECT group_concat(san, ' ') FROM
+                     (SELECT san FROM moves WHERE game_id = g.id ORDER BY ply)) AS moves_san
+             {GAME_JOINS} {filter} {tail}"
+        )
+    }
+
+    /// The game's public state at `now_ms`. Nobody is counted as connected:
+    /// presence lives only in a live game's actor.
+    pub fn state(&self, store: &Store, now_ms: i64, now: Instant) -> Result<GameState, ApiError> {
+        let row = &self.game;
+        let Some(fen) = &row.fen else {
+            // Stored before 0002: replay.
+            return Ok(row
+                .restore(&words(&self.moves_uci), store, now_ms, now)?
+                .state(now));
+        };
+        let position = Position::from_fen(fen).map_err(|_| row.bad("FEN"))?;
+        let status = Status::parse(&row.status).ok_or_else(|| row.bad("status"))?;
+        let turn = Side::from(position.turn());
+        let finished = status == Status::Finished;
+        let seat_view = |seat: LiveSeat| match seat {
+            LiveSeat::Ai { level } => SeatView::Ai { level },
+            LiveSeat::Human { token, player, .. } => SeatView::Human {
+                name: player.map(|p| p.name),
+                connected: false,
+                taken: token.is_some(),
+            },
+        };
+        let [white, black] = row.seats()?;
+        let clock = row.clock_settings().map(|settings| {
+            let saved = row.saved_clock(store, now_ms);
+            let running =
+                (status == Status::Active && row.turn_started_at.is_some()).then_some(turn);
+            let mut times = saved.map_or([settings.initial_ms; 2], |c| [c.white_ms, c.black_ms]);
+            if let (Some(side), Some(saved)) = (running, saved) {
+                let spent = u64::try_from(saved.spent.as_millis()).unwrap_or(u64::MAX);
+                times[side.index()] = times[side.index()].saturating_sub(spent);
+            }
+            ClockView {
+                white_ms: times[0],
+                black_ms: times[1],
+                increment_ms: settings.increment_ms,
+                running,
+            }
+        });
+        let ending = row.ending()?;
+        Ok(GameState {
+            id: row.id.clone(),
+            status,
+            white: seat_view(white),
+            black: seat_view(black),
+            initial_fen: row.initial_fen.clone(),
+            fen: fen.clone(),
+            turn,
+            moves: words(&self.moves_uci),
+            san: words(&self.moves_san),
+            legal_moves: if finished {
+                Vec::new()
+            } else {
+                position
+                    .legal_moves()
+                    .iter()
+                    .map(|mv| mv.to_uci())
+                    .collect()
+            },
+            check: position.is_check(),
+            result: ending.and_then(|e| e.result()).map(str::to_string),
+            termination: ending.map(|e| e.termination.as_str().to_string()),
+            clock,
+            draw_offer: row.draw_offer.as_deref().and_then(Side::parse),
+            spectators: 0,
+            created_at: row.created_at,
+            rated: row.rated,
+            visibility: row.visibility()?,
+            joinable: status == Status::Waiting && row.visibility()? == Visibility::Open,
+        })
+    }
+}
+
+#[derive(Debug, sqlx::FromRow)]
+pub struct ColorRow {
+    pub white: i64,
+    pub black: i64,
+    pub draws: i64,
+    pub casual_white: i64,
+    pub casual_black: i64,
+    pub casual_draws: i64,
+}
+
+#[derive(Debug, sqlx::FromRow)]
+pub struct PlayerScoreRow {
+    pub name: String,
+    pub games: i64,
+    pub wins: i64,
+    pub losses: i64,
+    pub draws: i64,
+}
+
+#[derive(Debug, sqlx::FromRow)]
+pub struct AiScoreRow {
+    pub level: i64,
+    pub games: i64,
+    pub wins: i64,
+    pub losses: i64,
+    pub draws: i64,
+}

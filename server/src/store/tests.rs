@@ -1,0 +1,250 @@
+use super::*;
+
+#[tokio::test]
+async fn a_missing_database_and_its_directory_are_created() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("new").join("deeper").join("rookery.db");
+    let store = Store::open(&format!("sqlite://{}", path.display()))
+        .await
+        .unwrap();
+    store.close().await;
+    assert!(path.exists());
+    // A plain path too.
+    let plain = dir.path().join("plain").join("x.db");
+    let store = Store::open(plain.to_str().unwrap()).await.unwrap();
+    store.close().await;
+    assert!(plain.exists());
+}
+
+use crate::auth::mint;
+use crate::protocol::{ClockSettings, SeatKind, Side};
+use rows::StoredMove;
+
+/// A file database in a temporary directory (kept alive by the returned
+/// directory).
+async fn file_store() -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("t.db").to_str().unwrap())
+        .await
+        .unwrap();
+    (dir, store)
+}
+
+/// A stored, started human game.
+async fn stored_game(store: &Store) -> LiveGame {
+    let mut live = LiveGame::new(
+        Uuid::new_v4(),
+        now_ms(),
+        [SeatKind::Human, SeatKind::Human],
+        Some(ClockSettings {
+            initial_ms: 60_000,
+            increment_ms: 0,
+        }),
+        None,
+    )
+    .unwrap();
+    let now = Instant::now();
+    live.join(mint().unwrap().hash, None, None, now).unwrap();
+    live.join(mint().unwrap().hash, None, None, now).unwrap();
+    store.insert_game(&live).await.unwrap();
+    live
+}
+
+/// `live` after `uci`, as the write the actor would make.
+fn move_write(live: &mut LiveGame, uci: &str) -> Write {
+    let now = Instant::now();
+    let side = live.turn();
+    let played = live.play(side, uci, now).unwrap();
+    Write::UpdateGame {
+        game: StoredGame::of(live, now, now_ms()),
+        mv: Some(StoredMove::of(live.id, &played, now_ms())),
+    }
+}
+
+async fn stored_moves(store: &Store, id: Uuid) -> usize {
+    store
+        .load_game(id, Instant::now())
+        .await
+        .unwrap()
+        .unwrap()
+        .game()
+        .moves()
+        .len()
+}
+
+#[tokio::test]
+async fn queued_writes_of_many_games_share_one_commit() {
+    let (_dir, store) = file_store().await;
+    let mut games = Vec::new();
+    for _ in 0..20 {
+        games.push(stored_game(&store).await);
+    }
+    let before = store.writer_stats();
+    // Queued without yielding: the writer finds all of them at once.
+    let outcomes: Vec<_> = games
+        .iter_mut()
+        .map(|live| store.submit_now(move_write(live, "e2e4")))
+        .collect();
+    for outcome in outcomes {
+        outcome.await.unwrap().unwrap();
+    }
+    let after = store.writer_stats();
+    assert_eq!(after.writes - before.writes, 20);
+    assert_eq!(after.batches - before.batches, 1, "{before:?} {after:?}");
+    for live in &games {
+        assert_eq!(stored_moves(&store, live.id).await, 1);
+    }
+    store.close().await;
+}
+
+#[tokio::test]
+async fn a_refused_write_fails_alone() {
+    let (_dir, store) = file_store().await;
+    let mut good = stored_game(&store).await;
+    let mut bad = stored_game(&store).await;
+    // A second move at ply 0 breaks the moves' primary key: refused.
+    let mut twin = bad.clone();
+    store.write(move_write(&mut twin, "d2d4")).await.unwrap();
+    let outcomes = [
+        store.submit_now(move_write(&mut good, "e2e4")),
+        store.submit_now(move_write(&mut bad, "e2e4")),
+    ];
+    let [good_outcome, bad_outcome] = outcomes;
+    good_outcome.await.unwrap().unwrap();
+    assert!(matches!(
+        bad_outcome.await.unwrap(),
+        Err(WriteError::Rejected(_))
+    ));
+    assert_eq!(stored_moves(&store, good.id).await, 1);
+    let twin_moves = store
+        .load_game(bad.id, Instant::now())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(twin_moves.game().moves()[0].to_uci(), "d2d4");
+    store.close().await;
+}
+
+/// A full disk in the middle of a batch: every write of the batch fails and
+/// none of them is stored, not even those before the one that hit the limit;
+/// once there is room again, writes succeed.
+#[tokio::test]
+async fn a_failing_batch_fails_every_write_and_stores_none() {
+    let (_dir, store) = file_store().await;
+    let mut games = Vec::new();
+    for _ in 0..5 {
+        games.push(stored_game(&store).await);
+    }
+    // The writer's connection may not grow the file any more: SQLite's
+    // own "database or disk is full".
+    let pages: i64 = sqlx::query_scalar("PRAGMA page_count")
+        .fetch_one(&store.inner.write_pool)
+        .await
+        .unwrap();
+    sqlx::query(&format!("PRAGMA max_page_count = {pages}"))
+        .execute(&store.inner.write_pool)
+        .await
+        .unwrap();
+    let mut writes: Vec<Write> = games
+        .iter_mut()
+        .map(|live| move_write(live, "e2e4"))
+        .collect();
+    // The last write of the batch needs far more room than is left.
+    if let Some(Write::UpdateGame { mv: Some(mv), .. }) = writes.last_mut() {
+        mv.san = "x".repeat(1 << 20);
+    }
+    let outcomes: Vec<_> = writes.into_iter().map(|w| store.submit_now(w)).collect();
+    for outcome in outcomes {
+        let result = outcome.await.unwrap();
+        assert!(matches!(result, Err(WriteError::Failed(_))), "{result:?}");
+    }
+    assert_eq!(store.writer_stats().failed_batches, 1);
+    for live in &games {
+        assert_eq!(stored_moves(&store, live.id).await, 0);
+    }
+    // Room again: the same moves go through.
+    sqlx::query("PRAGMA max_page_count = 1073741823")
+        .execute(&store.inner.write_pool)
+        .await
+        .unwrap();
+    for live in &mut games {
+        let mut fresh = store
+            .load_game(live.id, Instant::now())
+            .await
+            .unwrap()
+            .unwrap();
+        store.write(move_write(&mut fresh, "e2e4")).await.unwrap();
+        assert_eq!(stored_moves(&store, live.id).await, 1);
+    }
+    store.close().await;
+}
+
+/// Every list and the expiry sweep read an index in order: no temporary
+/// B-tree sorts the table.
+#[tokio::test]
+async fn lists_read_an_index_without_sorting() {
+    let (_dir, store) = file_store().await;
+    let lists: [&[Status]; 5] = [
+        &[Status::Waiting, Status::Active, Status::Finished],
+        &[Status::Waiting, Status::Active],
+        &[Status::Waiting],
+        &[Status::Active],
+        &[Status::Finished],
+    ];
+    for statuses in lists {
+        let sql = list_sql(statuses).unwrap();
+        let plan = query_plan(&store, &sql.replace("LIMIT ?", "LIMIT 20")).await;
+        assert!(!plan.contains("TEMP B-TREE"), "{statuses:?}:\n{plan}");
+        assert!(plan.contains("INDEX games_"), "{statuses:?}:\n{plan}");
+    }
+    let plan = query_plan(&store, &open_seeks_sql().replace("LIMIT ?", "LIMIT 20")).await;
+    assert!(!plan.contains("TEMP B-TREE"), "open seeks:\n{plan}");
+    assert!(plan.contains("INDEX games_"), "open seeks:\n{plan}");
+    let plan = query_plan(
+        &store,
+        "SELECT id FROM games WHERE status != 'finished' AND status = 'waiting' AND updated_at < 5",
+    )
+    .await;
+    assert!(plan.contains("games_unfinished_updated"), "{plan}");
+    store.close().await;
+}
+
+async fn query_plan(store: &Store, sql: &str) -> String {
+    let rows: Vec<(i64, i64, i64, String)> = sqlx::query_as(&format!("EXPLAIN QUERY PLAN {sql}"))
+        .fetch_all(&store.inner.read)
+        .await
+        .unwrap();
+    rows.into_iter()
+        .map(|(_, _, _, detail)| detail)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[tokio::test]
+async fn a_list_is_the_games_state_without_replay() {
+    let (_dir, store) = file_store().await;
+    let mut live = stored_game(&store).await;
+    for uci in ["e2e4", "e7e5", "g1f3"] {
+        store.write(move_write(&mut live, uci)).await.unwrap();
+    }
+    let listed = store
+        .list_games(&[Status::Waiting, Status::Active], 10)
+        .await
+        .unwrap();
+    assert_eq!(listed.len(), 1);
+    let mut expected = live.state(Instant::now());
+    let mut got = listed[0].clone();
+    // The running clock reads a few milliseconds apart.
+    let running = Side::Black;
+    assert_eq!(got.clock.unwrap().running, Some(running));
+    let gap = expected
+        .clock
+        .unwrap()
+        .black_ms
+        .abs_diff(got.clock.unwrap().black_ms);
+    assert!(gap < 1_000, "{gap}");
+    expected.clock = None;
+    got.clock = None;
+    assert_eq!(got, expected);
+    store.close().await;
+}

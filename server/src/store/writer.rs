@@ -1,0 +1,375 @@
+//! The one writer: group commit.
+//!
+//! Writes queue on a bounded channel (a full queue makes writers wait: back
+//! pressure, not unbounded memory). The writer task takes the first write,
+//! then everything else already queued up to `max_batch`, and runs them in
+//! one `BEGIN IMMEDIATE … COMMIT`. With `synchronous = FULL` the commit is one
+//! fsync of the WAL for the whole batch. Writes arriving while a batch
+//! commits wait for the next one, so batches grow exactly when the disk is
+//! the bottleneck and a lone write is committed at once (no added delay).
+//!
+//! Each write has its own savepoint. If the database refuses that write (a
+//! constraint: a taken name, a missing game) only it is rolled back and
+//! reported [`WriteError::Rejected`]. If the database itself fails (disk
+//! full, read-only, locked past the busy timeout, I/O error), the
+//! transaction is rolled back and every write of the batch gets
+//! [`WriteError::Failed`]: nothing of it is stored. If the `COMMIT` fails,
+//! SQLite may or may not have made it durable, so every write gets
+//! [`WriteError::Ambiguous`] and its game reloads what is stored.
+//!
+//! The writer also stamps the heartbeat (see migrations/0002) in every batch,
+//! and alone when idle for [`HEARTBEAT`].
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use sqlx::sqlite::SqlitePool;
+use sqlx::Connection;
+use tokio::sync::{mpsc, oneshot};
+
+use super::now_ms;
+use super::rows::{StoredGame, StoredMove};
+
+/// How often an idle writer stamps the heartbeat. After a crash, at most this
+/// much of the side to move's thinking time goes uncharged.
+pub const HEARTBEAT: Duration = Duration::from_secs(2);
+
+/// Writes that may wait for the writer before writers are made to wait.
+const QUEUE: usize = 4096;
+
+/// One write the service makes.
+#[derive(Debug, Clone)]
+pub enum Write {
+    CreatePlayer {
+        id: String,
+        name: String,
+        token_hash: String,
+        created_at: i64,
+    },
+    InsertGame(StoredGame),
+    /// A game's new state and the move that made it, if any.
+    UpdateGame {
+        game: StoredGame,
+        mv: Option<StoredMove>,
+    },
+}
+
+impl Write {
+    async fn apply(&self, conn: &mut sqlx::SqliteConnection) -> Result<(), sqlx::Error> {
+        match self {
+            Write::CreatePlayer {
+                id,
+                name,
+                token_hash,
+                created_at,
+            } => {
+                sqlx::query(
+                    "INSERT INTO players (id, name, name_key, token_hash, created_at)
+                     VALUES (?, ?, ?, ?, ?)",
+                )
+                .bind(id)
+                .bind(name)
+                .bind(name.to_lowercase())
+                .bind(token_hash)
+                .bind(created_at)
+                .execute(&mut *conn)
+                .await?;
+                Ok(())
+            }
+            Write::InsertGame(game) => game.insert(conn).await,
+            Write::UpdateGame { game, mv } => {
+                if let Some(mv) = mv {
+                    mv.insert(&mut *conn).await?;
+                }
+                game.update(conn).await
+            }
+        }
+    }
+}
+
+/// Why a write is not (known to be) stored.
+#[derive(Debug)]
+pub enum WriteError {
+    /// The database refused this write (a constraint); nothing of it is
+    /// stored, the rest of its batch is.
+    Rejected(Refusal),
+    /// The database failed; nothing of the batch is stored.
+    Failed(String),
+    /// The commit failed: the batch may or may not be stored.
+    Ambiguous(String),
+    /// The writer has stopped (shutting down).
+    Closed,
+}
+
+/// A refused write's cause.
+#[derive(Debug)]
+pub struct Refusal {
+    message: String,
+    unique: bool,
+}
+
+impl Refusal {
+    pub fn is_unique_violation(&self) -> bool {
+        self.unique
+    }
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl WriteError {
+    fn copy(&self) -> WriteError {
+        match self {
+            WriteError::Rejected(refusal) => WriteError::Rejected(Refusal {
+                message: refusal.message.clone(),
+                unique: refusal.unique,
+            }),
+            WriteError::Failed(cause) => WriteError::Failed(cause.clone()),
+            WriteError::Ambiguous(cause) => WriteError::Ambiguous(cause.clone()),
+            WriteError::Closed => WriteError::Closed,
+        }
+    }
+}
+
+/// Whether `err` is the database refusing one statement (a constraint)
+/// rather than the database failing. SQLite's primary result code is the
+/// low byte of the extended code; 19 is `SQLITE_CONSTRAINT`.
+fn is_refusal(err: &sqlx::Error) -> bool {
+    match err {
+        sqlx::Error::RowNotFound => true,
+        sqlx::Error::Database(db) => db
+            .code()
+            .and_then(|code| code.parse::<i64>().ok())
+            .is_some_and(|code| code & 0xff == 19),
+        _ => false,
+    }
+}
+
+pub struct Job {
+    pub write: Write,
+    pub done: oneshot::Sender<Result<(), WriteError>>,
+}
+
+enum Message {
+    // Boxed: a job is a whole game row; the queue holds pointers.
+    Job(Box<Job>),
+    Stop(oneshot::Sender<()>),
+}
+
+/// Counters since start.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WriterStats {
+    /// Transactions committed.
+    pub batches: u64,
+    /// Writes committed in them.
+    pub writes: u64,
+    /// Batches that failed (nothing stored) or whose commit was ambiguous.
+    pub failed_batches: u64,
+}
+
+#[derive(Default)]
+struct Counters {
+    batches: AtomicU64,
+    writes: AtomicU64,
+    failed_batches: AtomicU64,
+}
+
+/// The handle to the writer task.
+pub struct Writer {
+    queue: mpsc::Sender<Message>,
+    counters: Arc<Counters>,
+}
+
+impl Writer {
+    pub fn start(pool: SqlitePool, max_batch: usize) -> Writer {
+        let (queue, inbox) = mpsc::channel(QUEUE);
+        let counters = Arc::new(Counters::default());
+        tokio::spawn(run(pool, inbox, max_batch, counters.clone()));
+        Writer { queue, counters }
+    }
+
+    pub fn stats(&self) -> WriterStats {
+        WriterStats {
+            batches: self.counters.batches.load(Ordering::Relaxed),
+            writes: self.counters.writes.load(Ordering::Relaxed),
+            failed_batches: self.counters.failed_batches.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Queues `write` and waits until its batch is committed (or failed).
+    pub async fn submit(&self, write: Write) -> Result<(), WriteError> {
+        let (done, outcome) = oneshot::channel();
+        self.queue
+            .send(Message::Job(Box::new(Job { write, done })))
+            .await
+            .map_err(|_| WriteError::Closed)?;
+        // A dropped reply means the writer task is gone.
+        outcome.await.unwrap_or(Err(WriteError::Closed))
+    }
+
+    /// Queues `write` without waiting for room, returning where its outcome
+    /// will arrive (tests fill one batch this way).
+    #[cfg(test)]
+    pub fn submit_now(&self, write: Write) -> oneshot::Receiver<Result<(), WriteError>> {
+        let (done, outcome) = oneshot::channel();
+        if let Err(
+            mpsc::error::TrySendError::Full(Message::Job(job))
+            | mpsc::error::TrySendError::Closed(Message::Job(job)),
+        ) = self
+            .queue
+            .try_send(Message::Job(Box::new(Job { write, done })))
+        {
+            // The receiver is still ours to answer; nobody else has it.
+            let _ = job.done.send(Err(WriteError::Closed));
+        }
+        outcome
+    }
+
+    /// Commits what is queued, stamps the heartbeat and stops the task.
+    /// Later writes get [`WriteError::Closed`].
+    pub async fn stop(&self) {
+        let (done, stopped) = oneshot::channel();
+        if self.queue.send(Message::Stop(done)).await.is_ok() {
+            // The task answers after its last commit; if it died instead,
+            // there is nothing left to wait for either way.
+            let _ = stopped.await;
+        }
+    }
+}
+
+async fn run(
+    pool: SqlitePool,
+    mut inbox: mpsc::Receiver<Message>,
+    max_batch: usize,
+    counters: Arc<Counters>,
+) {
+    let mut batch: Vec<Job> = Vec::with_capacity(max_batch.min(1024));
+    loop {
+        let first = match tokio::time::timeout(HEARTBEAT, inbox.recv()).await {
+            Ok(Some(message)) => message,
+            Ok(None) => break,
+            Err(_idle) => {
+                commit(&pool, &mut batch, &counters).await;
+                continue;
+            }
+        };
+        let mut stop = None;
+        match first {
+            Message::Job(job) => batch.push(*job),
+            Message::Stop(done) => stop = Some(done),
+        }
+        while stop.is_none() && batch.len() < max_batch {
+            match inbox.try_recv() {
+                Ok(Message::Job(job)) => batch.push(*job),
+                Ok(Message::Stop(done)) => stop = Some(done),
+                Err(_) => break,
+            }
+        }
+        commit(&pool, &mut batch, &counters).await;
+        if let Some(done) = stop {
+            inbox.close();
+            // Whatever raced in before the close is answered, not dropped.
+            while let Some(message) = inbox.recv().await {
+                if let Message::Job(job) = message {
+                    let _ = job.done.send(Err(WriteError::Closed));
+                }
+            }
+            // The stopper may have given up waiting; nothing to do then.
+            let _ = done.send(());
+            break;
+        }
+    }
+}
+
+/// Commits `batch` (possibly empty: then only the heartbeat) and answers
+/// every job in it.
+async fn commit(pool: &SqlitePool, batch: &mut Vec<Job>, counters: &Counters) {
+    let outcome = run_batch(pool, batch).await;
+    match outcome {
+        Ok(results) => {
+            // Per batch, so only at trace: a busy server commits hundreds a
+            // second.
+            tracing::trace!(writes = batch.len(), "batch committed");
+            counters.batches.fetch_add(1, Ordering::Relaxed);
+            let stored = results.iter().filter(|r| r.is_ok()).count();
+            counters.writes.fetch_add(stored as u64, Ordering::Relaxed);
+            for (job, result) in batch.drain(..).zip(results) {
+                // The writer of a job may have gone (a closed request);
+                // the write is stored all the same.
+                let _ = job.done.send(result);
+            }
+        }
+        Err(err) => {
+            counters.failed_batches.fetch_add(1, Ordering::Relaxed);
+            for job in batch.drain(..) {
+                let _ = job.done.send(Err(err.copy()));
+            }
+        }
+    }
+}
+
+/// Runs the batch in one transaction. `Ok` holds each job's own result once
+/// the transaction is committed; `Err` is the failure of the whole batch.
+async fn run_batch(
+    pool: &SqlitePool,
+    batch: &[Job],
+) -> Result<Vec<Result<(), WriteError>>, WriteError> {
+    let failed = |err: sqlx::Error| WriteError::Failed(err.to_string());
+    let mut conn = pool.acquire().await.map_err(failed)?;
+    sqlx::query("BEGIN IMMEDIATE")
+        .execute(&mut *conn)
+        .await
+        .map_err(failed)?;
+    let mut results = Vec::with_capacity(batch.len());
+    let body: Result<(), sqlx::Error> = async {
+        for job in batch {
+            sqlx::query("SAVEPOINT job").execute(&mut *conn).await?;
+            match job.write.apply(&mut conn).await {
+                Ok(()) => {
+                    sqlx::query("RELEASE job").execute(&mut *conn).await?;
+                    results.push(Ok(()));
+                }
+                Err(err) if is_refusal(&err) => {
+                    sqlx::query("ROLLBACK TO job").execute(&mut *conn).await?;
+                    sqlx::query("RELEASE job").execute(&mut *conn).await?;
+                    let unique =
+                        matches!(&err, sqlx::Error::Database(db) if db.is_unique_violation());
+                    results.push(Err(WriteError::Rejected(Refusal {
+                        message: err.to_string(),
+                        unique,
+                    })));
+                }
+                Err(err) => return Err(err),
+            }
+        }
+        sqlx::query("UPDATE heartbeat SET alive_at = ? WHERE id = 1")
+            .bind(now_ms())
+            .execute(&mut *conn)
+            .await?;
+        Ok(())
+    }
+    .await;
+    if let Err(err) = body {
+        // SQLite may have rolled back already (disk full does); a failed
+        // ROLLBACK then changes nothing. If the connection is broken, drop
+        // it so the pool opens a fresh one.
+        if sqlx::query("ROLLBACK").execute(&mut *conn).await.is_err() && conn.ping().await.is_err()
+        {
+            conn.detach();
+        }
+        return Err(failed(err));
+    }
+    if let Err(err) = sqlx::query("COMMIT").execute(&mut *conn).await {
+        // Leave no transaction open on the connection.
+        if sqlx::query("ROLLBACK").execute(&mut *conn).await.is_err() && conn.ping().await.is_err()
+        {
+            conn.detach();
+        }
+        return Err(WriteError::Ambiguous(err.to_string()));
+    }
+    Ok(results)
+}
