@@ -12,7 +12,6 @@ use std::process::Stdio;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use support::*;
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
 use tokio_tungstenite::tungstenite::Message;
 
@@ -60,20 +59,7 @@ async fn no_token_or_invite_reaches_the_log_at_trace_level() {
         .kill_on_drop(true)
         .spawn()
         .expect("start rookery-server");
-    let stdout = child.stdout.take().expect("stdout");
-    let line = within(WAIT, "the `listening on` line", async {
-        BufReader::new(stdout)
-            .lines()
-            .next_line()
-            .await
-            .expect("read stdout")
-            .expect("a line")
-    })
-    .await;
-    let base = line
-        .strip_prefix("listening on ")
-        .expect("listening line")
-        .to_string();
+    let base = listening_base(&mut child).await;
     let url = |path: &str| format!("{base}{path}");
     let http = reqwest::Client::new();
 

@@ -13,7 +13,6 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use serde_json::{json, Value};
 use support::*;
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 use tokio::sync::Mutex;
 
@@ -44,20 +43,7 @@ impl Process {
             .kill_on_drop(true)
             .spawn()
             .expect("start rookery-server");
-        let stdout = child.stdout.take().expect("stdout");
-        let line = within(WAIT, "the `listening on` line", async {
-            BufReader::new(stdout)
-                .lines()
-                .next_line()
-                .await
-                .expect("read stdout")
-                .expect("a line on stdout")
-        })
-        .await;
-        let base = line
-            .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-            .to_string();
+        let base = listening_base(&mut child).await;
         assert!(base.starts_with("http://127.0.0.1:"), "{base}");
         let port: u16 = base.rsplit(':').next().unwrap().parse().expect("a port");
         assert_ne!(port, 0, "the real port, not 0");

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use support::*;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::AsyncWriteExt;
 use tokio::process::{Child, Command};
 
 struct Server {
@@ -40,20 +40,7 @@ fn command(db: &Path, extra: &[&str]) -> Command {
 impl Server {
     async fn start(db: &Path, extra: &[&str]) -> Server {
         let mut child = command(db, extra).spawn().expect("start rookery-server");
-        let stdout = child.stdout.take().expect("stdout");
-        let line = within(WAIT, "the `listening on` line", async {
-            BufReader::new(stdout)
-                .lines()
-                .next_line()
-                .await
-                .expect("read stdout")
-                .expect("a line on stdout")
-        })
-        .await;
-        let base = line
-            .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-            .to_string();
+        let base = listening_base(&mut child).await;
         Server { child, base }
     }
 }

@@ -16,7 +16,6 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use support::*;
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
 /// A small random generator (xorshift), seeded per run; the seed is printed
@@ -56,20 +55,7 @@ impl Server {
             .kill_on_drop(true)
             .spawn()
             .expect("start rookery-server");
-        let stdout = child.stdout.take().expect("stdout");
-        let line = within(WAIT, "the `listening on` line", async {
-            BufReader::new(stdout)
-                .lines()
-                .next_line()
-                .await
-                .expect("read stdout")
-                .expect("a line on stdout")
-        })
-        .await;
-        let base = line
-            .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-            .to_string();
+        let base = listening_base(&mut child).await;
         Server { child, base }
     }
 

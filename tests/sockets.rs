@@ -465,7 +465,6 @@ async fn a_reader_gets_every_state_in_order_while_spectators_come_and_go() {
 #[tokio::test]
 async fn tokens_sent_as_a_subprotocol_or_an_auth_message_stay_out_of_the_log() {
     use std::process::Stdio;
-    use tokio::io::{AsyncBufReadExt, BufReader};
 
     let dir = tempfile::tempdir().expect("temporary directory");
     let log_path = dir.path().join("server.log");
@@ -480,20 +479,8 @@ async fn tokens_sent_as_a_subprotocol_or_an_auth_message_stay_out_of_the_log() {
         .kill_on_drop(true)
         .spawn()
         .expect("start rookery-server");
-    let stdout = child.stdout.take().expect("stdout");
-    let line = within(WAIT, "the `listening on` line", async {
-        BufReader::new(stdout)
-            .lines()
-            .next_line()
-            .await
-            .expect("read stdout")
-            .expect("a line")
-    })
-    .await;
-    let addr = line
-        .strip_prefix("listening on http://")
-        .expect("listening line")
-        .to_string();
+    let base = listening_base(&mut child).await;
+    let addr = base.trim_start_matches("http://").to_string();
     let http = reqwest::Client::new();
     let created: Value = http
         .post(format!("http://{addr}/api/games"))
@@ -581,7 +568,6 @@ async fn tokens_sent_as_a_subprotocol_or_an_auth_message_stay_out_of_the_log() {
 #[tokio::test]
 async fn the_server_raises_its_open_files_limit_at_start() {
     use std::process::Stdio;
-    use tokio::io::{AsyncBufReadExt, BufReader};
 
     let dir = tempfile::tempdir().expect("temporary directory");
     let script = format!(
@@ -597,19 +583,9 @@ async fn the_server_raises_its_open_files_limit_at_start() {
         .kill_on_drop(true)
         .spawn()
         .expect("start rookery-server");
-    let stdout = child.stdout.take().expect("stdout");
-    let line = within(WAIT, "the `listening on` line", async {
-        BufReader::new(stdout)
-            .lines()
-            .next_line()
-            .await
-            .expect("read stdout")
-            .expect("a line")
-    })
-    .await;
+    let base = listening_base(&mut child).await;
     // Once it has answered a request it is serving, and so handles SIGTERM
     // (a signal right after the `listening on` line is another matter).
-    let base = line.strip_prefix("listening on ").expect("listening line");
     let health = reqwest::get(format!("{base}/healthz")).await.expect("GET");
     assert_eq!(health.status(), 200);
     let pid = child.id().expect("pid");

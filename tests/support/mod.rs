@@ -407,3 +407,20 @@ impl TestServer {
         server
     }
 }
+
+/// Waits for a spawned `rookery-server`'s first stdout line, `listening on
+/// http://HOST:PORT`, and returns the base URL `http://HOST:PORT`.
+pub async fn listening_base(child: &mut tokio::process::Child) -> String {
+    let stdout = child.stdout.take().expect("the server's stdout is piped");
+    let line = within(WAIT, "the `listening on` line", async {
+        tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(stdout))
+            .next_line()
+            .await
+            .expect("read stdout")
+            .expect("a line on stdout")
+    })
+    .await;
+    line.strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_string()
+}
