@@ -46,4 +46,7 @@ fi
 
 echo "== browser end-to-end tests"
 export CHROMIUM_PATH="$CHROMIUM"
-exec timeout 900 node --test --test-reporter=spec e2e.test.mjs
+# Every *.test.mjs file, or only those named in E2E_FILES (space-separated).
+# shellcheck disable=SC2206
+FILES=(${E2E_FILES:-*.test.mjs})
+exec timeout 1200 node --test --test-concurrency=1 --test-reporter=spec "${FILES[@]}"
