@@ -20,11 +20,11 @@ use super::game_id;
 use crate::auth::{self, TokenHash};
 use crate::client_ip::ClientIp;
 use crate::error::{ApiError, ApiJson, ApiQuery, MaybeJson};
-use crate::live::actor::{Action, Command, StateReceiver};
-use crate::live::game::{LiveGame, LiveSeat, PlayerRef};
+use crate::live::actor::{Action, Command, SeatSecret, StateReceiver};
+use crate::live::game::{Answer, LiveGame, LiveSeat, PlayerRef};
 use crate::protocol::{
     Broadcast, CreateGame, GameList, GameState, GameWithSeat, JoinRequest, ListQuery, MoveRequest,
-    Seat, SharedState, Side, Status, Visibility,
+    RematchAnswer, RematchSeat, Seat, SharedState, Side, Status, Visibility,
 };
 use crate::store::now_ms;
 use crate::AppState;
@@ -321,6 +321,12 @@ pub fn write_pgn(live: &LiveGame) -> String {
             )
         }),
     ));
+    // Takebacks granted (a tag of our own; PGN readers keep unknown tags):
+    // the moves are the game as it stands, the count says it was not
+    // played straight through.
+    if live.takebacks() > 0 {
+        tags.push(("Takebacks".to_string(), live.takebacks().to_string()));
+    }
     let result = ending.and_then(|e| e.result()).unwrap_or("*");
     let termination = match ending {
         Some(ending) => pgn_termination(ending.termination),
@@ -464,6 +470,113 @@ pub async fn draw(
     headers: HeaderMap,
 ) -> Result<Json<GameState>, ApiError> {
     act_http(&state, &id, &headers, Action::Draw).await
+}
+
+pub async fn draw_decline(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Json<GameState>, ApiError> {
+    act_http(&state, &id, &headers, Action::DropDrawOffer(Answer::Decline)).await
+}
+
+pub async fn draw_withdraw(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Json<GameState>, ApiError> {
+    act_http(&state, &id, &headers, Action::DropDrawOffer(Answer::Withdraw)).await
+}
+
+pub async fn takeback(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Json<GameState>, ApiError> {
+    act_http(&state, &id, &headers, Action::Takeback).await
+}
+
+pub async fn takeback_decline(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Json<GameState>, ApiError> {
+    act_http(&state, &id, &headers, Action::DropTakeback(Answer::Decline)).await
+}
+
+pub async fn takeback_withdraw(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Json<GameState>, ApiError> {
+    act_http(&state, &id, &headers, Action::DropTakeback(Answer::Withdraw)).await
+}
+
+pub async fn abort(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Json<GameState>, ApiError> {
+    act_http(&state, &id, &headers, Action::Abort).await
+}
+
+/// `POST /api/games/{id}/rematch`: offers or accepts a rematch. Once it is
+/// agreed (now or before), the answer carries the caller's seat in the new
+/// game; asking again gives the same seat again (the token is derived from
+/// the caller's token here, see [`auth::rematch_token`]).
+pub async fn rematch(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Json<RematchAnswer>, ApiError> {
+    let secret = auth::required_bearer(&headers)?;
+    let id = game_id(&id)?;
+    let token = TokenHash::of(&secret);
+    let game = act(
+        &state,
+        id,
+        &token,
+        Action::Rematch(SeatSecret(secret.clone())),
+    )
+    .await?;
+    // The action checked the token; its seat's colour, to name the new one.
+    let side = state
+        .registry
+        .call(id, |reply| Command::Authorize {
+            token: token.clone(),
+            reply,
+        })
+        .await?;
+    let rematch = match (&game.rematch, side) {
+        (Some(new_id), Some(side)) => {
+            let new = Uuid::parse_str(new_id).map_err(ApiError::internal)?;
+            Some(RematchSeat {
+                id: new_id.clone(),
+                seat: Seat {
+                    color: side.other(),
+                    token: auth::rematch_token(&secret, new),
+                },
+            })
+        }
+        _ => None,
+    };
+    Ok(Json(RematchAnswer { game, rematch }))
+}
+
+pub async fn rematch_decline(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Json<GameState>, ApiError> {
+    act_http(&state, &id, &headers, Action::DropRematch(Answer::Decline)).await
+}
+
+pub async fn rematch_withdraw(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Json<GameState>, ApiError> {
+    act_http(&state, &id, &headers, Action::DropRematch(Answer::Withdraw)).await
 }
 
 #[cfg(test)]

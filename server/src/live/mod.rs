@@ -130,6 +130,7 @@ impl Registry {
 
     fn context(&self) -> ActorContext {
         let weak = Arc::downgrade(&self.inner);
+        let starter = weak.clone();
         ActorContext {
             store: self.inner.store.clone(),
             ai: self.inner.ai.clone(),
@@ -140,6 +141,26 @@ impl Registry {
                     Registry { inner }.forget(handle);
                 }
             }),
+            start_game: Arc::new(move |live: LiveGame| {
+                if let Some(inner) = starter.upgrade() {
+                    Registry { inner }.adopt(live);
+                }
+            }),
+        }
+    }
+
+    /// Puts a stored game live that nobody can have loaded yet (a rematch,
+    /// before its id is told to anyone). An entry already there wins; at
+    /// shutdown the game stays stored and loads when asked for.
+    fn adopt(&self, live: LiveGame) {
+        if self.is_shutting_down() {
+            return;
+        }
+        let mut games = self.games();
+        if let std::collections::hash_map::Entry::Vacant(entry) = games.entry(live.id) {
+            // Spawning only takes the actor set's lock, never this map's.
+            let handle = self.spawn_actor(live);
+            entry.insert(Arc::new(OnceCell::new_with(Some(handle))));
         }
     }
 

@@ -58,6 +58,8 @@ fn move_write(live: &mut LiveGame, uci: &str) -> Write {
     Write::UpdateGame {
         game: StoredGame::of(live, now, now_ms()),
         mv: Some(StoredMove::of(live.id, &played, now_ms())),
+        taken_back_from: None,
+        rematch: None,
     }
 }
 
