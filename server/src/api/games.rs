@@ -477,7 +477,13 @@ pub async fn draw_decline(
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Json<GameState>, ApiError> {
-    act_http(&state, &id, &headers, Action::DropDrawOffer(Answer::Decline)).await
+    act_http(
+        &state,
+        &id,
+        &headers,
+        Action::DropDrawOffer(Answer::Decline),
+    )
+    .await
 }
 
 pub async fn draw_withdraw(
@@ -485,7 +491,13 @@ pub async fn draw_withdraw(
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Json<GameState>, ApiError> {
-    act_http(&state, &id, &headers, Action::DropDrawOffer(Answer::Withdraw)).await
+    act_http(
+        &state,
+        &id,
+        &headers,
+        Action::DropDrawOffer(Answer::Withdraw),
+    )
+    .await
 }
 
 pub async fn takeback(
@@ -509,7 +521,13 @@ pub async fn takeback_withdraw(
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Json<GameState>, ApiError> {
-    act_http(&state, &id, &headers, Action::DropTakeback(Answer::Withdraw)).await
+    act_http(
+        &state,
+        &id,
+        &headers,
+        Action::DropTakeback(Answer::Withdraw),
+    )
+    .await
 }
 
 pub async fn abort(

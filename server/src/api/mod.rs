@@ -34,11 +34,23 @@ pub fn router(state: AppState) -> Router {
         .route("/api/games/{id}/draw/decline", post(games::draw_decline))
         .route("/api/games/{id}/draw/withdraw", post(games::draw_withdraw))
         .route("/api/games/{id}/takeback", post(games::takeback))
-        .route("/api/games/{id}/takeback/decline", post(games::takeback_decline))
-        .route("/api/games/{id}/takeback/withdraw", post(games::takeback_withdraw))
+        .route(
+            "/api/games/{id}/takeback/decline",
+            post(games::takeback_decline),
+        )
+        .route(
+            "/api/games/{id}/takeback/withdraw",
+            post(games::takeback_withdraw),
+        )
         .route("/api/games/{id}/rematch", post(games::rematch))
-        .route("/api/games/{id}/rematch/decline", post(games::rematch_decline))
-        .route("/api/games/{id}/rematch/withdraw", post(games::rematch_withdraw))
+        .route(
+            "/api/games/{id}/rematch/decline",
+            post(games::rematch_decline),
+        )
+        .route(
+            "/api/games/{id}/rematch/withdraw",
+            post(games::rematch_withdraw),
+        )
         .route("/api/games/{id}/abort", post(games::abort))
         .route("/api", any(not_found))
         .route("/api/", any(not_found))

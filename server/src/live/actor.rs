@@ -448,10 +448,7 @@ impl GameActor {
                 self.change_if(|live, _| live.drop_draw_offer(side, answer))
                     .await?
             }
-            Action::Takeback => {
-                self.change_if(|live, now| live.takeback(side, now))
-                    .await?
-            }
+            Action::Takeback => self.change_if(|live, now| live.takeback(side, now)).await?,
             Action::DropTakeback(answer) => {
                 self.change_if(|live, _| live.drop_takeback_offer(side, answer))
                     .await?

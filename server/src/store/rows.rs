@@ -570,10 +570,7 @@ impl ListRow {
             draw_offer: row.draw_offer.as_deref().and_then(Side::parse),
             takeback_offer: row.takeback_offer.as_deref().and_then(Side::parse),
             takebacks: row.takebacks(),
-            rematch_offer: row
-                .rematch()
-                .filter(|r| !r.agreed)
-                .map(|r| r.offered_by),
+            rematch_offer: row.rematch().filter(|r| !r.agreed).map(|r| r.offered_by),
             rematch: row
                 .rematch()
                 .filter(|r| r.agreed)
