@@ -5,12 +5,8 @@
 
 mod support;
 
-use std::path::Path;
-use std::process::Stdio;
-
 use serde_json::{json, Value};
 use support::*;
-use tokio::process::Command;
 
 fn path(id: &str, action: &str) -> String {
     format!("/api/games/{id}/{action}")
@@ -21,6 +17,20 @@ async fn act(server: &TestServer, id: &str, token: &str, action: &str) -> Value 
     let (status, answer) = server.post(&path(id, action), Some(token), None).await;
     assert_eq!(status, 200, "{action}: {answer}");
     answer
+}
+
+/// A game of a human (white, with the returned token) against the
+/// computer at `level`: (id, token).
+async fn ai_game(server: &TestServer, level: u8) -> (String, String) {
+    let (game, token) = server
+        .create_game(
+            json!({"white": {"kind": "human"}, "black": {"kind": "ai", "level": level}}),
+            None,
+        )
+        .await;
+    assert_eq!(game["rated"], true);
+    let id = game["id"].as_str().expect("id").to_string();
+    (id, token.expect("the human's seat"))
 }
 
 #[tokio::test]
@@ -153,15 +163,7 @@ async fn a_takeback_between_people_needs_the_opponent() {
 async fn the_computer_grants_a_takeback_at_once_and_the_game_turns_casual() {
     let db = TestDb::new();
     let server = TestServer::start(test_config(&db)).await;
-    let (game, token) = server
-        .create_game(
-            json!({"white": {"kind": "human"}, "black": {"kind": "ai", "level": 1}}),
-            None,
-        )
-        .await;
-    let id = game["id"].as_str().unwrap().to_string();
-    let token = token.unwrap();
-    assert_eq!(game["rated"], true);
+    let (id, token) = ai_game(&server, 1).await;
     server.play(&id, &token, "e2e4").await;
     server
         .wait_state(&id, "the computer's reply", |s| moves(s).len() == 2)
@@ -398,14 +400,7 @@ async fn rematch_offers_are_declined_and_withdrawn() {
 async fn a_rematch_against_the_computer_starts_at_once() {
     let db = TestDb::new();
     let server = TestServer::start(test_config(&db)).await;
-    let (game, token) = server
-        .create_game(
-            json!({"white": {"kind": "human"}, "black": {"kind": "ai", "level": 2}}),
-            None,
-        )
-        .await;
-    let id = game["id"].as_str().unwrap().to_string();
-    let token = token.unwrap();
+    let (id, token) = ai_game(&server, 2).await;
     act(&server, &id, &token, "resign").await;
     let answer = act(&server, &id, &token, "rematch").await;
     assert_eq!(answer["game"]["rematch_offer"], Value::Null);
@@ -428,21 +423,6 @@ async fn a_rematch_against_the_computer_starts_at_once() {
 
 // --------------------------------------------------- durability (SIGKILL)
 
-async fn spawn_server(db: &Path) -> (tokio::process::Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rookery-server"))
-        .args(["--addr", "127.0.0.1:0", "--database"])
-        .arg(db)
-        .env("RUST_LOG", "error")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("start rookery-server");
-    let base = listening_base(&mut child).await;
-    (child, base)
-}
-
 async fn post_to(base: &str, path: &str, token: Option<&str>, body: Option<Value>) -> Value {
     let mut request = reqwest::Client::new().post(format!("{base}{path}"));
     if let Some(token) = token {
@@ -459,7 +439,7 @@ async fn post_to(base: &str, path: &str, token: Option<&str>, body: Option<Value
 #[tokio::test]
 async fn acknowledged_takebacks_and_rematches_survive_sigkill() {
     let db = TestDb::new();
-    let (mut child, base) = spawn_server(&db.path()).await;
+    let (mut child, base) = spawn_server_binary(&db.path()).await;
     let humans = json!({"white": {"kind": "human"}, "black": {"kind": "human"}});
     let created = post_to(&base, "/api/games", None, Some(humans)).await;
     let id = created["game"]["id"].as_str().unwrap().to_string();
@@ -498,7 +478,7 @@ async fn acknowledged_takebacks_and_rematches_survive_sigkill() {
     within(WAIT, "the killed server to exit", child.wait())
         .await
         .expect("wait");
-    let (_child, base) = spawn_server(&db.path()).await;
+    let (_child, base) = spawn_server_binary(&db.path()).await;
 
     let get = |path: String| {
         let base = base.clone();

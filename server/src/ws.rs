@@ -152,13 +152,7 @@ fn protocol_token(ws: &WebSocketUpgrade) -> Option<String> {
 /// token, `forbidden` for another game's seat.
 async fn authorize(state: &AppState, id: Uuid, token: &str) -> Result<(Side, TokenHash), ApiError> {
     let token = TokenHash::of(token);
-    let side = state
-        .registry
-        .call(id, |reply| Command::Authorize {
-            token: token.clone(),
-            reply,
-        })
-        .await?;
+    let side = state.registry.seat_of(id, &token).await?;
     match side {
         Some(side) => Ok((side, token)),
         None if state.store().is_seat_token(&token).await? => Err(ApiError::Forbidden(

@@ -10,6 +10,7 @@ use axum::extract::{Path, State};
 use axum::http::header::CONTENT_TYPE;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
+use axum::routing::{post, MethodRouter};
 use axum::{Extension, Json};
 use rookery_engine::game::Termination;
 use tokio::sync::broadcast::error::RecvError;
@@ -21,7 +22,7 @@ use crate::auth::{self, TokenHash};
 use crate::client_ip::ClientIp;
 use crate::error::{ApiError, ApiJson, ApiQuery, MaybeJson};
 use crate::live::actor::{Action, Command, SeatSecret, StateReceiver};
-use crate::live::game::{Answer, LiveGame, LiveSeat, PlayerRef};
+use crate::live::game::{LiveGame, LiveSeat, PlayerRef};
 use crate::protocol::{
     Broadcast, CreateGame, GameList, GameState, GameWithSeat, JoinRequest, ListQuery, MoveRequest,
     RematchAnswer, RematchSeat, Seat, SharedState, Side, Status, Visibility,
@@ -472,70 +473,15 @@ pub async fn draw(
     act_http(&state, &id, &headers, Action::Draw).await
 }
 
-pub async fn draw_decline(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-) -> Result<Json<GameState>, ApiError> {
-    act_http(
-        &state,
-        &id,
-        &headers,
-        Action::DropDrawOffer(Answer::Decline),
+/// The route of a seat holder's action that has no body (the offers'
+/// answers, takeback, abort): `POST` with the seat token, answering the
+/// GameState.
+pub fn action(make: fn() -> Action) -> MethodRouter<AppState> {
+    post(
+        move |State(state): State<AppState>, Path(id): Path<String>, headers: HeaderMap| async move {
+            act_http(&state, &id, &headers, make()).await
+        },
     )
-    .await
-}
-
-pub async fn draw_withdraw(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-) -> Result<Json<GameState>, ApiError> {
-    act_http(
-        &state,
-        &id,
-        &headers,
-        Action::DropDrawOffer(Answer::Withdraw),
-    )
-    .await
-}
-
-pub async fn takeback(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-) -> Result<Json<GameState>, ApiError> {
-    act_http(&state, &id, &headers, Action::Takeback).await
-}
-
-pub async fn takeback_decline(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-) -> Result<Json<GameState>, ApiError> {
-    act_http(&state, &id, &headers, Action::DropTakeback(Answer::Decline)).await
-}
-
-pub async fn takeback_withdraw(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-) -> Result<Json<GameState>, ApiError> {
-    act_http(
-        &state,
-        &id,
-        &headers,
-        Action::DropTakeback(Answer::Withdraw),
-    )
-    .await
-}
-
-pub async fn abort(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-) -> Result<Json<GameState>, ApiError> {
-    act_http(&state, &id, &headers, Action::Abort).await
 }
 
 /// `POST /api/games/{id}/rematch`: offers or accepts a rematch. Once it is
@@ -558,13 +504,7 @@ pub async fn rematch(
     )
     .await?;
     // The action checked the token; its seat's colour, to name the new one.
-    let side = state
-        .registry
-        .call(id, |reply| Command::Authorize {
-            token: token.clone(),
-            reply,
-        })
-        .await?;
+    let side = state.registry.seat_of(id, &token).await?;
     let rematch = match (&game.rematch, side) {
         (Some(new_id), Some(side)) => {
             let new = Uuid::parse_str(new_id).map_err(ApiError::internal)?;
@@ -579,22 +519,6 @@ pub async fn rematch(
         _ => None,
     };
     Ok(Json(RematchAnswer { game, rematch }))
-}
-
-pub async fn rematch_decline(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-) -> Result<Json<GameState>, ApiError> {
-    act_http(&state, &id, &headers, Action::DropRematch(Answer::Decline)).await
-}
-
-pub async fn rematch_withdraw(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-) -> Result<Json<GameState>, ApiError> {
-    act_http(&state, &id, &headers, Action::DropRematch(Answer::Withdraw)).await
 }
 
 #[cfg(test)]

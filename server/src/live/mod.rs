@@ -275,6 +275,19 @@ impl Registry {
             .unwrap_or(Err(ApiError::GameTimeout))
     }
 
+    /// The seat of game `id` that `token` holds, if any.
+    pub async fn seat_of(
+        &self,
+        id: Uuid,
+        token: &crate::auth::TokenHash,
+    ) -> Result<Option<crate::protocol::Side>, ApiError> {
+        self.call(id, |reply| Command::Authorize {
+            token: token.clone(),
+            reply,
+        })
+        .await
+    }
+
     /// A game's state: from its actor when it is live, otherwise from its
     /// database row, without starting an actor or replaying its moves.
     pub async fn state(&self, id: Uuid) -> Result<GameState, ApiError> {
