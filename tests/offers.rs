@@ -19,6 +19,10 @@ async fn act(server: &TestServer, id: &str, token: &str, action: &str) -> Value 
     answer
 }
 
+fn both_connected(state: &Value) -> bool {
+    state["white"]["connected"] == true && state["black"]["connected"] == true
+}
+
 /// A game of a human (white, with the returned token) against the
 /// computer at `level`: (id, token).
 async fn ai_game(server: &TestServer, level: u8) -> (String, String) {
@@ -44,6 +48,11 @@ async fn draw_offers_are_declined_and_withdrawn_and_a_no_op_is_silent() {
     for ws in [&mut white_ws, &mut black_ws, &mut watcher] {
         ws.next_state().await;
     }
+    // Seats connecting send states too: from here on, the watcher's states
+    // are the game's changes.
+    watcher
+        .state_where("both seats connected", both_connected)
+        .await;
 
     // Offer over the socket, decline over the socket.
     white_ws.send(json!({"type": "draw"})).await;
@@ -126,10 +135,13 @@ async fn a_takeback_between_people_needs_the_opponent() {
         act(&server, &id, &white, "takeback").await["takeback_offer"],
         "white"
     );
-    assert_eq!(black_ws.next_state().await["takeback_offer"], "white");
+    black_ws
+        .state_where("white's request", |s| s["takeback_offer"] == "white")
+        .await;
     black_ws.send(json!({"type": "takeback_decline"})).await;
-    let state = black_ws.next_state().await;
-    assert_eq!(state["takeback_offer"], Value::Null);
+    let state = black_ws
+        .state_where("the request declined", |s| s["takeback_offer"].is_null())
+        .await;
     assert_eq!(moves(&state), ["d2d4"]);
     act(&server, &id, &white, "takeback").await;
     let state = act(&server, &id, &white, "takeback/withdraw").await;
@@ -224,7 +236,9 @@ async fn a_player_aborts_until_each_side_has_moved() {
     let mut ws = WsClient::connect(&server, &id, Some(&white)).await;
     ws.next_state().await;
     ws.send(json!({"type": "abort"})).await;
-    let state = ws.next_state().await;
+    let state = ws
+        .state_where("the abort", |s| s["status"] == "finished")
+        .await;
     assert_eq!(state["termination"], "aborted");
     ws.send(json!({"type": "abort"})).await;
     ws.expect_error("game_over").await;
@@ -281,6 +295,9 @@ async fn a_rematch_offer_accepted_seats_both_players_and_tells_only_them() {
         .send(json!({"type": "auth", "token": black.clone()}))
         .await;
     assert_eq!(black_ws.next().await["type"], "authenticated");
+    watcher
+        .state_where("both seats connected", both_connected)
+        .await;
 
     white_ws.send(json!({"type": "rematch"})).await;
     let state = watcher.next_state().await;

@@ -41,11 +41,10 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use crate::api::game_id;
-use crate::api::games::act;
 use crate::auth::TokenHash;
 use crate::client_ip::ClientIp;
-use crate::error::{ApiError, ApiQuery};
+use crate::error::ApiError;
+use crate::extract::{game_id, ApiQuery};
 use crate::live::actor::{Action, Command, GameHandle, SeatSecret, StateReceiver};
 use crate::live::game::Answer;
 use crate::protocol::{
@@ -367,7 +366,11 @@ impl Connection<'_> {
             ClientMessage::RematchWithdraw => Action::DropRematch(Answer::Withdraw),
             ClientMessage::Abort => Action::Abort,
         };
-        act(self.state, self.id, token, action).await.map(|_| ())
+        self.state
+            .registry
+            .act(self.id, token, action)
+            .await
+            .map(|_| ())
     }
 
     /// Sends a state and, when it shows an agreed rematch this seat has
