@@ -19,6 +19,18 @@ async fn act(server: &TestServer, id: &str, token: &str, action: &str) -> Value 
     answer
 }
 
+/// When game `id` was last written, read from its database file.
+async fn updated_at(db: &TestDb, id: &str) -> i64 {
+    let reader = sqlx::SqlitePool::connect(&db.url()).await.expect("open");
+    let at = sqlx::query_scalar("SELECT updated_at FROM games WHERE id = ?")
+        .bind(id)
+        .fetch_one(&reader)
+        .await
+        .expect("the game's row");
+    reader.close().await;
+    at
+}
+
 fn both_connected(state: &Value) -> bool {
     state["white"]["connected"] == true && state["black"]["connected"] == true
 }
@@ -66,6 +78,7 @@ async fn draw_offers_are_declined_and_withdrawn_and_a_no_op_is_silent() {
     // Declining or withdrawing what is not there, and offering twice,
     // change nothing: 200 with the state, no broadcast. The next state the
     // watcher sees is the one of the following real change.
+    let written = updated_at(&db, &id).await;
     let noop = act(&server, &id, &black, "draw/decline").await;
     assert_eq!(noop["draw_offer"], Value::Null);
     act(&server, &id, &white, "draw/withdraw").await;
@@ -77,6 +90,15 @@ async fn draw_offers_are_declined_and_withdrawn_and_a_no_op_is_silent() {
     act(&server, &id, &white, "draw/decline").await;
     let state = watcher.next_state().await;
     assert_eq!(state["draw_offer"], "white");
+    let offered = updated_at(&db, &id).await;
+    assert!(offered >= written);
+    // A write now would stamp a later millisecond (not a timing check:
+    // the pause only makes a write visible); none comes.
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    act(&server, &id, &white, "draw").await;
+    act(&server, &id, &white, "draw/decline").await;
+    act(&server, &id, &black, "draw/withdraw").await;
+    assert_eq!(updated_at(&db, &id).await, offered, "no-ops write nothing");
     // White withdraws over HTTP.
     let state = act(&server, &id, &white, "draw/withdraw").await;
     assert_eq!(state["draw_offer"], Value::Null);
