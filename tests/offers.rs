@@ -375,6 +375,14 @@ async fn a_rematch_offer_accepted_seats_both_players_and_tells_only_them() {
     server.play(&new_id, old_black_new_token, "e2e4").await;
     server.play(&new_id, old_white_new_token, "c7c5").await;
 
+    // A seat's socket opened after the agreement gets its seat after the
+    // first state.
+    let mut late = WsClient::connect(&server, &id, Some(&black)).await;
+    assert_eq!(late.next_state().await["rematch"], new_id.as_str());
+    let message = late.next().await;
+    assert_eq!(message["type"], "rematch");
+    assert_eq!(message["token"], old_black_new_token.as_str());
+
     // Over HTTP, `rematch` again gives the same seat (an HTTP-only player
     // finds the id in the state and asks for its seat).
     let again = act(&server, &id, &white, "rematch").await;
