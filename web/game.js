@@ -649,8 +649,9 @@ class GameView {
   }
 
   async rematch(button) {
-    // A player offers the rematch to the same opponent (offers.js).
-    if (this.seat) {
+    // A player offers the rematch to the same opponent (offers.js); a game
+    // nobody joined has no opponent: it starts a new one as before.
+    if (this.offers.canOfferRematch(this.game)) {
       await this.offers.act('rematch');
       return;
     }

@@ -52,6 +52,15 @@ export class OfferControls {
     return !!other && other.kind === 'human';
   }
 
+  // Whether this page's player can offer a rematch: the other seat is the
+  // computer or was taken.
+  canOfferRematch(game) {
+    const seat = this.view.seat;
+    if (!seat) return false;
+    const other = game[opposite(seat.color)];
+    return !!other && (other.kind === 'ai' || other.taken !== false);
+  }
+
   async act(type) {
     const view = this.view;
     if (!view.seat || !PATHS[type]) return;
