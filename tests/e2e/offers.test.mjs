@@ -224,6 +224,19 @@ describe('offers between players in Chromium', () => {
     assert.deepEqual((await state(newId)).moves, ['d2d4']);
   });
 
+  test('a game nobody joined has no rematch offer: Rematch starts a new game', { timeout: 120_000 }, async () => {
+    const created = await api(server.url, 'POST', '/api/games', {
+      body: { white: { kind: 'human' }, black: { kind: 'human' }, as: 'white', visibility: 'private' },
+    });
+    const page = await seatedPage(created.game.id, created.seat);
+    await page.getByRole('button', { name: 'Cancel game' }).click();
+    await page.locator('.banner-headline').getByText('Game aborted').waitFor();
+    await page.getByRole('button', { name: 'Rematch', exact: true }).click();
+    await page.waitForURL((url) => !url.pathname.endsWith(created.game.id));
+    await page.getByText('You play black').waitFor();
+    assert.match(await page.locator('#invite-link').inputValue(), /#invite=[0-9a-f]{64}$/);
+  });
+
   test('a rematch against the computer starts at once', { timeout: 120_000 }, async () => {
     const created = await api(server.url, 'POST', '/api/games', {
       body: { white: { kind: 'human' }, black: { kind: 'ai', level: 1 } },
