@@ -383,6 +383,25 @@ async fn a_rematch_offer_accepted_seats_both_players_and_tells_only_them() {
     assert_eq!(message["type"], "rematch");
     assert_eq!(message["token"], old_black_new_token.as_str());
 
+    // So does one that takes its seat with `auth` after the agreement.
+    let mut authed = WsClient::connect(&server, &id, None).await;
+    authed.next_state().await;
+    authed
+        .send(json!({"type": "auth", "token": white.clone()}))
+        .await;
+    assert_eq!(authed.next().await["type"], "authenticated");
+    let message = within(WAIT, "the seat after auth", async {
+        loop {
+            let message = authed.next().await;
+            if message["type"] != "state" {
+                return message;
+            }
+        }
+    })
+    .await;
+    assert_eq!(message["type"], "rematch", "{message}");
+    assert_eq!(message["token"], old_white_new_token.as_str());
+
     // Over HTTP, `rematch` again gives the same seat (an HTTP-only player
     // finds the id in the state and asks for its seat).
     let again = act(&server, &id, &white, "rematch").await;

@@ -378,14 +378,23 @@ impl Connection<'_> {
     /// connection only: spectators hold no token to derive one from).
     async fn write_state(&mut self, game: &SharedState) -> Result<Frame, Gone> {
         let frame = self.write(Message::Text(game.message.clone())).await?;
-        let (Some(rematch), Some((side, _, secret))) = (&game.rematch, &self.seat) else {
-            return Ok(frame);
+        match &game.rematch {
+            Some(rematch) => self.tell_rematch(rematch).await,
+            None => Ok(frame),
+        }
+    }
+
+    /// Sends this seat its token in the agreed rematch game `rematch`,
+    /// once per connection.
+    async fn tell_rematch(&mut self, rematch: &str) -> Result<Frame, Gone> {
+        let Some((side, _, secret)) = &self.seat else {
+            return Ok(Frame::Other);
         };
-        if self.rematch_told.as_ref() == Some(rematch) {
-            return Ok(frame);
+        if self.rematch_told.as_deref() == Some(rematch) {
+            return Ok(Frame::Other);
         }
         let Ok(id) = Uuid::parse_str(rematch) else {
-            return Ok(frame);
+            return Ok(Frame::Other);
         };
         let token = crate::auth::rematch_token(&secret.0, id);
         let text = server_text(&ServerMessage::Rematch {
@@ -393,7 +402,7 @@ impl Connection<'_> {
             color: side.other(),
             token: &token,
         });
-        self.rematch_told = Some(rematch.clone());
+        self.rematch_told = Some(rematch.to_string());
         self.write(Message::Text(text)).await
     }
 
@@ -425,8 +434,15 @@ impl Connection<'_> {
         let text = server_text(&ServerMessage::Authenticated { color: side });
         self.write(Message::Text(text))
             .await
-            .map(|_| ())
-            .map_err(|Gone| ApiError::Unavailable)
+            .map_err(|Gone| ApiError::Unavailable)?;
+        // A rematch agreed before this connection took its seat.
+        let rematch = self.state.registry.state(self.id).await?.rematch;
+        if let Some(rematch) = rematch {
+            self.tell_rematch(&rematch)
+                .await
+                .map_err(|Gone| ApiError::Unavailable)?;
+        }
+        Ok(())
     }
 
     /// Sends an `error` message answering the client.
