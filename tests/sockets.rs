@@ -66,24 +66,6 @@ async fn spectator(server: &TestServer, id: &str) -> WsClient {
     WsClient::connect(server, id, None).await
 }
 
-/// Raises this process's soft open-files limit to the hard one: the server
-/// and 1,000 clients in one process need about 2,000 descriptors, more than
-/// a common soft default (1024).
-fn raise_open_files_limit() {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit and setrlimit only read and write the struct given.
-    unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max
-        {
-            limit.rlim_cur = limit.rlim_max;
-            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
-        }
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_state_reaches_a_thousand_subscribers() {
     raise_open_files_limit();

@@ -424,3 +424,21 @@ pub async fn listening_base(child: &mut tokio::process::Child) -> String {
         .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
         .to_string()
 }
+
+/// Raises this process's soft open-files limit to the hard one: the server
+/// and 1,000 clients in one process need about 2,000 descriptors, more than
+/// a common soft default (1024).
+pub fn raise_open_files_limit() {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit only read and write the struct given.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max
+        {
+            limit.rlim_cur = limit.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+        }
+    }
+}
