@@ -103,8 +103,10 @@ async fn searches_run_on_their_own_threads_at_the_lowered_priority() {
     let http = reqwest::Client::new();
     let created: Value = http
         .post(format!("{base}/api/games"))
-        .json(&json!({"white": {"kind": "ai", "level": 8}, "black": {"kind": "ai", "level": 8},
-                      "clock": {"initial": 60, "increment": 0}}))
+        .json(
+            &json!({"white": {"kind": "ai", "level": 8}, "black": {"kind": "ai", "level": 8},
+                      "clock": {"initial": 60, "increment": 0}}),
+        )
         .send()
         .await
         .expect("POST")
@@ -133,7 +135,10 @@ async fn searches_run_on_their_own_threads_at_the_lowered_priority() {
     let search = search_threads(&threads);
     assert_eq!(search.len(), 3);
     let searched: u64 = search.iter().map(|task| task.cpu_ticks).sum();
-    assert!(searched > 0, "no CPU time on the search threads: {search:?}");
+    assert!(
+        searched > 0,
+        "no CPU time on the search threads: {search:?}"
+    );
     assert!(search.iter().all(|task| task.nice == 13), "{search:?}");
     child.kill().await.expect("kill");
 }
