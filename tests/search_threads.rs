@@ -84,14 +84,25 @@ async fn searches_run_on_their_own_threads_at_the_lowered_priority() {
         start_server(&db.path(), &["--ai-threads", "3", "--ai-nice", "13"]).await;
     let pid = child.id().expect("a pid").to_string();
 
-    let threads = tasks(&pid);
-    let search = search_threads(&threads);
-    let mut names: Vec<_> = search.iter().map(|task| task.name.as_str()).collect();
+    // A new thread names itself and then lowers itself: wait (boundedly)
+    // for the three, each at nice 13.
+    let threads = within(WAIT, "three search threads at nice 13", async {
+        loop {
+            let threads = tasks(&pid);
+            let search = search_threads(&threads);
+            if search.len() == 3 && search.iter().all(|task| task.nice == 13) {
+                return threads;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+    let mut names: Vec<_> = search_threads(&threads)
+        .iter()
+        .map(|task| task.name.as_str())
+        .collect();
     names.sort_unstable();
     assert_eq!(names, ["ai-search-0", "ai-search-1", "ai-search-2"]);
-    for task in &search {
-        assert_eq!(task.nice, 13, "{task:?}");
-    }
     // Only the search threads are lowered: the runtime's are not.
     for task in threads.iter().filter(|t| !t.name.starts_with("ai-search-")) {
         assert_eq!(task.nice, 0, "{task:?}");
@@ -183,26 +194,7 @@ async fn a_state_reaches_a_thousand_subscribers_while_every_search_thread_is_bus
     };
     let before = searching();
 
-    let (id, white, _) = server.human_game(json!({})).await;
-    let mut watchers = Vec::new();
-    for _ in 0..1000 {
-        let mut ws = WsClient::connect(&server, &id, None).await;
-        ws.next_state().await;
-        watchers.push(ws);
-    }
-    server
-        .wait_state(&id, "1000 spectators counted", |s| s["spectators"] == 1000)
-        .await;
-    server.play(&id, &white, "e2e4").await;
-    let readers = watchers.into_iter().map(|mut ws| {
-        tokio::spawn(async move {
-            let seen = ws.state_where("the move", |s| !moves(s).is_empty()).await;
-            assert_eq!(moves(&seen), ["e2e4"]);
-        })
-    });
-    for reader in readers.collect::<Vec<_>>() {
-        reader.await.expect("reader");
-    }
+    a_move_reaches_spectators(&server, 1000).await;
     // The searches went on meanwhile (on their own threads), and the shows
     // are still being played.
     assert!(searching() > before, "the search threads did not search");

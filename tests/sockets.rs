@@ -71,29 +71,7 @@ async fn a_state_reaches_a_thousand_subscribers() {
     raise_open_files_limit();
     let db = TestDb::new();
     let server = TestServer::start(test_config(&db)).await;
-    let (id, white, _) = server.human_game(json!({})).await;
-    let mut watchers = Vec::new();
-    for _ in 0..1000 {
-        let mut ws = spectator(&server, &id).await;
-        ws.next_state().await;
-        watchers.push(ws);
-    }
-    server
-        .wait_state(&id, "1000 spectators counted", |s| s["spectators"] == 1000)
-        .await;
-    server.play(&id, &white, "e2e4").await;
-    // Every subscriber gets the move, as a state (presence messages about
-    // the crowd arriving may come first).
-    let readers = watchers.into_iter().map(|mut ws| {
-        tokio::spawn(async move {
-            let seen = ws.state_where("the move", |s| !moves(s).is_empty()).await;
-            assert_eq!(moves(&seen), ["e2e4"]);
-            ws
-        })
-    });
-    for reader in readers.collect::<Vec<_>>() {
-        reader.await.expect("reader");
-    }
+    a_move_reaches_spectators(&server, 1000).await;
     server.stop().await;
 }
 
