@@ -61,16 +61,33 @@ pub async fn create(
         request.clock,
         request.fen.as_deref(),
     )?;
-    let seat = match request.creator_side {
-        Some(side) => {
+    let mut seats = Vec::with_capacity(2);
+    if let Some(side) = request.creator_side {
+        let sides: &[Side] = if request.both_seats {
+            &Side::BOTH
+        } else {
+            std::slice::from_ref(&side)
+        };
+        for &side in sides {
             let token = auth::mint()?;
-            live.take_seat(side, token.hash, player, Instant::now())?;
-            Some(Seat {
+            // Pass and play seats nobody by name: one player cannot play
+            // themselves, so such a game counts for colours only.
+            let owner = if request.both_seats {
+                None
+            } else {
+                player.clone()
+            };
+            live.take_seat(side, token.hash, owner, Instant::now())?;
+            seats.push(Seat {
                 color: side,
                 token: token.secret,
-            })
+            });
         }
-        None => None,
+    }
+    let seat = seats.first().cloned();
+    let both = match <[Seat; 2]>::try_from(seats) {
+        Ok(both) => Some(both),
+        Err(_) => None,
     };
     // A private game's free seat needs the invite secret: minted here,
     // shown once in this answer, kept only as a hash. Without a free seat
@@ -112,7 +129,12 @@ pub async fn create(
     tracing::info!(game = %game.id, "game created");
     Ok((
         StatusCode::CREATED,
-        Json(GameWithSeat { game, seat, invite }),
+        Json(GameWithSeat {
+            game,
+            seat,
+            invite,
+            seats: both,
+        }),
     ))
 }
 
@@ -169,6 +191,7 @@ pub async fn join(
             token: token.secret,
         }),
         invite: None,
+        seats: None,
     }))
 }
 
