@@ -5,7 +5,8 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import {
-  api, boardPieces, fenPieces, launchBrowser, openPage, screenshot, startServer, unnamedControls, waitUntil,
+  api, boardPieces, clickMove, expectPiece, fenPieces, friendGame as createFriendGame, launchBrowser, openPage, screenshot, seatIn,
+  startServer, unnamedControls, waitUntil,
 } from './harness.mjs';
 
 let server;
@@ -20,32 +21,12 @@ async function newContext(options = {}) {
   return context;
 }
 
-// Seats a browser context in a game created through the API, the way the
-// client itself remembers seats (localStorage, one entry per game).
+// A browser context seated in a game created through the API.
 async function seatedContext(gameId, seat, options) {
-  const context = await newContext(options);
-  await context.addInitScript(([key, value]) => {
-    if (!window.localStorage.getItem(key)) window.localStorage.setItem(key, value);
-  }, [`rookery:seat:${gameId}`, JSON.stringify(seat)]);
-  return context;
+  return seatIn(await newContext(options), gameId, seat);
 }
 
-async function clickMove(page, uci) {
-  await page.click(`.board [data-square="${uci.slice(0, 2)}"]`);
-  await page.click(`.board [data-square="${uci.slice(2, 4)}"]`);
-}
-
-async function expectPiece(page, square, piece) {
-  await page.waitForSelector(`.board [data-square="${square}"] [data-piece="${piece}"]`, { timeout: 15_000 });
-}
-
-async function friendGame(body = {}) {
-  const created = await api(server.url, 'POST', '/api/games', {
-    body: { white: { kind: 'human' }, black: { kind: 'human' }, as: 'white', ...body },
-  });
-  const joined = await api(server.url, 'POST', `/api/games/${created.game.id}/join`);
-  return { id: created.game.id, white: created.seat, black: joined.seat };
-}
+const friendGame = (body) => createFriendGame(server.url, body);
 
 describe('web client in Chromium against the real server', () => {
   before(async () => {

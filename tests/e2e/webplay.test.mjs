@@ -9,7 +9,10 @@
 import { after, afterEach, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { api, boardPieces, fenPieces, launchBrowser, openPage, screenshot, startServer, waitUntil } from './harness.mjs';
+import {
+  api, boardPieces, clickMove, expectPiece, fenPieces, friendGame as createFriendGame, launchBrowser, openPage, screenshot, seatIn,
+  startServer, waitUntil,
+} from './harness.mjs';
 
 let server;
 let browser;
@@ -23,12 +26,10 @@ async function newContext(options = {}) {
 }
 
 async function seatedContext(gameId, seat, options) {
-  const context = await newContext(options);
-  await context.addInitScript(([key, value]) => {
-    if (!window.localStorage.getItem(key)) window.localStorage.setItem(key, value);
-  }, [`rookery:seat:${gameId}`, JSON.stringify(seat)]);
-  return context;
+  return seatIn(await newContext(options), gameId, seat);
 }
+
+const friendGame = (body) => createFriendGame(server.url, body);
 
 // Records the sounds the page plays (the `rookery:sound` events) and the
 // Web Audio oscillators it starts, so a test sees both the intent and the
@@ -44,23 +45,6 @@ async function recordSounds(context) {
       return start.apply(this, args);
     };
   });
-}
-
-async function clickMove(page, uci) {
-  await page.click(`.board [data-square="${uci.slice(0, 2)}"]`);
-  await page.click(`.board [data-square="${uci.slice(2, 4)}"]`);
-}
-
-async function expectPiece(page, square, piece, timeout = 15_000) {
-  await page.waitForSelector(`.board [data-square="${square}"] [data-piece="${piece}"]`, { timeout });
-}
-
-async function friendGame(body = {}) {
-  const created = await api(server.url, 'POST', '/api/games', {
-    body: { white: { kind: 'human' }, black: { kind: 'human' }, as: 'white', ...body },
-  });
-  const joined = await api(server.url, 'POST', `/api/games/${created.game.id}/join`);
-  return { id: created.game.id, white: created.seat, black: joined.seat };
 }
 
 const move = (game, uci, seat) => api(server.url, 'POST', `/api/games/${game.id}/move`, { body: { uci }, token: seat.token });
