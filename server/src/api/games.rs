@@ -85,10 +85,8 @@ pub async fn create(
         }
     }
     let seat = seats.first().cloned();
-    let both = match <[Seat; 2]>::try_from(seats) {
-        Ok(both) => Some(both),
-        Err(_) => None,
-    };
+    // Pass and play: both seats, white then black.
+    let both = <[Seat; 2]>::try_from(seats).ok();
     // A private game's free seat needs the invite secret: minted here,
     // shown once in this answer, kept only as a hash. Without a free seat
     // (human v AI) there is nothing to invite to.
