@@ -386,6 +386,10 @@ describe('web play features in Chromium against the real server', () => {
       });
       await screenshot(page, `lobby-${colorScheme}`);
     }
+    const game = await friendGame();
+    const dark = await openPage(await seatedContext(game.id, game.white, { colorScheme: 'dark' }), errors, `${server.url}/games/${game.id}`);
+    await dark.getByText('Your move.').waitFor();
+    await screenshot(dark, 'game-dark');
     assert.ok(colors.light.background > 200 && colors.light.text < 80, JSON.stringify(colors.light));
     assert.ok(colors.dark.background < 50 && colors.dark.card < 60 && colors.dark.text > 180, JSON.stringify(colors.dark));
   });
