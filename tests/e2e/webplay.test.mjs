@@ -162,6 +162,11 @@ describe('web play features in Chromium against the real server', () => {
     await page.waitForSelector('.board .premove');
     await page.click('.board [data-square="a4"]', { button: 'right' });
     await page.waitForSelector('.board .premove', { state: 'detached' });
+    // A click on an empty square of the board cancels it.
+    await clickMove(page, 'g1f3');
+    await page.waitForSelector('.board .premove');
+    await page.click('.board [data-square="a5"]');
+    await page.waitForSelector('.board .premove', { state: 'detached' });
     // A click elsewhere on the page cancels it.
     await clickMove(page, 'g1f3');
     await page.waitForSelector('.board .premove');
