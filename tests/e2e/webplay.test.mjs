@@ -221,7 +221,7 @@ describe('web play features in Chromium against the real server', () => {
     }
   });
 
-  test('sounds for move, capture, check and the end; mute is remembered', { timeout: 60_000 }, async () => {
+  test('sounds for move, capture, check and the end, with the audio graph driven', { timeout: 60_000 }, async () => {
     const game = await friendGame();
     const context = await seatedContext(game.id, game.black);
     await recordSounds(context);
