@@ -257,7 +257,12 @@ class GameView {
     const partner = this.passPlay.other(this.seat);
     this.socketColor = this.seat.color;
     this.partnerSocket = new GameSocket(this.gameId, partner.token, {
-      onState: (game) => this.update(game),
+      // Both sockets carry the same states; the partner's count only while
+      // the main one is down (two ordered streams interleaved could step
+      // the view back and play a sound twice).
+      onState: (game) => {
+        if (!this.socket || !this.socket.isOpen()) this.update(game);
+      },
       onPresence: () => {},
       onError: (message) => this.onServerError(message),
       onStatus: () => {},
