@@ -9,7 +9,9 @@ import { isStandardStart, kingSquare, parseFen, positionsOf, splitUci } from './
 import { capitalize, formatClock, matchLabel, opposite, resultText, sideLabel, timeControlText } from './format.js';
 import { GameSocket } from './socket.js';
 import { pieceElement } from './pieces.js';
-import { getBothSeats, getInvite, getOrientation, getSeat, getSettings, saveOrientation, saveSeat, saveSettings } from './storage.js';
+import {
+  getBothSeats, getInvite, getOrientation, getSeat, getSettings, saveBothSeats, saveOrientation, saveSeat, saveSettings,
+} from './storage.js';
 import { lowTimeThresholdMs } from './lowtime.js';
 import { PassAndPlay } from './passplay.js';
 import { premoveDests, premoveToPlay } from './premove.js';
@@ -295,6 +297,12 @@ class GameView {
       this.seat = null;
       this.socket.stop();
       this.socket = null;
+      if (this.passPlay) {
+        saveBothSeats(this.gameId, null);
+        this.passPlay = null;
+        if (this.partnerSocket) this.partnerSocket.stop();
+        this.partnerSocket = null;
+      }
       this.flash('The server no longer recognises this browser’s seat in the game, so you are watching it.');
       this.connect();
       this.render();
