@@ -142,6 +142,27 @@ describe('web play features in Chromium against the real server', () => {
     assert.equal(await page.locator('.player-tag', { hasText: '(you)' }).count(), 0);
   });
 
+  test('pass-and-play seats the server does not know fall back to watching', { timeout: 60_000 }, async () => {
+    const game = await friendGame();
+    const context = await newContext();
+    await context.addInitScript(([key, value]) => {
+      if (!window.sessionStorage.getItem('seeded')) {
+        window.sessionStorage.setItem('seeded', '1');
+        window.localStorage.setItem(key, value);
+      }
+    }, [`rookery:seats:${game.id}`, JSON.stringify({ white: { color: 'white', token: 'dead-white' }, black: { color: 'black', token: 'dead-black' } })]);
+    const page = await openPage(context, errors, `${server.url}/games/${game.id}`);
+    await page.getByText('you are watching it').waitFor({ timeout: 30_000 });
+    await page.getByText('Spectating').waitFor();
+    await page.getByText('Live', { exact: true }).waitFor();
+    assert.equal(await page.evaluate((key) => window.localStorage.getItem(key), `rookery:seats:${game.id}`), null);
+    await page.click('.board [data-square="e2"]');
+    assert.equal(await page.locator('.board .selected, .board .dest').count(), 0, 'a spectator picks nothing up');
+    // The refused upgrades are reported by the browser; nothing else may be.
+    const expected = /WebSocket connection to .* failed|Failed to load resource/;
+    for (let index = errors.length - 1; index >= 0; index--) if (expected.test(errors[index])) errors.splice(index, 1);
+  });
+
   test('premoves: queued, shown, cancelled, sent when the turn comes, dropped when illegal', { timeout: 120_000 }, async () => {
     const game = await friendGame();
     const page = await openPage(await seatedContext(game.id, game.white), errors, `${server.url}/games/${game.id}`);
