@@ -569,4 +569,39 @@ mod tests {
             r#"{"type":"presence","white":true,"black":false,"spectators":7}"#
         );
     }
+
+    /// `as` and the seats it leaves: (creator's seat, both seats), or an
+    /// error, for each kind of game.
+    #[test]
+    fn the_creator_seat_follows_as() {
+        let human = r#"{"kind":"human"}"#;
+        let ai = r#"{"kind":"ai","level":2}"#;
+        let cases = [
+            (human, human, None, Some((Some(Side::White), false))),
+            (
+                human,
+                human,
+                Some("black"),
+                Some((Some(Side::Black), false)),
+            ),
+            (human, human, Some("both"), Some((Some(Side::White), true))),
+            (ai, human, None, Some((Some(Side::Black), false))),
+            (ai, human, Some("both"), None),
+            (ai, human, Some("white"), None),
+            (ai, ai, None, Some((None, false))),
+            (ai, ai, Some("both"), None),
+        ];
+        for (white, black, choice, expected) in cases {
+            let choice = choice
+                .map(|c| format!(r#","as":"{c}""#))
+                .unwrap_or_default();
+            let text = format!(r#"{{"white":{white},"black":{black}{choice}}}"#);
+            let request: CreateGame = serde_json::from_str(&text).expect(&text);
+            let got = request
+                .validate()
+                .ok()
+                .map(|game| (game.creator_side, game.both_seats));
+            assert_eq!(got, expected, "{text}");
+        }
+    }
 }
