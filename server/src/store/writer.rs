@@ -29,6 +29,7 @@ use sqlx::Connection;
 use tokio::sync::{mpsc, oneshot};
 
 use super::now_ms;
+use super::ratings;
 use super::rows::{StoredGame, StoredMove};
 
 /// How often an idle writer stamps the heartbeat. After a crash, at most this
@@ -79,10 +80,18 @@ impl Write {
             }
             Write::InsertGame(game) => game.insert(conn).await,
             Write::UpdateGame { game, mv } => {
+                // The write that finishes the game counts its result, in
+                // this transaction and never again (see store/ratings.rs).
+                let finishing = game.status == "finished"
+                    && !ratings::is_stored_finished(&mut *conn, &game.id).await?;
                 if let Some(mv) = mv {
                     mv.insert(&mut *conn).await?;
                 }
-                game.update(conn).await
+                game.update(&mut *conn).await?;
+                if finishing {
+                    ratings::game_finished(conn, &game.id, game.updated_at).await?;
+                }
+                Ok(())
             }
         }
     }
