@@ -684,6 +684,131 @@ mod tests {
         store.close().await;
     }
 
+    /// Stores a finished rated game of registered `player` (white) against
+    /// the computer at `level` (black), `plies` long, ended by mate with
+    /// `result` (`1-0`/`0-1`), finished at `at`.
+    async fn finished_vs_ai(
+        pool: &SqlitePool,
+        player: &str,
+        level: i64,
+        plies: i64,
+        result: &str,
+        at: i64,
+    ) -> String {
+        let id = uuid::Uuid::new_v4().to_string();
+        sqlx::query(
+            "INSERT INTO games (id, white_kind, white_player_id, black_kind, black_level,
+                 initial_fen, status, result, termination, created_at, updated_at, finished_at)
+             VALUES (?, 'human', ?, 'ai', ?, 'startpos', 'finished', ?, 'checkmate', ?, ?, ?)",
+        )
+        .bind(&id)
+        .bind(player)
+        .bind(level)
+        .bind(result)
+        .bind(at)
+        .bind(at)
+        .bind(at)
+        .execute(pool)
+        .await
+        .unwrap();
+        for ply in 0..plies {
+            sqlx::query(
+                "INSERT INTO moves (game_id, ply, uci, san, played_at) VALUES (?, ?, 'a2a3', 'a3', 0)",
+            )
+            .bind(&id)
+            .bind(ply)
+            .execute(pool)
+            .await
+            .unwrap();
+        }
+        id
+    }
+
+    /// Results stored before ratings existed are counted by the backfill,
+    /// oldest first, once: the computer's levels each keep their own
+    /// fastest mate (a tie keeps the older holder), streaks run in order,
+    /// and no rating changes (no registered opponent).
+    #[tokio::test]
+    async fn the_backfill_counts_stored_results_once_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path().join("t.db").to_str().unwrap())
+            .await
+            .unwrap();
+        let pool = &store.inner.write_pool;
+        for (id, name) in [("p1", "ann"), ("p2", "ben")] {
+            sqlx::query(
+                "INSERT INTO players (id, name, name_key, token_hash, created_at)
+                 VALUES (?, ?, ?, ?, 0)",
+            )
+            .bind(id)
+            .bind(name)
+            .bind(name)
+            .bind(format!("hash-{id}"))
+            .execute(pool)
+            .await
+            .unwrap();
+        }
+        let ann_l1 = finished_vs_ai(pool, "p1", 1, 9, "1-0", 10).await;
+        let _ben_l1_tie = finished_vs_ai(pool, "p2", 1, 10, "1-0", 20).await;
+        let ben_l3 = finished_vs_ai(pool, "p2", 3, 21, "1-0", 30).await;
+        let _ann_lost = finished_vs_ai(pool, "p1", 2, 3, "0-1", 40).await;
+        let ben_l2 = finished_vs_ai(pool, "p2", 2, 7, "1-0", 50).await;
+        assert_eq!(backfill(pool).await.unwrap(), 5);
+
+        let records = store.records().await.unwrap();
+        let summary: Vec<(&str, Option<u8>, i64, &str, &str)> = records
+            .iter()
+            .map(|r| {
+                (
+                    r.record,
+                    r.level,
+                    r.value,
+                    r.player.as_str(),
+                    r.game.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            summary,
+            vec![
+                (
+                    "fastest_checkmate_vs_ai",
+                    Some(1),
+                    5,
+                    "ann",
+                    ann_l1.as_str()
+                ),
+                (
+                    "fastest_checkmate_vs_ai",
+                    Some(2),
+                    4,
+                    "ben",
+                    ben_l2.as_str()
+                ),
+                (
+                    "fastest_checkmate_vs_ai",
+                    Some(3),
+                    11,
+                    "ben",
+                    ben_l3.as_str()
+                ),
+                ("longest_game", None, 11, "ben", ben_l3.as_str()),
+                ("longest_win_streak", None, 3, "ben", ben_l2.as_str()),
+            ]
+        );
+        let ann = store.player_profile("ann").await.unwrap().unwrap();
+        assert_eq!((ann.win_streak, ann.best_win_streak), (0, 1));
+        assert_eq!((ann.games, ann.wins, ann.losses), (2, 1, 1));
+        assert_eq!((ann.rating, ann.rating_deviation), (1500, 350));
+        assert!(ann.history.is_empty());
+
+        // The write path finds these games finished: nothing counts again.
+        let mut conn = pool.acquire().await.unwrap();
+        assert!(is_stored_finished(&mut conn, &ben_l2).await.unwrap());
+        drop(conn);
+        store.close().await;
+    }
+
     #[test]
     fn cursors_round_trip_and_bad_ones_are_refused() {
         let cursor = Cursor {

@@ -311,9 +311,7 @@ impl GameRow {
         kind: &str,
         level: Option<i64>,
         token: &Option<String>,
-        player: &Option<String>,
-        name: &Option<String>,
-        rating: (Option<f64>, Option<f64>),
+        player: Option<PlayerRef>,
     ) -> Result<LiveSeat, ApiError> {
         if kind == "ai" {
             let level = level
@@ -323,40 +321,46 @@ impl GameRow {
         }
         Ok(LiveSeat::Human {
             token: token.clone().map(TokenHash),
-            player: player
-                .clone()
-                .zip(name.clone())
-                .map(|(id, name)| PlayerRef {
-                    id,
-                    name,
-                    rating: SeatRating::of(
-                        rating.0.unwrap_or(DEFAULT_RATING),
-                        rating.1.unwrap_or(DEFAULT_DEVIATION),
-                    ),
-                }),
+            player,
             connections: 0,
         })
     }
 
     fn seats(&self) -> Result<[LiveSeat; 2], ApiError> {
+        let player = |id: &Option<String>, name: &Option<String>, rating, deviation| {
+            id.clone().zip(name.clone()).map(|(id, name)| PlayerRef {
+                id,
+                name,
+                rating: SeatRating::of(
+                    Option::unwrap_or(rating, DEFAULT_RATING),
+                    Option::unwrap_or(deviation, DEFAULT_DEVIATION),
+                ),
+            })
+        };
         Ok([
             self.seat(
                 Side::White,
                 &self.white_kind,
                 self.white_level,
                 &self.white_token_hash,
-                &self.white_player_id,
-                &self.white_name,
-                (self.white_rating, self.white_deviation),
+                player(
+                    &self.white_player_id,
+                    &self.white_name,
+                    self.white_rating,
+                    self.white_deviation,
+                ),
             )?,
             self.seat(
                 Side::Black,
                 &self.black_kind,
                 self.black_level,
                 &self.black_token_hash,
-                &self.black_player_id,
-                &self.black_name,
-                (self.black_rating, self.black_deviation),
+                player(
+                    &self.black_player_id,
+                    &self.black_name,
+                    self.black_rating,
+                    self.black_deviation,
+                ),
             )?,
         ])
     }
