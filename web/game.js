@@ -9,6 +9,7 @@ import { isStandardStart, kingSquare, parseFen, positionsOf, splitUci } from './
 import { capitalize, formatClock, matchLabel, opposite, resultText, sideLabel, timeControlText } from './format.js';
 import { GameSocket } from './socket.js';
 import { pieceElement } from './pieces.js';
+import { playerLink, ratingText } from './player.js';
 import { getInvite, getSeat, getSettings, saveSeat, saveSettings } from './storage.js';
 
 const PENDING_TIMEOUT_MS = 8000;
@@ -189,12 +190,13 @@ class GameView {
 
   playerBar() {
     const name = h('span', { class: 'player-name' });
+    const rating = h('span', { class: 'player-rating' });
     const tag = h('span', { class: 'player-tag' });
     const presence = h('span', { class: 'presence' });
     const clock = h('div', { class: 'clock', role: 'timer', 'aria-live': 'off' });
     const material = h('span', { class: 'material' });
-    const el = h('div', { class: 'player-bar' }, h('div', { class: 'player' }, presence, name, tag, material), clock);
-    return { el, name, tag, presence, clock, material, color: null };
+    const el = h('div', { class: 'player-bar' }, h('div', { class: 'player' }, presence, name, rating, tag, material), clock);
+    return { el, name, rating, tag, presence, clock, material, color: null };
   }
 
   connect() {
@@ -472,6 +474,9 @@ class GameView {
       bar.clock.dataset.clock = color;
       bar.clock.setAttribute('aria-label', `${capitalize(color)} clock`);
       bar.name.textContent = sideLabel(side, color, this.levels);
+      const rated = side && side.kind === 'human' && side.name && typeof side.rating === 'number';
+      if (rated) clear(bar.name, playerLink(side.name));
+      bar.rating.textContent = rated ? ratingText(side.rating, side.provisional) : '';
       const mine = this.seat && this.seat.color === color;
       bar.tag.textContent = mine ? '(you)' : '';
       let presence = '';
