@@ -8,14 +8,6 @@ mod support;
 use serde_json::{json, Value};
 use support::*;
 
-async fn register(server: &TestServer, name: &str) -> String {
-    let (status, player) = server
-        .post("/api/players", None, Some(json!({ "name": name })))
-        .await;
-    assert_eq!(status, 201, "{player}");
-    player["token"].as_str().expect("token").to_string()
-}
-
 /// A human v human game: `white` creates it (with `extra` fields), `black`
 /// joins; each is a player token or anonymous. Returns (id, white seat,
 /// black seat).
@@ -72,8 +64,8 @@ fn rating_of(profile: &Value) -> (i64, i64) {
 async fn a_rated_game_between_registered_players_rates_both() {
     let db = TestDb::new();
     let server = TestServer::start(test_config(&db)).await;
-    let alice = register(&server, "alice").await;
-    let bob = register(&server, "bob").await;
+    let alice = server.register("alice").await;
+    let bob = server.register("bob").await;
     let fresh = profile(&server, "alice").await;
     assert_eq!(rating_of(&fresh), (1500, 350));
     assert_eq!(fresh["provisional"], true);
@@ -155,8 +147,8 @@ async fn a_rated_game_between_registered_players_rates_both() {
 async fn only_rated_games_between_registered_players_change_a_rating() {
     let db = TestDb::new();
     let server = TestServer::start(test_config(&db)).await;
-    let alice = register(&server, "alice").await;
-    let bob = register(&server, "bob").await;
+    let alice = server.register("alice").await;
+    let bob = server.register("bob").await;
 
     // Against an anonymous player: counted on the scoreboard, not rated.
     let (id, white, black) = game_between(&server, Some(&alice), None, json!({})).await;
@@ -209,8 +201,8 @@ async fn only_rated_games_between_registered_players_change_a_rating() {
 async fn a_result_counts_once_across_restarts() {
     let db = TestDb::new();
     let server = TestServer::start(test_config(&db)).await;
-    let alice = register(&server, "alice").await;
-    let bob = register(&server, "bob").await;
+    let alice = server.register("alice").await;
+    let bob = server.register("bob").await;
     let (id, white, black) = game_between(&server, Some(&alice), Some(&bob), json!({})).await;
     play_all(&server, &id, [&white, &black], &FOOLS_MATE).await;
     let before = (
@@ -253,9 +245,9 @@ fn ids(list: &Value) -> Vec<String> {
 async fn a_players_games_are_paged_newest_first() {
     let db = TestDb::new();
     let server = TestServer::start(test_config(&db)).await;
-    let alice = register(&server, "alice").await;
-    let bob = register(&server, "bob").await;
-    let carol = register(&server, "carol").await;
+    let alice = server.register("alice").await;
+    let bob = server.register("bob").await;
+    let carol = server.register("carol").await;
     // Alice plays five games, white and black; bob and carol one without her.
     let mut hers = Vec::new();
     for round in 0..5 {
@@ -335,8 +327,8 @@ async fn records_follow_the_results() {
     let server = TestServer::start(test_config(&db)).await;
     let (_, board) = server.get("/api/scoreboard").await;
     assert_eq!(board["records"], json!([]), "no results, no records");
-    let alice = register(&server, "alice").await;
-    let bob = register(&server, "bob").await;
+    let alice = server.register("alice").await;
+    let bob = server.register("bob").await;
 
     // 1. Bob mates alice in 2: bob 1662, alice 1338.
     let (first, white, black) = game_between(&server, Some(&alice), Some(&bob), json!({})).await;

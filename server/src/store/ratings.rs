@@ -624,33 +624,15 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::{file_store, query_plan as plan};
     use super::*;
-
-    async fn plan(store: &Store, sql: &str) -> String {
-        let rows: Vec<(i64, i64, i64, String)> =
-            sqlx::query_as(&format!("EXPLAIN QUERY PLAN {sql}"))
-                .bind("player")
-                .bind(5_i64)
-                .bind("id")
-                .bind(20_i64)
-                .fetch_all(&store.inner.read)
-                .await
-                .unwrap();
-        rows.into_iter()
-            .map(|(_, _, _, detail)| detail)
-            .collect::<Vec<_>>()
-            .join("\n")
-    }
 
     /// A page of a player's games reads each seat's index from the cursor
     /// and merges them: the games table is never scanned, and the only sort
     /// is of the page itself (after the merge, at most `limit` rows).
     #[tokio::test]
     async fn a_players_games_are_read_through_the_seat_indexes() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path().join("t.db").to_str().unwrap())
-            .await
-            .unwrap();
+        let (_dir, store) = file_store().await;
         let filters = [
             PlayerGamesFilter::All,
             PlayerGamesFilter::Unfinished,
@@ -730,10 +712,7 @@ mod tests {
     /// and no rating changes (no registered opponent).
     #[tokio::test]
     async fn the_backfill_counts_stored_results_once_in_order() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path().join("t.db").to_str().unwrap())
-            .await
-            .unwrap();
+        let (_dir, store) = file_store().await;
         let pool = &store.inner.write_pool;
         for (id, name) in [("p1", "ann"), ("p2", "ben")] {
             sqlx::query(
