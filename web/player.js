@@ -86,7 +86,7 @@ export function recordsSection(records, levels) {
     return info ? `level ${level} · ${info.name}` : `level ${level}`;
   };
   const body = records && records.length
-    ? h('table', { class: 'score-table records', id: 'records' },
+    ? h('table', { class: 'records-table', id: 'records' },
       h('caption', null, 'Records'),
       h('thead', null, h('tr', null, ['Record', 'Holder', 'Feat', 'Against', 'Game'].map((title) => h('th', { scope: 'col' }, title)))),
       h('tbody', null, records.map((record) => h('tr', { dataset: { record: record.record, level: record.level ?? '' } },

@@ -149,4 +149,15 @@ describe('ratings, player pages and records in Chromium', () => {
     await page.waitForURL(`${server.url}/players/alice`);
     await page.locator('#rating-graph').waitFor();
   });
+
+  test('the lobby links a registered player to their own page', { timeout: 60_000 }, async () => {
+    const context = await newContext();
+    await context.addInitScript((token) => {
+      window.localStorage.setItem('rookery:player', JSON.stringify({ id: 'x', name: 'bob', token }));
+    }, players.bob);
+    const page = await openPage(context, errors, `${server.url}/`);
+    await page.getByRole('link', { name: 'Your rating and games' }).click();
+    await page.waitForURL(`${server.url}/players/bob`);
+    await page.locator('h1', { hasText: 'bob' }).waitFor();
+  });
 });
