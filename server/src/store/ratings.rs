@@ -788,6 +788,73 @@ mod tests {
         store.close().await;
     }
 
+    /// The finished game written again (as a reloaded game or a retried
+    /// write would) changes no rating, streak or history a second time.
+    #[tokio::test]
+    async fn a_finished_game_written_again_counts_once() {
+        use crate::auth::{mint, TokenHash};
+        use crate::live::game::{LiveGame, PlayerRef};
+        use crate::protocol::{SeatKind, SeatRating, Side};
+        use tokio::time::Instant;
+
+        let (_dir, store) = file_store().await;
+        let mut seats = Vec::new();
+        for name in ["ann", "ben"] {
+            let id = uuid::Uuid::new_v4();
+            store
+                .create_player(id, name, &TokenHash::of(name))
+                .await
+                .unwrap();
+            seats.push(PlayerRef {
+                id: id.to_string(),
+                name: name.into(),
+                rating: SeatRating::of(DEFAULT_RATING, DEFAULT_DEVIATION),
+            });
+        }
+        let now = Instant::now();
+        let mut live = LiveGame::new(
+            uuid::Uuid::new_v4(),
+            super::super::now_ms(),
+            [SeatKind::Human, SeatKind::Human],
+            None,
+            None,
+        )
+        .unwrap();
+        for (side, player) in Side::BOTH.into_iter().zip(seats) {
+            live.take_seat(side, mint().unwrap().hash, Some(player), now)
+                .unwrap();
+        }
+        store.insert_game(&live).await.unwrap();
+        for uci in ["f2f3", "e7e5", "g2g4", "d8h4"] {
+            let played = live.play(live.turn(), uci, now).unwrap();
+            store.record(&live, Some(&played)).await.unwrap();
+        }
+        assert!(live.is_finished());
+        let once = store.player_profile("ben").await.unwrap().unwrap();
+        assert_eq!(
+            (once.rating, once.win_streak, once.history.len()),
+            (1662, 1, 1)
+        );
+        for _ in 0..2 {
+            store.record(&live, None).await.unwrap();
+        }
+        let again = store.player_profile("ben").await.unwrap().unwrap();
+        assert_eq!(
+            (
+                again.rating,
+                again.rating_deviation,
+                again.win_streak,
+                again.history.len()
+            ),
+            (1662, 290, 1, 1)
+        );
+        assert_eq!(
+            store.player_profile("ann").await.unwrap().unwrap().rating,
+            1338
+        );
+        store.close().await;
+    }
+
     #[test]
     fn cursors_round_trip_and_bad_ones_are_refused() {
         let cursor = Cursor {
