@@ -9,7 +9,8 @@ use uuid::Uuid;
 
 use super::games::list_limit;
 use crate::auth;
-use crate::error::{ApiError, ApiJson, ApiQuery};
+use crate::error::ApiError;
+use crate::extract::{ApiJson, ApiQuery};
 use crate::protocol::{
     CreatePlayer, GameList, PlayerCreated, PlayerGamesQuery, PlayerProfile, Status,
 };
