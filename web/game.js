@@ -9,7 +9,7 @@ import { isStandardStart, kingSquare, parseFen, positionsOf, splitUci } from './
 import { capitalize, formatClock, matchLabel, opposite, resultText, sideLabel, timeControlText } from './format.js';
 import { GameSocket } from './socket.js';
 import { pieceElement } from './pieces.js';
-import { playerLink, ratingText } from './player.js';
+import { changeText, playerLink, ratingChanges, ratingText } from './player.js';
 import { getInvite, getSeat, getSettings, saveSeat, saveSettings } from './storage.js';
 
 const PENDING_TIMEOUT_MS = 8000;
@@ -464,6 +464,11 @@ class GameView {
 
   renderBars(position) {
     const game = this.game;
+    if (game.status === 'finished' && game.rated && !this.ratingChangesAsked) {
+      // Once per page: what the result did to the players' ratings.
+      this.ratingChangesAsked = true;
+      ratingChanges(game).then((changes) => { this.ratingChanges = changes; this.render(); });
+    }
     const advantage = materialAdvantage(position.board);
     const placement = { bottom: this.orientation, top: opposite(this.orientation) };
     for (const [where, color] of Object.entries(placement)) {
@@ -477,6 +482,8 @@ class GameView {
       const rated = side && side.kind === 'human' && side.name && typeof side.rating === 'number';
       if (rated) clear(bar.name, playerLink(side.name));
       bar.rating.textContent = rated ? ratingText(side.rating, side.provisional) : '';
+      const change = this.ratingChanges && this.ratingChanges[color];
+      if (rated && typeof change === 'number') bar.rating.textContent += ` ${changeText(change)}`;
       const mine = this.seat && this.seat.color === color;
       bar.tag.textContent = mine ? '(you)' : '';
       let presence = '';

@@ -16,6 +16,27 @@ export function ratingText(rating, provisional) {
   return `${rating}${provisional ? '?' : ''}`;
 }
 
+// The rating changes a finished rated game made, from its players' histories:
+// { white: after - before, black: ... } for the sides that were rated.
+export async function ratingChanges(game) {
+  const changes = {};
+  await Promise.all(['white', 'black'].map(async (color) => {
+    const side = game[color];
+    if (!side || side.kind !== 'human' || !side.name || typeof side.rating !== 'number') return;
+    try {
+      const profile = await api('GET', `/api/players/${encodeURIComponent(side.name)}`);
+      const point = profile.history.find((entry) => entry.game === game.id);
+      if (point) changes[color] = point.after - point.before;
+    } catch {
+      // Only a nicety: without it the header shows the rating alone.
+    }
+  }));
+  return changes;
+}
+
+// "+12", "−7" or "±0".
+export const changeText = (change) => (change > 0 ? `+${change}` : change < 0 ? `−${-change}` : '±0');
+
 // A player's name as a link to their page.
 export function playerLink(name) {
   return h('a', { href: playerHref(name), class: 'player-link' }, name);

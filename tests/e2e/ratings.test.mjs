@@ -150,6 +150,17 @@ describe('ratings, player pages and records in Chromium', () => {
     await page.locator('#rating-graph').waitFor();
   });
 
+  test('a finished rated game shows the ratings before it and what it changed', { timeout: 60_000 }, async () => {
+    const alice = await api(server.url, 'GET', '/api/players/alice');
+    const point = alice.history.find((entry) => entry.game === games.first.id);
+    const change = point.after - point.before;
+    assert.ok(change < 0, 'alice lost the first game');
+    const page = await openPage(await newContext(), errors, `${server.url}/games/${games.first.id}`);
+    const rating = (color) => page.locator(`.player-bar[data-color="${color}"] .player-rating`);
+    await waitUntil(async () => (await rating('white').textContent()) === `1500? −${-change}`, { what: 'white rating change' });
+    assert.equal(await rating('black').textContent(), `1500? +${-change}`);
+  });
+
   test('the lobby links a registered player to their own page', { timeout: 60_000 }, async () => {
     const context = await newContext();
     await context.addInitScript((token) => {
