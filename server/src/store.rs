@@ -3,7 +3,8 @@
 //! One query style for the whole workspace: runtime-checked `sqlx::query`
 //! with `.bind()`, rows read into `sqlx::FromRow` structs, so a clean CI
 //! machine builds without a database or an offline query cache. Every query
-//! of the service is in this file.
+//! of the service is in this module: here, in `rows` (a row's own
+//! statements) and in `ratings` (ratings, player pages and records).
 //!
 //! Durability: WAL journal with `synchronous = FULL`. The contract promises
 //! that an acknowledged move survives a crash. In WAL mode `NORMAL` already
