@@ -159,6 +159,15 @@ impl TestServer {
         read(request.send().await.expect("POST")).await
     }
 
+    /// Registers a player; returns their token.
+    pub async fn register(&self, name: &str) -> String {
+        let (status, player) = self
+            .post("/api/players", None, Some(json!({ "name": name })))
+            .await;
+        assert_eq!(status, 201, "register {name}: {player}");
+        player["token"].as_str().expect("token").to_string()
+    }
+
     /// Creates a game; returns (GameState, seat token if any).
     pub async fn create_game(&self, body: Value, player: Option<&str>) -> (Value, Option<String>) {
         let (status, answer) = self.post("/api/games", player, Some(body)).await;

@@ -19,7 +19,9 @@ use uuid::Uuid;
 use super::clock::Clock;
 use crate::auth::TokenHash;
 use crate::error::ApiError;
-use crate::protocol::{ClockSettings, GameState, SeatKind, SeatView, Side, Status, Visibility};
+use crate::protocol::{
+    ClockSettings, GameState, SeatKind, SeatRating, SeatView, Side, Status, Visibility,
+};
 
 /// The shortest initial clock of a rated game. Below it a game is decided by
 /// the network and the server's reaction time more than by chess (and a
@@ -68,6 +70,8 @@ pub enum RematchStep {
 pub struct PlayerRef {
     pub id: String,
     pub name: String,
+    /// The rating the seat shows (see [`SeatRating`]).
+    pub rating: SeatRating,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -131,6 +135,7 @@ impl LiveSeat {
                 name: player.as_ref().map(|p| p.name.clone()),
                 connected: *connections > 0,
                 taken: token.is_some(),
+                rating: player.as_ref().map(|p| p.rating),
             },
             LiveSeat::Ai { level } => SeatView::Ai { level: *level },
         }
@@ -1394,6 +1399,7 @@ mod tests {
         let alice = PlayerRef {
             id: "a".into(),
             name: "alice".into(),
+            rating: SeatRating::of(1500.0, 350.0),
         };
         let invite = mint().unwrap();
         let mut live = human_game(None, None);
