@@ -16,6 +16,11 @@
 //! v AI games run, and answers within its level's think time (plus the time
 //! other humans' searches take, when there are more of them than threads).
 //!
+//! Post-game analysis borrows the same threads through a third, lowest
+//! class ([`AiScheduler::lease`]): it gets a thread only when no game's
+//! search waits, and any game's search arriving while every thread is busy
+//! preempts it first (see [`Priority::Analysis`]).
+//!
 //! Clocks: a timed AI's budget is computed when its search *starts*
 //! running, from a snapshot of its clock and the instant the snapshot was
 //! taken, because its clock keeps running while it waits. A search that
@@ -40,7 +45,7 @@ use std::time::Duration;
 
 use rookery_engine::ai::{choose_move, ClockBudget};
 use rookery_engine::{Move, Position};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use uuid::Uuid;
 
@@ -72,6 +77,9 @@ pub enum Priority {
     Human,
     /// An AI v AI game.
     Background,
+    /// Post-game analysis ([`AiScheduler::lease`]): runs only when no
+    /// game's search waits, and is the first to be preempted.
+    Analysis,
 }
 
 /// A timed AI's clock as it was when its search was asked for.
@@ -190,6 +198,8 @@ struct Running {
 struct Queues {
     human: VecDeque<Job>,
     background: VecDeque<Job>,
+    /// Analysis leases waiting for a thread (lowest class).
+    leases: VecDeque<LeaseWaiter>,
     running: Vec<Running>,
     next_id: u64,
 }
@@ -198,7 +208,8 @@ impl Queues {
     fn queue(&mut self, priority: Priority) -> &mut VecDeque<Job> {
         match priority {
             Priority::Human => &mut self.human,
-            Priority::Background => &mut self.background,
+            // Analysis never queues a `Job` (it waits as a lease).
+            Priority::Background | Priority::Analysis => &mut self.background,
         }
     }
 
@@ -275,6 +286,8 @@ impl AiScheduler {
         });
         if priority == Priority::Human {
             self.inner.preempt_for_human(&mut queues);
+        } else {
+            self.inner.preempt_analysis(&mut queues);
         }
         self.inner.dispatch(&mut queues);
         thinking
@@ -303,8 +316,10 @@ impl Inner {
         let (yielding, mut candidates): (Vec<_>, Vec<_>) = queues
             .running
             .iter()
-            .filter(|running| running.priority == Priority::Background)
+            .filter(|running| running.priority != Priority::Human)
             .partition(|running| running.control.preempted.load(Ordering::Acquire));
+        // Analysis yields before any game's search.
+        candidates.sort_by_key(|running| running.priority != Priority::Analysis);
         for running in candidates
             .drain(..)
             .take(waiting.saturating_sub(yielding.len()))
@@ -315,10 +330,12 @@ impl Inner {
         }
     }
 
-    /// Starts waiting searches while there are free threads.
+    /// Starts waiting searches while there are free threads; analysis
+    /// leases get what the games' searches leave.
     fn dispatch(self: &Arc<Self>, queues: &mut Queues) {
         while queues.running.len() < self.threads {
             let Some(job) = queues.pop_next() else {
+                self.grant_leases(queues);
                 return;
             };
             queues.running.push(Running {
@@ -422,6 +439,143 @@ fn clone_job(job: &Job) -> Job {
         control: job.control.clone(),
         answers: job.answers.clone(),
         failures: job.failures,
+    }
+}
+
+// ---------------------------------------------------------------- analysis
+
+/// A lease asked for and not yet granted.
+struct LeaseWaiter {
+    id: u64,
+    control: Arc<Control>,
+    granted: oneshot::Sender<()>,
+}
+
+/// One search thread lent to post-game analysis. The holder runs its own
+/// blocking work (on `spawn_blocking`) polling [`Lease::stop_flag`]; when a
+/// game's search needs the thread the flag is raised and
+/// [`Lease::was_preempted`] says so: the holder drops its half-done result
+/// and asks for a new lease. Dropping the lease gives the thread back.
+pub struct Lease {
+    id: u64,
+    control: Arc<Control>,
+    inner: Arc<Inner>,
+}
+
+impl Lease {
+    /// The flag the leased work polls: raised when a game's search needs
+    /// the thread (or the lease is dropped). It can move to a blocking
+    /// thread.
+    pub fn stop_flag(&self) -> StopFlag {
+        StopFlag(self.control.clone())
+    }
+
+    /// Whether a game's search took the thread back.
+    pub fn was_preempted(&self) -> bool {
+        self.control.preempted.load(Ordering::Acquire)
+    }
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        self.control.cancelled.store(true, Ordering::Release);
+        self.control.interrupt.store(true, Ordering::Release);
+        let mut queues = self.inner.lock();
+        queues.running.retain(|running| running.id != self.id);
+        // Dispatching spawns tasks: only possible inside the runtime (a
+        // lease dropped while the runtime itself shuts down frees its slot
+        // without starting anything).
+        if tokio::runtime::Handle::try_current().is_ok() {
+            self.inner.dispatch(&mut queues);
+        }
+    }
+}
+
+/// A lease's stop flag, owned, for the blocking thread doing the work.
+#[derive(Clone)]
+pub struct StopFlag(Arc<Control>);
+
+impl StopFlag {
+    pub fn get(&self) -> &AtomicBool {
+        &self.0.interrupt
+    }
+}
+
+impl AiScheduler {
+    /// Waits for a search thread at the lowest priority ([`Priority::Analysis`]).
+    pub async fn lease(&self) -> Lease {
+        let control = Arc::new(Control::default());
+        let (granted, wait) = oneshot::channel();
+        let id = {
+            let mut queues = self.inner.lock();
+            let id = queues.next_id;
+            queues.next_id += 1;
+            queues.leases.push_back(LeaseWaiter {
+                id,
+                control: control.clone(),
+                granted,
+            });
+            self.inner.dispatch(&mut queues);
+            id
+        };
+        // The lease exists from here: if this future is dropped before the
+        // grant arrives, dropping it frees the slot it may have been given.
+        let lease = Lease {
+            id,
+            control,
+            inner: self.inner.clone(),
+        };
+        // The sender lives in the queue until granted; the scheduler lives
+        // as long as `self`, so it cannot be dropped unanswered.
+        let _ = wait.await;
+        lease
+    }
+}
+
+impl Inner {
+    /// Grants waiting analysis leases while threads are free and no game's
+    /// search waits (the caller checked the latter).
+    fn grant_leases(&self, queues: &mut Queues) {
+        while queues.running.len() < self.threads {
+            let Some(waiter) = queues.leases.pop_front() else {
+                return;
+            };
+            if waiter.granted.is_closed() {
+                continue; // its holder stopped waiting
+            }
+            queues.running.push(Running {
+                id: waiter.id,
+                priority: Priority::Analysis,
+                control: waiter.control.clone(),
+            });
+            // A holder that stopped waiting just now drops its lease, which
+            // frees the slot again.
+            let _ = waiter.granted.send(());
+        }
+    }
+
+    /// A game's search arrived: when every thread is busy, one running
+    /// analysis gives its thread back.
+    fn preempt_analysis(&self, queues: &mut Queues) {
+        if queues.running.len() < self.threads {
+            return;
+        }
+        let already = queues.running.iter().any(|running| {
+            running.priority == Priority::Analysis
+                && running.control.preempted.load(Ordering::Acquire)
+        });
+        if already {
+            return;
+        }
+        if let Some(running) = queues
+            .running
+            .iter()
+            .find(|running| running.priority == Priority::Analysis)
+        {
+            running.control.preempted.store(true, Ordering::Release);
+            running.control.interrupt.store(true, Ordering::Release);
+            tracing::debug!(lease = running.id, "analysis preempted");
+        }
     }
 }
 

@@ -11,6 +11,8 @@
 //! - [`store`]: the SQLite database (sqlx, migrations in `migrations/`).
 //! - [`live`]: live games: registry, per-game actor, game state machine, clock.
 //! - [`ai`]: the AI scheduler (searches on blocking threads, bounded).
+//! - [`analysis`]: post-game analysis jobs (the AI's threads, lowest
+//!   priority).
 //! - [`api`]: HTTP handlers per resource; [`ws`]: the WebSocket endpoint;
 //!   [`web`]: the static web client.
 //! - [`rate_limit`]: per-client token buckets; [`client_ip`]: who the
@@ -26,6 +28,7 @@
 //! waits for signals.
 
 pub mod ai;
+pub mod analysis;
 pub mod api;
 pub mod auth;
 pub mod body;
@@ -50,6 +53,7 @@ use axum::Router;
 use tokio::net::TcpListener;
 
 use crate::ai::{AiGameLedger, AiScheduler};
+use crate::analysis::Analyses;
 pub use crate::config::Config;
 use crate::live::Registry;
 use crate::rate_limit::{ClientBuckets, Limits};
@@ -65,6 +69,8 @@ pub struct AppState {
     pub limits: Arc<Limits>,
     /// Live AI v AI games, for their caps.
     pub ai_games: Arc<AiGameLedger>,
+    /// Post-game analysis jobs.
+    pub analyses: Analyses,
 }
 
 impl AppState {
@@ -84,6 +90,7 @@ impl App {
     pub async fn start(config: Config) -> anyhow::Result<App> {
         let store = Store::open_with(&config.database, config.store_options()).await?;
         let ai = AiScheduler::new(config.ai_threads(), config.ai_move_delay());
+        let analyses = Analyses::new(store.clone(), ai.clone(), config.analysis_options());
         let registry = Registry::new(store, ai, config.registry_options());
         registry.set_max_lag(config.ws_max_lag);
         let limits = Limits {
@@ -96,6 +103,7 @@ impl App {
                 config: Arc::new(config),
                 limits: Arc::new(limits),
                 ai_games: Arc::default(),
+                analyses,
             },
         })
     }
@@ -129,7 +137,9 @@ impl App {
             shutdown_grace: config.shutdown_grace(),
         };
         let stop_games = registry.clone();
+        let analyses = self.state.analyses.clone();
         registry.start_background();
+        analyses.start_background();
         serve::serve(listener, router, limits, async move {
             shutdown.await;
             tracing::info!("shutting down");
@@ -138,6 +148,9 @@ impl App {
             stop_games.shutdown().await;
         })
         .await;
+        // Analyses stop first (their positions so far are stored; they
+        // resume at the next start), then the games.
+        analyses.shutdown().await;
         registry.shutdown().await;
         self.state.store().close().await;
         tracing::info!("stopped");

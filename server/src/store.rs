@@ -26,6 +26,7 @@
 //! separate read-only pool: in WAL mode they never wait for the writer, and a
 //! heavy read never delays a commit.
 
+pub mod analysis;
 mod rows;
 mod writer;
 

@@ -248,12 +248,29 @@ fn list_limit(text: Option<&str>) -> Result<u32, ApiError> {
         .map_or(MAX_LIST_LIMIT, |n| n.min(MAX_LIST_LIMIT)))
 }
 
+/// The query of a PGN export: `analysis=1` adds the stored analysis as
+/// comments.
+#[derive(Debug, serde::Deserialize)]
+pub struct PgnQuery {
+    analysis: Option<String>,
+}
+
 /// `GET /api/games/{id}/pgn`.
 pub async fn pgn(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    ApiQuery(query): ApiQuery<PgnQuery>,
 ) -> Result<Response, ApiError> {
     let id = game_id(&id)?;
+    let with_analysis = match query.analysis.as_deref().map(str::trim) {
+        None | Some("" | "0" | "false") => false,
+        Some("1" | "true") => true,
+        Some(_) => {
+            return Err(ApiError::BadRequest(
+                "analysis must be 1 or 0 (true or false)".into(),
+            ))
+        }
+    };
     let live = state
         .registry
         .call_live(id, |reply| Command::Snapshot { reply })
@@ -266,7 +283,17 @@ pub async fn pgn(
             .await?
             .ok_or_else(ApiError::game_not_found)?,
     };
-    let text = write_pgn(&live);
+    let text = if with_analysis {
+        let rows = state
+            .store()
+            .analysis(id)
+            .await?
+            .map(|(_, rows)| rows)
+            .unwrap_or_default();
+        write_pgn_with(&live, &super::analysis::pgn_notes(live.game(), &rows))
+    } else {
+        write_pgn(&live)
+    };
     Ok((
         // Exactly the contract's type. Every PGN we write is ASCII (names
         // are A-Z a-z 0-9 _ -, FEN and SAN are ASCII), so no charset is
@@ -301,6 +328,11 @@ fn pgn_termination(termination: Termination) -> &'static str {
 }
 
 pub fn write_pgn(live: &LiveGame) -> String {
+    write_pgn_with(live, &[])
+}
+
+/// [`write_pgn`] with a note after each move (the analysis).
+fn write_pgn_with(live: &LiveGame, notes: &[rookery_engine::MoveNote]) -> String {
     let ending = live.ending();
     let mut tags = vec![
         ("Event".to_string(), "Rookery game".to_string()),
@@ -326,7 +358,7 @@ pub fn write_pgn(live: &LiveGame) -> String {
         Some(ending) => pgn_termination(ending.termination),
         None => "unterminated",
     };
-    rookery_engine::pgn::write_pgn(&tags, live.game(), result, Some(termination))
+    rookery_engine::pgn::write_pgn_annotated(&tags, live.game(), result, Some(termination), notes)
 }
 
 /// `YYYY.MM.DD` (UTC) of a Unix time in milliseconds.

@@ -53,6 +53,8 @@ pub enum Write {
         game: StoredGame,
         mv: Option<StoredMove>,
     },
+    /// Post-game analysis (migrations/0004).
+    Analysis(super::analysis::AnalysisWrite),
 }
 
 impl Write {
@@ -84,6 +86,7 @@ impl Write {
                 }
                 game.update(conn).await
             }
+            Write::Analysis(write) => write.apply(conn).await,
         }
     }
 }
