@@ -9,9 +9,9 @@ use rookery_engine::{Game, MoveNote};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::game_id;
 use crate::client_ip::ClientIp;
-use crate::error::{ApiError, ApiJson};
+use crate::error::ApiError;
+use crate::extract::{game_id, ApiJson};
 use crate::store::analysis::{AnalysisRow, PositionRow};
 use crate::AppState;
 
