@@ -2,6 +2,7 @@
 // replay once finished. Everything drawn comes from the last GameState the
 // server sent; user input only ever becomes a request to the server.
 
+import { AnalysisPanel } from './analysis.js';
 import { api, asPlayer, createGame, loadLevels, timeControlOf } from './api.js';
 import { h, clear } from './dom.js';
 import { BoardView, destsOf } from './board.js';
@@ -166,6 +167,7 @@ class GameView {
       download: `rookery-${gameId}.pgn`,
     }, 'Download PGN');
 
+    this.analysis = new AnalysisPanel(this);
     clear(root, h('section', { class: 'game-page' },
       h('div', { class: 'board-area' }, this.bars.top.el, h('div', { class: 'board-holder' }, this.board.el), this.bars.bottom.el),
       h('aside', { class: 'panel' },
@@ -177,7 +179,8 @@ class GameView {
         this.drawEl,
         h('div', { class: 'moves-box' }, this.movesEl),
         h('nav', { class: 'replay-nav', 'aria-label': 'Move navigation' }, Object.values(this.navButtons)),
-        h('div', { class: 'actions' }, this.resignButton, this.drawButton, this.cancelButton, this.flipButton, this.pgnLink))));
+        h('div', { class: 'actions' }, this.resignButton, this.drawButton, this.cancelButton, this.flipButton, this.pgnLink),
+        this.analysis.el)));
 
     this.movesEl.addEventListener('click', (event) => {
       const button = event.target instanceof Element ? event.target.closest('[data-ply]') : null;
@@ -452,6 +455,7 @@ class GameView {
       this.drawButton.disabled = false;
     }
     this.renderConnection();
+    this.analysis.render(ply);
   }
 
   opponentIsAi() {
