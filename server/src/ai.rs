@@ -911,6 +911,28 @@ mod tests {
         assert_eq!(ledger.ids().len(), 3);
     }
 
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_analysis_lease_yields_to_any_game_search_and_waits_behind_them() {
+        let scheduler = AiScheduler::new(1, Duration::ZERO);
+        let lease = scheduler.lease().await;
+        let stop = lease.stop_flag();
+        assert!(!stop.get().load(Ordering::Acquire));
+        // A game's search arrives while the only slot is lent: the lease is
+        // told to give it back, and the search answers.
+        let (tx, mut rx) = mpsc::channel(4);
+        let _thinking = scheduler.start(request(1, Priority::Background), tx);
+        assert!(lease.was_preempted());
+        assert!(stop.get().load(Ordering::Acquire));
+        drop(lease);
+        let answer = rx.recv().await.expect("the game's answer");
+        assert_eq!(answer.ply, 1);
+        // The slot is free again: a new lease is granted.
+        let again = tokio::time::timeout(Duration::from_secs(30), scheduler.lease())
+            .await
+            .expect("a new lease");
+        assert!(!again.was_preempted());
+    }
+
     #[test]
     fn the_budget_is_what_is_left_when_the_search_starts() {
         let taken_at = Instant::now();
