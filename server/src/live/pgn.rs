@@ -58,6 +58,12 @@ pub fn write_pgn_with(live: &LiveGame, notes: &[rookery_engine::MoveNote]) -> St
             )
         }),
     ));
+    // Takebacks granted (a tag of our own; PGN readers keep unknown tags):
+    // the moves are the game as it stands, the count says it was not
+    // played straight through.
+    if live.takebacks() > 0 {
+        tags.push(("Takebacks".to_string(), live.takebacks().to_string()));
+    }
     let result = ending.and_then(|e| e.result()).unwrap_or("*");
     let termination = match ending {
         Some(ending) => pgn_termination(ending.termination),
