@@ -2,6 +2,7 @@
 // replay once finished. Everything drawn comes from the last GameState the
 // server sent; user input only ever becomes a request to the server.
 
+import { AnalysisPanel } from './analysis.js';
 import { api, asPlayer, createGame, loadLevels, timeControlOf } from './api.js';
 import { h, clear } from './dom.js';
 import { BoardView, destsOf } from './board.js';
@@ -181,6 +182,7 @@ class GameView {
       download: `rookery-${gameId}.pgn`,
     }, 'Download PGN');
 
+    this.analysis = new AnalysisPanel(this);
     clear(root, h('section', { class: 'game-page' },
       h('div', { class: 'board-area' }, this.bars.top.el, h('div', { class: 'board-holder' }, this.board.el), this.bars.bottom.el),
       h('aside', { class: 'panel' },
@@ -193,7 +195,8 @@ class GameView {
         h('div', { class: 'moves-box' }, this.movesEl),
         h('nav', { class: 'replay-nav', 'aria-label': 'Move navigation' }, Object.values(this.navButtons)),
         h('div', { class: 'actions' }, this.resignButton, this.drawButton, this.cancelButton, this.flipButton, this.pgnLink, muteButton(h)),
-        this.passPlay ? this.passPlay.control() : null)));
+        this.passPlay ? this.passPlay.control() : null,
+        this.analysis.el)));
 
     this.movesEl.addEventListener('click', (event) => {
       const button = event.target instanceof Element ? event.target.closest('[data-ply]') : null;
@@ -566,6 +569,7 @@ class GameView {
     this.drawButton.hidden = !playing || game.status !== 'active' || this.opponentIsAi() || !!game.draw_offer;
     this.cancelButton.hidden = !playing || game.status !== 'waiting';
     this.renderConnection();
+    this.analysis.render(ply);
   }
 
   opponentIsAi() {

@@ -1,6 +1,7 @@
 // The lobby (/): start a game against a friend, the AI, or AI v AI; register
 // a name for the scoreboard; see what is being played now.
 
+import { importCard } from './import.js';
 import { api, createGame, loadLevels } from './api.js';
 import { h, clear } from './dom.js';
 import { levelLabel, timeControlText } from './format.js';
@@ -111,7 +112,8 @@ export async function lobbyPage(root) {
       playerCard(),
       h('section', { class: 'card' }, h('h2', null, 'Open seeks'), seekList),
       h('section', { class: 'card' }, h('h2', null, 'Live now'), liveList,
-        h('p', null, h('a', { href: '/watch' }, 'All live and finished games →'))))));
+        h('p', null, h('a', { href: '/watch' }, 'All live and finished games →'))),
+      importCard())));
 
   const refresh = async () => {
     const [seeks, live] = await Promise.allSettled([

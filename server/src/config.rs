@@ -179,6 +179,20 @@ pub struct Config {
         value_delimiter = ','
     )]
     pub allowed_origins: Vec<AllowedOrigin>,
+
+    // ---- Post-game analysis (issue 11).
+    /// Analyses that search at once, server-wide (others wait, queued).
+    #[arg(long, env = "ROOKERY_MAX_ANALYSES", default_value_t = 1)]
+    pub max_analyses: usize,
+
+    /// Unfinished analyses one client (IP address) may have asked for.
+    #[arg(long, env = "ROOKERY_MAX_ANALYSES_PER_CLIENT", default_value_t = 2)]
+    pub max_analyses_per_client: usize,
+
+    /// The search budget of each analysed position, in nodes (the same
+    /// budget gives the same results on any machine).
+    #[arg(long, env = "ROOKERY_ANALYSIS_NODES", default_value_t = 200_000)]
+    pub analysis_nodes: u64,
 }
 
 /// The operator's secret. Its `Debug` hides it, so printing a `Config`
@@ -238,6 +252,17 @@ impl Config {
             request_timeout_ms: 30_000,
             trusted_proxies: Vec::new(),
             allowed_origins: Vec::new(),
+            max_analyses: 1,
+            max_analyses_per_client: 2,
+            analysis_nodes: 200_000,
+        }
+    }
+
+    pub fn analysis_options(&self) -> crate::analysis::AnalysisOptions {
+        crate::analysis::AnalysisOptions {
+            max_running: self.max_analyses.max(1),
+            max_per_client: self.max_analyses_per_client,
+            nodes_per_ply: self.analysis_nodes.max(1),
         }
     }
 
@@ -427,6 +452,9 @@ mod tests {
             "ROOKERY_REQUEST_TIMEOUT_MS",
             "ROOKERY_TRUSTED_PROXIES",
             "ROOKERY_ALLOWED_ORIGINS",
+            "ROOKERY_MAX_ANALYSES",
+            "ROOKERY_MAX_ANALYSES_PER_CLIENT",
+            "ROOKERY_ANALYSIS_NODES",
         ];
         if variables.iter().any(|v| std::env::var_os(v).is_some()) {
             return; // the environment chose other values on purpose

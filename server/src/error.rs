@@ -35,6 +35,9 @@ pub enum ApiError {
     GameOver,
     #[error("no free seat in this game")]
     SeatTaken,
+    /// Analysis of a game still being played (an addition to the table).
+    #[error("the game is not over yet: only finished games can be analysed")]
+    NotFinished,
     /// Joining with the registered player who holds the other seat (an
     /// addition to the contract's table).
     #[error("you already hold the other seat of this game: a player cannot play themselves")]
@@ -105,6 +108,7 @@ impl ApiError {
             ApiError::NotYourTurn(_)
             | ApiError::GameOver
             | ApiError::SeatTaken
+            | ApiError::NotFinished
             | ApiError::SamePlayer
             | ApiError::NameTaken
             | ApiError::AbortTooLate
@@ -131,6 +135,7 @@ impl ApiError {
             ApiError::NotYourTurn(_) => "not_your_turn",
             ApiError::GameOver => "game_over",
             ApiError::SeatTaken => "seat_taken",
+            ApiError::NotFinished => "not_finished",
             ApiError::SamePlayer => "same_player",
             ApiError::NameTaken => "name_taken",
             ApiError::AbortTooLate => "abort_too_late",

@@ -14,6 +14,8 @@
 //!   its error, clock, domain types (`Side`, `Status`, seats, clock
 //!   settings), PGN export.
 //! - [`ai`]: the AI scheduler (searches on blocking threads, bounded).
+//! - [`analysis`]: post-game analysis jobs (the AI's threads, lowest
+//!   priority).
 //! - [`api`]: HTTP handlers per resource; [`ws`]: the WebSocket endpoint;
 //!   [`web`]: the static web client.
 //! - [`rate_limit`]: per-client token buckets; [`client_ip`]: who the
@@ -29,6 +31,7 @@
 //! waits for signals.
 
 pub mod ai;
+pub mod analysis;
 pub mod api;
 pub mod auth;
 pub mod body;
@@ -54,6 +57,7 @@ use axum::Router;
 use tokio::net::TcpListener;
 
 use crate::ai::{AiGameLedger, AiScheduler};
+use crate::analysis::Analyses;
 pub use crate::config::Config;
 use crate::live::Registry;
 use crate::rate_limit::{ClientBuckets, Limits};
@@ -69,6 +73,8 @@ pub struct AppState {
     pub limits: Arc<Limits>,
     /// Live AI v AI games, for their caps.
     pub ai_games: Arc<AiGameLedger>,
+    /// Post-game analysis jobs.
+    pub analyses: Analyses,
 }
 
 impl AppState {
@@ -89,6 +95,7 @@ impl App {
         let store = Store::open_with(&config.database, config.store_options()).await?;
         let ai =
             AiScheduler::with_nice(config.ai_threads(), config.ai_nice, config.ai_move_delay());
+        let analyses = Analyses::new(store.clone(), ai.clone(), config.analysis_options());
         let registry = Registry::new(store, ai, config.registry_options());
         registry.set_max_lag(config.ws_max_lag);
         let limits = Limits {
@@ -101,6 +108,7 @@ impl App {
                 config: Arc::new(config),
                 limits: Arc::new(limits),
                 ai_games: Arc::default(),
+                analyses,
             },
         })
     }
@@ -134,7 +142,9 @@ impl App {
             shutdown_grace: config.shutdown_grace(),
         };
         let stop_games = registry.clone();
+        let analyses = self.state.analyses.clone();
         registry.start_background();
+        analyses.start_background();
         serve::serve(listener, router, limits, async move {
             shutdown.await;
             tracing::info!("shutting down");
@@ -143,6 +153,9 @@ impl App {
             stop_games.shutdown().await;
         })
         .await;
+        // Analyses stop first (their positions so far are stored; they
+        // resume at the next start), then the games.
+        analyses.shutdown().await;
         registry.shutdown().await;
         self.state.store().close().await;
         tracing::info!("stopped");

@@ -49,6 +49,10 @@ pub struct CreateGame {
     /// contract's join by id).
     #[serde(default)]
     pub visibility: Option<Visibility>,
+    /// Added (issue 11): continue a game from a PGN: the new game starts
+    /// from the PGN's last position (not with both `fen` and `pgn`).
+    #[serde(default)]
+    pub pgn: Option<String>,
 }
 
 /// The `as` of a new game: one seat, or (added) `both` for pass and play,
@@ -164,6 +168,15 @@ impl CreateGame {
             .fen
             .map(|fen| fen.trim().to_string())
             .filter(|fen| !fen.is_empty());
+        let fen = match self.pgn.as_deref().map(str::trim) {
+            None | Some("") => fen,
+            Some(_) if fen.is_some() => {
+                return Err(ApiError::BadRequest(
+                    "send either fen or pgn, not both".into(),
+                ))
+            }
+            Some(pgn) => Some(continue_from_pgn(pgn)?),
+        };
         Ok(NewGame {
             seats,
             creator_side,
@@ -173,6 +186,19 @@ impl CreateGame {
             visibility: self.visibility.unwrap_or_default(),
         })
     }
+}
+
+/// The last position of a PGN's game, to continue it: 400 `bad_request`
+/// for a PGN that cannot be read or whose game is already over.
+fn continue_from_pgn(pgn: &str) -> Result<String, ApiError> {
+    let read = crate::api::analysis::parse_pgn(pgn)?;
+    if let Some(outcome) = read.game.outcome() {
+        return Err(ApiError::BadRequest(format!(
+            "the PGN's game is already over ({}): it can be replayed, not continued",
+            outcome.termination
+        )));
+    }
+    Ok(read.game.position().to_fen())
 }
 
 fn validate_clock(clock: ClockRequest) -> Result<ClockSettings, ApiError> {

@@ -28,6 +28,7 @@
 //! heavy read never delays a commit.
 
 mod ratings;
+pub mod analysis;
 mod rows;
 mod writer;
 

@@ -288,12 +288,29 @@ pub fn list_limit(text: Option<&str>) -> Result<u32, ApiError> {
         .map_or(MAX_LIST_LIMIT, |n| n.min(MAX_LIST_LIMIT)))
 }
 
+/// The query of a PGN export: `analysis=1` adds the stored analysis as
+/// comments.
+#[derive(Debug, serde::Deserialize)]
+pub struct PgnQuery {
+    analysis: Option<String>,
+}
+
 /// `GET /api/games/{id}/pgn`.
 pub async fn pgn(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    ApiQuery(query): ApiQuery<PgnQuery>,
 ) -> Result<Response, ApiError> {
     let id = game_id(&id)?;
+    let with_analysis = match query.analysis.as_deref().map(str::trim) {
+        None | Some("" | "0" | "false") => false,
+        Some("1" | "true") => true,
+        Some(_) => {
+            return Err(ApiError::BadRequest(
+                "analysis must be 1 or 0 (true or false)".into(),
+            ))
+        }
+    };
     let live = state
         .registry
         .call_live(id, |reply| Command::Snapshot { reply })
@@ -306,7 +323,17 @@ pub async fn pgn(
             .await?
             .ok_or_else(ApiError::game_not_found)?,
     };
-    let text = crate::live::pgn::write_pgn(&live);
+    let text = if with_analysis {
+        let rows = state
+            .store()
+            .analysis(id)
+            .await?
+            .map(|(_, rows)| rows)
+            .unwrap_or_default();
+        crate::live::pgn::write_pgn_with(&live, &super::analysis::pgn_notes(live.game(), &rows))
+    } else {
+        crate::live::pgn::write_pgn(&live)
+    };
     Ok((
         // Exactly the contract's type. Every PGN we write is ASCII (names
         // are A-Z a-z 0-9 _ -, FEN and SAN are ASCII), so no charset is

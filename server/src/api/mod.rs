@@ -5,6 +5,7 @@
 //! an unknown `/api` path is a `not_found` in our error shape.
 
 pub mod admin;
+pub mod analysis;
 pub mod games;
 pub mod info;
 pub mod players;
@@ -31,6 +32,11 @@ pub fn router(state: AppState) -> Router {
         .route("/api/games/{id}", get(games::get).delete(admin::abort_game))
         .route("/api/games/{id}/join", post(games::join))
         .route("/api/games/{id}/pgn", get(games::pgn))
+        .route(
+            "/api/games/{id}/analysis",
+            get(analysis::get).post(analysis::start),
+        )
+        .route("/api/pgn", post(analysis::read_pgn))
         .route("/api/games/{id}/stream", get(games::stream))
         .route("/api/games/{id}/move", post(games::play))
         .route("/api/games/{id}/resign", post(games::resign))

@@ -58,6 +58,8 @@ pub enum Write {
         /// An agreed rematch: the new game, inserted with this change.
         rematch: Option<Box<StoredGame>>,
     },
+    /// Post-game analysis (migrations/0004).
+    Analysis(super::analysis::AnalysisWrite),
 }
 
 impl Write {
@@ -112,6 +114,7 @@ impl Write {
                 }
                 Ok(())
             }
+            Write::Analysis(write) => write.apply(conn).await,
         }
     }
 }
