@@ -87,7 +87,8 @@ impl App {
     /// Opens the database (running migrations) and starts its writer.
     pub async fn start(config: Config) -> anyhow::Result<App> {
         let store = Store::open_with(&config.database, config.store_options()).await?;
-        let ai = AiScheduler::new(config.ai_threads(), config.ai_move_delay());
+        let ai =
+            AiScheduler::with_nice(config.ai_threads(), config.ai_nice, config.ai_move_delay());
         let registry = Registry::new(store, ai, config.registry_options());
         registry.set_max_lag(config.ws_max_lag);
         let limits = Limits {
