@@ -159,6 +159,15 @@ impl TestServer {
         read(request.send().await.expect("POST")).await
     }
 
+    /// Registers a player; returns their token.
+    pub async fn register(&self, name: &str) -> String {
+        let (status, player) = self
+            .post("/api/players", None, Some(json!({ "name": name })))
+            .await;
+        assert_eq!(status, 201, "register {name}: {player}");
+        player["token"].as_str().expect("token").to_string()
+    }
+
     /// Creates a game; returns (GameState, seat token if any).
     pub async fn create_game(&self, body: Value, player: Option<&str>) -> (Value, Option<String>) {
         let (status, answer) = self.post("/api/games", player, Some(body)).await;
@@ -423,6 +432,24 @@ pub async fn listening_base(child: &mut tokio::process::Child) -> String {
     line.strip_prefix("listening on ")
         .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
         .to_string()
+}
+
+/// Starts the real `rookery-server` binary on port 0 with its database at
+/// `db` (errors only on stderr): the child, killed when dropped, and its
+/// base URL `http://HOST:PORT`.
+pub async fn spawn_server_binary(db: &std::path::Path) -> (tokio::process::Child, String) {
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_rookery-server"))
+        .args(["--addr", "127.0.0.1:0", "--database"])
+        .arg(db)
+        .env("RUST_LOG", "error")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start rookery-server");
+    let base = listening_base(&mut child).await;
+    (child, base)
 }
 
 /// Raises this process's soft open-files limit to the hard one: the server

@@ -7,11 +7,16 @@ use rookery_engine::Position;
 use tokio::time::Instant;
 use uuid::Uuid;
 
+use super::ratings::{DEFAULT_DEVIATION, DEFAULT_RATING};
 use super::Store;
 use crate::auth::TokenHash;
 use crate::error::ApiError;
-use crate::live::game::{Ending, LiveGame, LiveSeat, PlayedMove, PlayerRef, SavedClock, SavedGame};
-use crate::protocol::{ClockSettings, ClockView, GameState, SeatView, Side, Status, Visibility};
+use crate::live::game::{
+    Ending, LiveGame, LiveSeat, PlayedMove, PlayerRef, Rematch, SavedClock, SavedGame,
+};
+use crate::protocol::{
+    ClockSettings, ClockView, GameState, SeatRating, SeatView, Side, Status, Visibility,
+};
 
 /// One seat's columns.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,6 +67,13 @@ pub struct StoredGame {
     pub rated: bool,
     pub visibility: &'static str,
     pub invite_hash: Option<String>,
+    /// Offers (migration 0006).
+    pub takeback_offer: Option<&'static str>,
+    pub takebacks: i64,
+    pub rematch_id: Option<String>,
+    pub rematch_offer: Option<&'static str>,
+    pub rematch_token_hash: Option<String>,
+    pub rematch_agreed: bool,
 }
 
 fn ms(duration: std::time::Duration) -> i64 {
@@ -104,6 +116,12 @@ impl StoredGame {
             rated: live.is_rated(),
             visibility: live.visibility().as_str(),
             invite_hash: live.invite().map(|t| t.0.clone()),
+            takeback_offer: live.takeback_offer().map(Side::as_str),
+            takebacks: i64::from(live.takebacks()),
+            rematch_id: live.rematch().map(|r| r.game.to_string()),
+            rematch_offer: live.rematch().map(|r| r.offered_by.as_str()),
+            rematch_token_hash: live.rematch().map(|r| r.offerer_token.0.clone()),
+            rematch_agreed: live.rematch().is_some_and(|r| r.agreed),
         }
     }
 
@@ -115,9 +133,11 @@ impl StoredGame {
                  initial_fen, fen, clock_initial_ms, clock_increment_ms,
                  status, result, termination, draw_offer,
                  created_at, updated_at, finished_at, white_ms, black_ms, turn_started_at,
-                 rated, visibility, invite_hash)
+                 rated, visibility, invite_hash,
+                 takeback_offer, takebacks, rematch_id, rematch_offer, rematch_token_hash,
+                 rematch_agreed)
              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-                     ?, ?, ?)",
+                     ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(&self.id)
         .bind(self.white.kind)
@@ -145,6 +165,12 @@ impl StoredGame {
         .bind(self.rated)
         .bind(self.visibility)
         .bind(&self.invite_hash)
+        .bind(self.takeback_offer)
+        .bind(self.takebacks)
+        .bind(&self.rematch_id)
+        .bind(self.rematch_offer)
+        .bind(&self.rematch_token_hash)
+        .bind(self.rematch_agreed)
         .execute(conn)
         .await?;
         Ok(())
@@ -158,7 +184,9 @@ impl StoredGame {
                  black_player_id = ?, black_token_hash = ?,
                  fen = ?, status = ?, result = ?, termination = ?, draw_offer = ?,
                  updated_at = ?, finished_at = COALESCE(finished_at, ?),
-                 white_ms = ?, black_ms = ?, turn_started_at = ?
+                 white_ms = ?, black_ms = ?, turn_started_at = ?,
+                 rated = ?, takeback_offer = ?, takebacks = ?, rematch_id = ?,
+                 rematch_offer = ?, rematch_token_hash = ?, rematch_agreed = ?
              WHERE id = ?",
         )
         .bind(&self.white.player_id)
@@ -175,6 +203,13 @@ impl StoredGame {
         .bind(self.white_ms)
         .bind(self.black_ms)
         .bind(self.turn_started_at)
+        .bind(self.rated)
+        .bind(self.takeback_offer)
+        .bind(self.takebacks)
+        .bind(&self.rematch_id)
+        .bind(self.rematch_offer)
+        .bind(&self.rematch_token_hash)
+        .bind(self.rematch_agreed)
         .bind(&self.id)
         .execute(conn)
         .await?;
@@ -238,11 +273,17 @@ pub struct GameRow {
     pub white_player_id: Option<String>,
     pub white_token_hash: Option<String>,
     pub white_name: Option<String>,
+    /// The seat's rating (migration 0005): before the game once it has been
+    /// rated, else the player's current one.
+    pub white_rating: Option<f64>,
+    pub white_deviation: Option<f64>,
     pub black_kind: String,
     pub black_level: Option<i64>,
     pub black_player_id: Option<String>,
     pub black_token_hash: Option<String>,
     pub black_name: Option<String>,
+    pub black_rating: Option<f64>,
+    pub black_deviation: Option<f64>,
     pub initial_fen: String,
     pub fen: Option<String>,
     pub clock_initial_ms: Option<i64>,
@@ -261,13 +302,29 @@ pub struct GameRow {
     pub rated: bool,
     pub visibility: String,
     pub invite_hash: Option<String>,
+    pub takeback_offer: Option<String>,
+    pub takebacks: i64,
+    pub rematch_id: Option<String>,
+    pub rematch_offer: Option<String>,
+    pub rematch_token_hash: Option<String>,
+    pub rematch_agreed: bool,
 }
 
 const GAME_COLUMNS: &str = "g.*, wp.name AS white_name, bp.name AS black_name,
-    lm.white_ms AS last_white_ms, lm.black_ms AS last_black_ms";
+    lm.white_ms AS last_white_ms, lm.black_ms AS last_black_ms,
+    COALESCE((SELECT rating_before FROM rating_history
+              WHERE game_id = g.id AND player_id = g.white_player_id), wp.rating) AS white_rating,
+    COALESCE((SELECT deviation_before FROM rating_history
+              WHERE game_id = g.id AND player_id = g.white_player_id), wp.rating_deviation)
+        AS white_deviation,
+    COALESCE((SELECT rating_before FROM rating_history
+              WHERE game_id = g.id AND player_id = g.black_player_id), bp.rating) AS black_rating,
+    COALESCE((SELECT deviation_before FROM rating_history
+              WHERE game_id = g.id AND player_id = g.black_player_id), bp.rating_deviation)
+        AS black_deviation";
 
-const GAME_JOINS: &str = "FROM games g
-    LEFT JOIN players wp ON wp.id = g.white_player_id
+/// The players of `g`'s seats and its last move, joined to `g`.
+const SEAT_JOINS: &str = "LEFT JOIN players wp ON wp.id = g.white_player_id
     LEFT JOIN players bp ON bp.id = g.black_player_id
     LEFT JOIN moves lm ON lm.game_id = g.id
         AND lm.ply = (SELECT MAX(ply) FROM moves WHERE game_id = g.id)";
@@ -279,7 +336,7 @@ fn non_negative(value: i64) -> u64 {
 impl GameRow {
     /// The query of game rows, with `filter` (a `WHERE` clause).
     pub fn select(filter: &str) -> String {
-        format!("SELECT {GAME_COLUMNS} {GAME_JOINS} {filter}")
+        format!("SELECT {GAME_COLUMNS} FROM games g {SEAT_JOINS} {filter}")
     }
 
     fn bad(&self, what: &str) -> ApiError {
@@ -292,8 +349,7 @@ impl GameRow {
         kind: &str,
         level: Option<i64>,
         token: &Option<String>,
-        player: &Option<String>,
-        name: &Option<String>,
+        player: Option<PlayerRef>,
     ) -> Result<LiveSeat, ApiError> {
         if kind == "ai" {
             let level = level
@@ -303,37 +359,66 @@ impl GameRow {
         }
         Ok(LiveSeat::Human {
             token: token.clone().map(TokenHash),
-            player: player
-                .clone()
-                .zip(name.clone())
-                .map(|(id, name)| PlayerRef { id, name }),
+            player,
             connections: 0,
         })
     }
 
     fn seats(&self) -> Result<[LiveSeat; 2], ApiError> {
+        let player = |id: &Option<String>, name: &Option<String>, rating, deviation| {
+            id.clone().zip(name.clone()).map(|(id, name)| PlayerRef {
+                id,
+                name,
+                rating: SeatRating::of(
+                    Option::unwrap_or(rating, DEFAULT_RATING),
+                    Option::unwrap_or(deviation, DEFAULT_DEVIATION),
+                ),
+            })
+        };
         Ok([
             self.seat(
                 Side::White,
                 &self.white_kind,
                 self.white_level,
                 &self.white_token_hash,
-                &self.white_player_id,
-                &self.white_name,
+                player(
+                    &self.white_player_id,
+                    &self.white_name,
+                    self.white_rating,
+                    self.white_deviation,
+                ),
             )?,
             self.seat(
                 Side::Black,
                 &self.black_kind,
                 self.black_level,
                 &self.black_token_hash,
-                &self.black_player_id,
-                &self.black_name,
+                player(
+                    &self.black_player_id,
+                    &self.black_name,
+                    self.black_rating,
+                    self.black_deviation,
+                ),
             )?,
         ])
     }
 
     fn visibility(&self) -> Result<Visibility, ApiError> {
         Visibility::parse(&self.visibility).ok_or_else(|| self.bad("visibility"))
+    }
+
+    fn takebacks(&self) -> u32 {
+        u32::try_from(self.takebacks).unwrap_or(0)
+    }
+
+    /// The stored rematch; an incomplete one (from a bad row) is none.
+    fn rematch(&self) -> Option<Rematch> {
+        Some(Rematch {
+            game: Uuid::parse_str(self.rematch_id.as_deref()?).ok()?,
+            offered_by: Side::parse(self.rematch_offer.as_deref()?)?,
+            offerer_token: TokenHash(self.rematch_token_hash.clone()?),
+            agreed: self.rematch_agreed,
+        })
     }
 
     fn clock_settings(&self) -> Option<ClockSettings> {
@@ -404,6 +489,9 @@ impl GameRow {
                 clock: self.saved_clock(store, now_ms),
                 ending: self.ending()?,
                 draw_offer: self.draw_offer.as_deref().and_then(Side::parse),
+                takeback_offer: self.takeback_offer.as_deref().and_then(Side::parse),
+                takebacks: self.takebacks(),
+                rematch: self.rematch(),
                 rated: self.rated,
                 visibility: self.visibility()?,
                 invite: self.invite_hash.clone().map(TokenHash),
@@ -439,13 +527,19 @@ impl ListRow {
     /// `ply` order (`group_concat(… ORDER BY ply)` would sort each game's
     /// moves in a temporary B-tree instead).
     pub fn select(filter: &str, tail: &str) -> String {
+        Self::select_from("games g", filter, tail)
+    }
+
+    /// [`ListRow::select`] from `from`, which names the games `g` (a page
+    /// of rowids joined to `games g`, say).
+    pub fn select_from(from: &str, filter: &str, tail: &str) -> String {
         format!(
             "SELECT {GAME_COLUMNS},
                  (SELECT group_concat(uci, ' ') FROM
                      (SELECT uci FROM moves WHERE game_id = g.id ORDER BY ply)) AS moves_uci,
                  (SELECT group_concat(san, ' ') FROM
                      (SELECT san FROM moves WHERE game_id = g.id ORDER BY ply)) AS moves_san
-             {GAME_JOINS} {filter} {tail}"
+             FROM {from} {SEAT_JOINS} {filter} {tail}"
         )
     }
 
@@ -466,9 +560,10 @@ impl ListRow {
         let seat_view = |seat: LiveSeat| match seat {
             LiveSeat::Ai { level } => SeatView::Ai { level },
             LiveSeat::Human { token, player, .. } => SeatView::Human {
-                name: player.map(|p| p.name),
                 connected: false,
                 taken: token.is_some(),
+                rating: player.as_ref().map(|p| p.rating),
+                name: player.map(|p| p.name),
             },
         };
         let [white, black] = row.seats()?;
@@ -513,6 +608,13 @@ impl ListRow {
             termination: ending.map(|e| e.termination.as_str().to_string()),
             clock,
             draw_offer: row.draw_offer.as_deref().and_then(Side::parse),
+            takeback_offer: row.takeback_offer.as_deref().and_then(Side::parse),
+            takebacks: row.takebacks(),
+            rematch_offer: row.rematch().filter(|r| !r.agreed).map(|r| r.offered_by),
+            rematch: row
+                .rematch()
+                .filter(|r| r.agreed)
+                .map(|r| r.game.to_string()),
             spectators: 0,
             created_at: row.created_at,
             rated: row.rated,
@@ -539,6 +641,8 @@ pub struct PlayerScoreRow {
     pub wins: i64,
     pub losses: i64,
     pub draws: i64,
+    pub rating: f64,
+    pub rating_deviation: f64,
 }
 
 #[derive(Debug, sqlx::FromRow)]

@@ -29,6 +29,7 @@ use sqlx::Connection;
 use tokio::sync::{mpsc, oneshot};
 
 use super::now_ms;
+use super::ratings;
 use super::rows::{StoredGame, StoredMove};
 
 /// How often an idle writer stamps the heartbeat. After a crash, at most this
@@ -52,6 +53,10 @@ pub enum Write {
     UpdateGame {
         game: StoredGame,
         mv: Option<StoredMove>,
+        /// A takeback: the plies from this one on are deleted first.
+        taken_back_from: Option<i64>,
+        /// An agreed rematch: the new game, inserted with this change.
+        rematch: Option<Box<StoredGame>>,
     },
 }
 
@@ -78,11 +83,34 @@ impl Write {
                 Ok(())
             }
             Write::InsertGame(game) => game.insert(conn).await,
-            Write::UpdateGame { game, mv } => {
+            Write::UpdateGame {
+                game,
+                mv,
+                taken_back_from,
+                rematch,
+            } => {
+                // The write that finishes the game counts its result, in
+                // this transaction and never again (see store/ratings.rs).
+                let finishing = game.status == "finished"
+                    && !ratings::is_stored_finished(&mut *conn, &game.id).await?;
+                if let Some(ply) = taken_back_from {
+                    sqlx::query("DELETE FROM moves WHERE game_id = ? AND ply >= ?")
+                        .bind(&game.id)
+                        .bind(ply)
+                        .execute(&mut *conn)
+                        .await?;
+                }
                 if let Some(mv) = mv {
                     mv.insert(&mut *conn).await?;
                 }
-                game.update(conn).await
+                game.update(&mut *conn).await?;
+                if let Some(rematch) = rematch {
+                    rematch.insert(&mut *conn).await?;
+                }
+                if finishing {
+                    ratings::game_finished(conn, &game.id, game.updated_at).await?;
+                }
+                Ok(())
             }
         }
     }
