@@ -24,7 +24,7 @@ use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::game::{LiveGame, PlayedMove, PlayerRef};
+use super::game::{GameError, LiveGame, PlayedMove, PlayerRef};
 use crate::ai::{AiAnswer, AiScheduler, ClockSnapshot, Priority, SearchRequest, Thinking};
 use crate::auth::TokenHash;
 use crate::error::ApiError;
@@ -440,7 +440,7 @@ impl GameActor {
     async fn change<T>(
         &mut self,
         now: Option<Instant>,
-        apply: impl FnOnce(&mut LiveGame, Instant) -> Result<(T, Option<PlayedMove>), ApiError>,
+        apply: impl FnOnce(&mut LiveGame, Instant) -> Result<(T, Option<PlayedMove>), GameError>,
     ) -> Result<T, ApiError> {
         let now = now.unwrap_or_else(Instant::now);
         let mut next = self.live.clone();

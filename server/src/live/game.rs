@@ -4,7 +4,7 @@
 //! (resignation, agreement, timeout) live here.
 //!
 //! Every method either changes the game and returns `Ok`, or returns an
-//! [`ApiError`] and leaves it untouched. The actor runs a method on a copy,
+//! [`GameError`] and leaves it untouched. The actor runs a method on a copy,
 //! writes the copy to the database, and only then replaces its state: so
 //! nothing is acknowledged or broadcast before it is durable.
 
@@ -17,7 +17,6 @@ use uuid::Uuid;
 
 use super::clock::Clock;
 use crate::auth::TokenHash;
-use crate::error::ApiError;
 use crate::protocol::{ClockSettings, GameState, SeatKind, SeatView, Side, Status, Visibility};
 
 /// The shortest initial clock of a rated game. Below it a game is decided by
@@ -35,6 +34,39 @@ fn counts_as_rated(game: &Game, clock: Option<ClockSettings>) -> bool {
 }
 
 /// A registered player holding a seat.
+/// Why a [`LiveGame`] refused a change. The game is untouched. The HTTP
+/// and WebSocket answers are built from it by `From<GameError> for
+/// ApiError`, which decides each code; the messages here are the ones the
+/// client reads.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GameError {
+    #[error("bad FEN: {0}")]
+    BadFen(String),
+    #[error("the game would be over before it starts ({0})")]
+    OverBeforeStart(Termination),
+    #[error("the game is over")]
+    GameOver,
+    #[error("no free seat in this game")]
+    SeatTaken,
+    #[error("this game is private: joining needs the invite secret from the creator's link")]
+    InviteRequired,
+    #[error("this invite secret does not open this game")]
+    WrongInvite,
+    #[error("you already hold the other seat of this game: a player cannot play themselves")]
+    SamePlayer,
+    #[error("the game has not started: waiting for an opponent to join")]
+    NotStarted,
+    #[error("it is not your turn")]
+    NotYourTurn,
+    #[error("not a move in UCI notation: {0:?}")]
+    NotUci(String),
+    #[error("{0} is not legal in this position")]
+    Illegal(String),
+    /// The engine refused a move given as a `Move` (the AI's path).
+    #[error("{0}")]
+    Rejected(String),
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlayerRef {
     pub id: String,
@@ -209,17 +241,13 @@ impl LiveGame {
         seats: [SeatKind; 2],
         clock_settings: Option<ClockSettings>,
         fen: Option<&str>,
-    ) -> Result<LiveGame, ApiError> {
+    ) -> Result<LiveGame, GameError> {
         let game = match fen {
             None => Game::new(Position::startpos()),
-            Some(fen) => Game::from_fen(fen)
-                .map_err(|err| ApiError::BadRequest(format!("bad FEN: {err}")))?,
+            Some(fen) => Game::from_fen(fen).map_err(|err| GameError::BadFen(err.to_string()))?,
         };
         if let Some(outcome) = game.outcome() {
-            return Err(ApiError::BadRequest(format!(
-                "the game would be over before it starts ({})",
-                outcome.termination
-            )));
+            return Err(GameError::OverBeforeStart(outcome.termination));
         }
         Ok(LiveGame {
             id,
@@ -283,9 +311,9 @@ impl LiveGame {
     /// time for the side to move (the one who stopped answering; a draw if
     /// the opponent cannot mate), or aborted when each side has not moved
     /// yet. A game with a clock is left to its clock: `Ok(false)`.
-    pub fn expire(&mut self, now: Instant) -> Result<bool, ApiError> {
+    pub fn expire(&mut self, now: Instant) -> Result<bool, GameError> {
         match self.status() {
-            Status::Finished => Err(ApiError::GameOver),
+            Status::Finished => Err(GameError::GameOver),
             Status::Waiting => {
                 self.finish(
                     Ending {
@@ -461,36 +489,29 @@ impl LiveGame {
         player: Option<PlayerRef>,
         invite: Option<&TokenHash>,
         now: Instant,
-    ) -> Result<Side, ApiError> {
+    ) -> Result<Side, GameError> {
         let free = Side::BOTH
             .into_iter()
             .find(|side| self.seat(*side).is_free());
         let Some(side) = free else {
-            return Err(ApiError::SeatTaken);
+            return Err(GameError::SeatTaken);
         };
         if self.is_finished() {
-            return Err(ApiError::GameOver);
+            return Err(GameError::GameOver);
         }
         if self.visibility == Visibility::Private {
             // Hashes are compared, not secrets: the comparison's timing
             // tells nothing about the secret.
             match (self.invite.as_ref(), invite) {
                 (Some(expected), Some(given)) if expected == given => {}
-                (_, None) => return Err(ApiError::Forbidden(
-                    "this game is private: joining needs the invite secret from the creator's link"
-                        .into(),
-                )),
-                _ => {
-                    return Err(ApiError::Forbidden(
-                        "this invite secret does not open this game".into(),
-                    ))
-                }
+                (_, None) => return Err(GameError::InviteRequired),
+                _ => return Err(GameError::WrongInvite),
             }
         }
         let other = self.seat(side.other()).player();
         if let (Some(joining), Some(holding)) = (player.as_ref(), other) {
             if joining.id == holding.id {
-                return Err(ApiError::SamePlayer);
+                return Err(GameError::SamePlayer);
             }
         }
         self.take_seat(side, token, player, now)?;
@@ -504,12 +525,12 @@ impl LiveGame {
         token: TokenHash,
         player: Option<PlayerRef>,
         now: Instant,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), GameError> {
         if self.is_finished() {
-            return Err(ApiError::GameOver);
+            return Err(GameError::GameOver);
         }
         if !self.seat(side).is_free() {
-            return Err(ApiError::SeatTaken);
+            return Err(GameError::SeatTaken);
         }
         self.seats[side.index()] = LiveSeat::Human {
             token: Some(token),
@@ -522,47 +543,41 @@ impl LiveGame {
         Ok(())
     }
 
-    fn ensure_playing(&self) -> Result<(), ApiError> {
+    fn ensure_playing(&self) -> Result<(), GameError> {
         if self.is_finished() {
-            return Err(ApiError::GameOver);
+            return Err(GameError::GameOver);
         }
         if self.status() == Status::Waiting {
-            return Err(ApiError::NotYourTurn(
-                "the game has not started: waiting for an opponent to join".into(),
-            ));
+            return Err(GameError::NotStarted);
         }
         Ok(())
     }
 
     /// Plays `uci` for `side`. Ends the game when the move does (checkmate,
     /// stalemate, repetition, fifty moves, insufficient material).
-    pub fn play(&mut self, side: Side, uci: &str, now: Instant) -> Result<PlayedMove, ApiError> {
+    pub fn play(&mut self, side: Side, uci: &str, now: Instant) -> Result<PlayedMove, GameError> {
         self.ensure_playing()?;
         if side != self.turn() {
-            return Err(ApiError::NotYourTurn("it is not your turn".into()));
+            return Err(GameError::NotYourTurn);
         }
         let mv = self
             .game
             .position()
             .parse_uci(uci)
             .map_err(|err| match err {
-                UciMoveError::Syntax(text) => {
-                    ApiError::IllegalMove(format!("not a move in UCI notation: {text:?}"))
-                }
-                UciMoveError::Illegal(text) => {
-                    ApiError::IllegalMove(format!("{text} is not legal in this position"))
-                }
+                UciMoveError::Syntax(text) => GameError::NotUci(text),
+                UciMoveError::Illegal(text) => GameError::Illegal(text),
             })?;
         self.play_move(mv, now)
     }
 
     /// Plays a legal move for the side to move (the AI's path).
-    pub fn play_move(&mut self, mv: Move, now: Instant) -> Result<PlayedMove, ApiError> {
+    pub fn play_move(&mut self, mv: Move, now: Instant) -> Result<PlayedMove, GameError> {
         let mover = self.turn();
         let ply = self.game.moves().len();
         self.game
             .play(mv)
-            .map_err(|err| ApiError::IllegalMove(err.to_string()))?;
+            .map_err(|err| GameError::Rejected(err.to_string()))?;
         let san = self.game.san_moves()[ply].clone();
         if let Some(clock) = &mut self.clock {
             clock.press(mover, now);
@@ -590,9 +605,9 @@ impl LiveGame {
 
     /// Resigns for `side`. Before the game has started there is nothing to
     /// lose: the game is aborted instead (it counts nowhere).
-    pub fn resign(&mut self, side: Side, now: Instant) -> Result<(), ApiError> {
+    pub fn resign(&mut self, side: Side, now: Instant) -> Result<(), GameError> {
         if self.is_finished() {
-            return Err(ApiError::GameOver);
+            return Err(GameError::GameOver);
         }
         let ending = if self.status() == Status::Waiting {
             Ending {
@@ -611,9 +626,9 @@ impl LiveGame {
 
     /// Ends the game without a result (`aborted`, it counts nowhere): an
     /// operator stopped it, or its AI could not move.
-    pub fn abort(&mut self, now: Instant) -> Result<(), ApiError> {
+    pub fn abort(&mut self, now: Instant) -> Result<(), GameError> {
         if self.is_finished() {
-            return Err(ApiError::GameOver);
+            return Err(GameError::GameOver);
         }
         self.finish(
             Ending {
@@ -626,7 +641,7 @@ impl LiveGame {
     }
 
     /// Offers a draw, or accepts the opponent's standing offer.
-    pub fn draw(&mut self, side: Side, now: Instant) -> Result<(), ApiError> {
+    pub fn draw(&mut self, side: Side, now: Instant) -> Result<(), GameError> {
         self.ensure_playing()?;
         match self.draw_offer {
             Some(offerer) if offerer == side.other() => {
@@ -783,7 +798,7 @@ mod tests {
         );
         assert!(matches!(
             live.play(Side::White, "e2e4", now),
-            Err(ApiError::NotYourTurn(_))
+            Err(GameError::NotStarted)
         ));
         assert_eq!(
             live.join(mint().unwrap().hash, None, None, now).unwrap(),
@@ -792,7 +807,7 @@ mod tests {
         assert_eq!(live.status(), Status::Active);
         assert!(matches!(
             live.join(mint().unwrap().hash, None, None, now),
-            Err(ApiError::SeatTaken)
+            Err(GameError::SeatTaken)
         ));
     }
 
@@ -809,15 +824,15 @@ mod tests {
         }
         assert!(matches!(
             live.play(Side::White, "a2a3", now),
-            Err(ApiError::NotYourTurn(_))
+            Err(GameError::NotYourTurn)
         ));
         assert!(matches!(
             live.play(Side::Black, "e1e2", now),
-            Err(ApiError::IllegalMove(_))
+            Err(GameError::Illegal(_))
         ));
         assert!(matches!(
             live.play(Side::Black, "zz", now),
-            Err(ApiError::IllegalMove(_))
+            Err(GameError::NotUci(_))
         ));
         let played = live.play(Side::Black, "d8h4", now).unwrap();
         assert_eq!(played.san, "Qh4#");
@@ -830,15 +845,15 @@ mod tests {
         assert!(state.check);
         assert!(matches!(
             live.play(Side::White, "a2a3", now),
-            Err(ApiError::GameOver)
+            Err(GameError::GameOver)
         ));
         assert!(matches!(
             live.resign(Side::White, now),
-            Err(ApiError::GameOver)
+            Err(GameError::GameOver)
         ));
         assert!(matches!(
             live.draw(Side::White, now),
-            Err(ApiError::GameOver)
+            Err(GameError::GameOver)
         ));
     }
 
@@ -923,7 +938,7 @@ mod tests {
         let seats = [SeatKind::Human, SeatKind::Human];
         assert!(matches!(
             LiveGame::new(Uuid::new_v4(), 0, seats, None, Some("not a fen")),
-            Err(ApiError::BadRequest(_))
+            Err(GameError::BadFen(_))
         ));
         // Already checkmated: refused.
         let mated = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3";
@@ -956,12 +971,12 @@ mod tests {
         for given in [None, Some(&wrong)] {
             assert!(matches!(
                 live.join(mint().unwrap().hash, None, given, now),
-                Err(ApiError::Forbidden(_))
+                Err(GameError::InviteRequired | GameError::WrongInvite)
             ));
         }
         assert!(matches!(
             live.join(mint().unwrap().hash, Some(alice), Some(&invite.hash), now),
-            Err(ApiError::SamePlayer)
+            Err(GameError::SamePlayer)
         ));
         assert_eq!(live.status(), Status::Waiting, "refusals change nothing");
         let side = live
