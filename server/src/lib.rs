@@ -34,6 +34,7 @@ pub mod auth;
 pub mod body;
 pub mod client_ip;
 pub mod config;
+pub mod connection_timers;
 pub mod error;
 pub mod extract;
 pub mod live;
@@ -129,6 +130,7 @@ impl App {
             max_connections: config.max_connections.max(1),
             max_connections_per_ip: config.max_connections_per_ip.max(1),
             header_timeout: config.header_timeout(),
+            keepalive_idle: config.keepalive_idle(),
             trusted: config.trusted(),
             shutdown_grace: config.shutdown_grace(),
         };

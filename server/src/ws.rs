@@ -43,6 +43,7 @@ use uuid::Uuid;
 
 use crate::auth::TokenHash;
 use crate::client_ip::ClientIp;
+use crate::connection_timers::sleep_until_opt;
 use crate::error::ApiError;
 use crate::extract::{game_id, ApiQuery};
 use crate::live::actor::{Action, Command, GameHandle, StateReceiver};
@@ -437,11 +438,4 @@ fn is_too_big(err: &axum::Error) -> bool {
     std::error::Error::source(err)
         .and_then(|cause| cause.downcast_ref::<tungstenite::Error>())
         .is_some_and(|cause| matches!(cause, tungstenite::Error::Capacity(_)))
-}
-
-async fn sleep_until_opt(deadline: Option<Instant>) {
-    match deadline {
-        Some(deadline) => tokio::time::sleep_until(deadline).await,
-        None => std::future::pending().await,
-    }
 }

@@ -27,6 +27,7 @@ use uuid::Uuid;
 use super::game::{GameError, LiveGame, PlayedMove, PlayerRef};
 use crate::ai::{AiAnswer, AiScheduler, ClockSnapshot, Priority, SearchRequest, Thinking};
 use crate::auth::TokenHash;
+use crate::connection_timers::sleep_until_opt;
 use crate::error::ApiError;
 use crate::protocol::{self, Broadcast, GameState, SeatView, SharedState, Side, Status};
 use crate::store::Store;
@@ -679,11 +680,4 @@ impl GameActor {
 async fn stopping(shutdown: &mut watch::Receiver<bool>) {
     // The guard `wait_for` returns is not `Send`: drop it here.
     let _ = shutdown.wait_for(|stop| *stop).await.map(|_| ());
-}
-
-async fn sleep_until_opt(deadline: Option<Instant>) {
-    match deadline {
-        Some(deadline) => tokio::time::sleep_until(deadline).await,
-        None => std::future::pending().await,
-    }
 }
