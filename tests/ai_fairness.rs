@@ -252,3 +252,57 @@ async fn without_an_admin_token_operator_actions_are_off() {
     assert_eq!(server.state(id).await["status"], "waiting");
     server.stop().await;
 }
+
+#[tokio::test]
+async fn ai_v_ai_games_resumed_after_a_restart_still_count_in_the_cap() {
+    let db = TestDb::new();
+    let config = || {
+        let mut config = test_config(&db);
+        config.max_ai_games = Some(2);
+        config.max_ai_games_per_client = 2;
+        config.admin_token = Some(ADMIN.parse().expect("token"));
+        config.trusted_proxies = vec!["127.0.0.1".parse().expect("range")];
+        // One move a minute: no game ends by itself during the test.
+        config.ai_move_delay_ms = 60_000;
+        config
+    };
+    let server = TestServer::start(config()).await;
+    let mut ids = Vec::new();
+    for client in ["198.51.100.1", "198.51.100.2"] {
+        let (status, created) = create_show(&server, client).await;
+        assert_eq!(status, 201, "{created}");
+        ids.push(created["game"]["id"].as_str().expect("id").to_string());
+    }
+    assert_error(
+        &create_show(&server, "198.51.100.3").await,
+        429,
+        "rate_limited",
+    );
+    server.stop().await;
+
+    // After the restart the two games run again and fill the server's cap.
+    let server = TestServer::start(config()).await;
+    for id in &ids {
+        assert_eq!(server.state(id).await["status"], "active");
+    }
+    let answer = create_show(&server, "198.51.100.3").await;
+    assert_error(&answer, 429, "rate_limited");
+    println!("after a restart: {}", answer.1["error"]["message"]);
+    // Their creators are not stored: they count for no client, so the
+    // refusal is the server's cap.
+    assert!(answer.1["error"]["message"]
+        .as_str()
+        .unwrap_or("")
+        .contains("server"));
+    // One ends (an operator stops it): its place is free again.
+    let (status, stopped) = delete_game(&server, &ids[0], Some(ADMIN)).await;
+    assert_eq!(status, 200, "{stopped}");
+    let (status, created) = create_show(&server, "198.51.100.3").await;
+    assert_eq!(status, 201, "{created}");
+    assert_error(
+        &create_show(&server, "198.51.100.4").await,
+        429,
+        "rate_limited",
+    );
+    server.stop().await;
+}

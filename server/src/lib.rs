@@ -89,6 +89,10 @@ impl App {
     pub async fn start(config: Config) -> anyhow::Result<App> {
         let store = Store::open_with(&config.database, config.store_options()).await?;
         let ai = AiScheduler::new(config.ai_threads(), config.ai_move_delay());
+        // AI v AI games left unfinished by the last run count towards the
+        // caps from the first request on (one read, before serving).
+        let ai_games = Arc::new(AiGameLedger::default());
+        ai_games.count_resumed(store.unfinished_ai_v_ai_games().await?);
         let registry = Registry::new(store, ai, config.registry_options());
         registry.set_max_lag(config.ws_max_lag);
         let limits = Limits {
@@ -100,7 +104,7 @@ impl App {
                 registry,
                 config: Arc::new(config),
                 limits: Arc::new(limits),
-                ai_games: Arc::default(),
+                ai_games,
             },
         })
     }

@@ -413,6 +413,21 @@ impl Store {
             .collect())
     }
 
+    /// Unfinished games with an AI in both seats: they count towards
+    /// `--max-ai-games` again after a restart.
+    pub async fn unfinished_ai_v_ai_games(&self) -> Result<Vec<Uuid>, ApiError> {
+        let ids: Vec<String> = sqlx::query_scalar(
+            "SELECT id FROM games
+             WHERE status != 'finished' AND white_kind = 'ai' AND black_kind = 'ai'",
+        )
+        .fetch_all(&self.inner.read)
+        .await?;
+        Ok(ids
+            .iter()
+            .filter_map(|id| Uuid::parse_str(id).ok())
+            .collect())
+    }
+
     /// Games nobody has touched for a while: waiting games last changed
     /// before `waiting_before`, untimed active games before `idle_before`
     /// (ms since the epoch). At most `limit`.
