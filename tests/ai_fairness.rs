@@ -169,17 +169,23 @@ async fn delete_game(server: &TestServer, id: &str, token: Option<&str>) -> (u16
     read(request.send().await.expect("DELETE")).await
 }
 
-#[tokio::test]
-async fn ai_v_ai_games_are_capped_and_operators_can_stop_one() {
-    let db = TestDb::new();
-    let mut config = test_config(&db);
-    config.max_ai_games = Some(3);
+/// At most `total` AI v AI games, 2 per client (read from a trusted
+/// proxy's header), an admin token, and AI moves too slow to end a game.
+fn capped(db: &TestDb, total: usize) -> rookery_server::Config {
+    let mut config = test_config(db);
+    config.max_ai_games = Some(total);
     config.max_ai_games_per_client = 2;
     config.admin_token = Some(ADMIN.parse().expect("token"));
     config.trusted_proxies = vec!["127.0.0.1".parse().expect("range")];
     // One move a minute: no game ends by itself during the test.
     config.ai_move_delay_ms = 60_000;
-    let server = TestServer::start(config).await;
+    config
+}
+
+#[tokio::test]
+async fn ai_v_ai_games_are_capped_and_operators_can_stop_one() {
+    let db = TestDb::new();
+    let server = TestServer::start(capped(&db, 3)).await;
 
     let first = create_show(&server, "198.51.100.1").await;
     assert_eq!(first.0, 201, "{}", first.1);
@@ -256,16 +262,7 @@ async fn without_an_admin_token_operator_actions_are_off() {
 #[tokio::test]
 async fn ai_v_ai_games_resumed_after_a_restart_still_count_in_the_cap() {
     let db = TestDb::new();
-    let config = || {
-        let mut config = test_config(&db);
-        config.max_ai_games = Some(2);
-        config.max_ai_games_per_client = 2;
-        config.admin_token = Some(ADMIN.parse().expect("token"));
-        config.trusted_proxies = vec!["127.0.0.1".parse().expect("range")];
-        // One move a minute: no game ends by itself during the test.
-        config.ai_move_delay_ms = 60_000;
-        config
-    };
+    let config = || capped(&db, 2);
     let server = TestServer::start(config()).await;
     let mut ids = Vec::new();
     for client in ["198.51.100.1", "198.51.100.2"] {
