@@ -86,6 +86,9 @@ const MAX_WRITE_BUFFER: usize = HARD_MESSAGE_CAP + 16 * 1024;
 pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/ws/games/{id}", get(upgrade))
+        .layer(axum::middleware::from_fn(
+            crate::extract::require_decodable_path,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             limit_requests,

@@ -424,3 +424,29 @@ pub async fn listening_base(child: &mut tokio::process::Child) -> String {
         .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
         .to_string()
 }
+
+// ------------------------------------------------ players and seats (harden)
+
+impl TestServer {
+    /// Registers player `name` and returns its token.
+    pub async fn register(&self, name: &str) -> String {
+        let (status, player) = self
+            .post("/api/players", None, Some(json!({ "name": name })))
+            .await;
+        assert_eq!(status, 201, "{player}");
+        player["token"].as_str().expect("token").to_string()
+    }
+
+    /// A human v human game with `extra` fields, created by `player` (or
+    /// anonymously): (the whole answer, the game's id).
+    pub async fn create_human(&self, extra: Value, player: Option<&str>) -> (Value, String) {
+        let mut body = json!({"white": {"kind": "human"}, "black": {"kind": "human"}});
+        if let (Some(body), Some(extra)) = (body.as_object_mut(), extra.as_object()) {
+            body.extend(extra.clone());
+        }
+        let (status, answer) = self.post("/api/games", player, Some(body)).await;
+        assert_eq!(status, 201, "create: {answer}");
+        let id = answer["game"]["id"].as_str().expect("id").to_string();
+        (answer, id)
+    }
+}

@@ -428,6 +428,8 @@ impl GameActor {
                 })
                 .await?;
             }
+            // A repeated offer changes nothing: no write, no broadcast.
+            Action::Draw if self.live.draw_offer() == Some(side) => {}
             Action::Draw => {
                 self.change(None, |live, now| live.draw(side, now).map(|()| ((), None)))
                     .await?;
