@@ -11,10 +11,12 @@ mod support;
 
 use std::time::Duration;
 
+use futures_util::StreamExt;
 use serde_json::{json, Value};
 use support::*;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
 
 /// The parts of a state a refused or repeated request must not change.
 fn essence(state: &Value) -> Value {
@@ -432,5 +434,173 @@ async fn a_malformed_percent_path_is_a_json_error() {
     }
     println!("malformed paths: {}", codes.join(", "));
     assert_eq!(essence(&server.state(&id).await), before);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn five_hundred_spectators_that_never_read_are_closed_and_the_game_goes_on() {
+    let db = TestDb::new();
+    let mut config = test_config(&db);
+    config.ws_max_lag = 4;
+    // Small kernel buffers on both ends: a reader that takes nothing
+    // blocks the server's writes after a few states, not megabytes.
+    let server = TestServer::start_on(small_buffer_listener(), config).await;
+    let (id, white, black) = server.human_game(json!({})).await;
+    let fds_before = open_fds();
+    let mut sleepers = Vec::new();
+    for _ in 0..500 {
+        sleepers.push(small_buffer_spectator(&server, &id).await);
+    }
+    server
+        .wait_state(&id, "500 spectators counted", |s| s["spectators"] == 500)
+        .await;
+    let fds_peak = open_fds();
+    // The players play on while 500 spectators read nothing; every move is
+    // acknowledged.
+    let line = long_line(120);
+    for (ply, uci) in line.iter().enumerate() {
+        let state = server
+            .play(&id, if ply % 2 == 0 { &white } else { &black }, uci)
+            .await;
+        assert_eq!(moves(&state).len(), ply + 1);
+    }
+    // The server let go of every one of them (4008 or the write timeout).
+    server
+        .wait_state(&id, "the sleepers dropped", |s| s["spectators"] == 0)
+        .await;
+    // What a sleeper finds when it reads at last ends with a close (or the
+    // connection cut when even the close frame could not be sent).
+    let mut closed_4008 = 0;
+    for mut sleeper in sleepers {
+        let ended = within(WAIT, "a sleeper's end", async {
+            loop {
+                match sleeper.next().await {
+                    Some(Ok(Message::Close(frame))) => return frame.map(|f| u16::from(f.code)),
+                    Some(Ok(_)) => continue,
+                    Some(Err(_)) | None => return None,
+                }
+            }
+        })
+        .await;
+        if ended == Some(4008) {
+            closed_4008 += 1;
+        }
+    }
+    let fds_after = open_fds();
+    println!(
+        "500 spectators that never read: {closed_4008} closed with 4008 (the rest cut), \
+         fds {fds_before} -> {fds_peak} -> {fds_after}"
+    );
+    // A fresh spectator is up to date, and the game is as played.
+    let mut fresh = WsClient::connect(&server, &id, None).await;
+    assert_eq!(moves(&fresh.next_state().await), line);
+    assert_eq!(server.state(&id).await["status"], "active");
+    server.stop().await;
+}
+
+const FINISHED_GAMES: u32 = 100_000;
+
+/// Writes `FINISHED_GAMES` finished games between 50 registered players
+/// straight into the (migrated) database: one statement each, so seeding
+/// takes a second, not a hundred thousand requests.
+async fn seed_finished_games(db: &TestDb) {
+    let pool = sqlx::SqlitePool::connect(&db.url())
+        .await
+        .expect("open the test database");
+    sqlx::query(
+        "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 49)
+         INSERT INTO players (id, name, name_key, token_hash, created_at)
+         SELECT printf('00000000-0000-4000-8000-%012d', i), 'player' || i, 'player' || i,
+                printf('%064d', i), 0
+         FROM n",
+    )
+    .execute(&pool)
+    .await
+    .expect("seed players");
+    sqlx::query(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+         INSERT INTO games (id, white_kind, white_player_id, black_kind, black_player_id,
+                            initial_fen, fen, status, result, termination,
+                            created_at, updated_at, finished_at)
+         SELECT printf('10000000-0000-4000-8000-%012d', i),
+                'human', printf('00000000-0000-4000-8000-%012d', i % 50),
+                'human', printf('00000000-0000-4000-8000-%012d', (i + 1) % 50),
+                'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1',
+                'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1',
+                'finished',
+                CASE i % 3 WHEN 0 THEN '1-0' WHEN 1 THEN '0-1' ELSE '1/2-1/2' END,
+                CASE i % 3 WHEN 2 THEN 'agreement' ELSE 'resignation' END,
+                i, i, i
+         FROM n",
+    )
+    .bind(FINISHED_GAMES)
+    .execute(&pool)
+    .await
+    .expect("seed games");
+    pool.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hundred_thousand_finished_games_while_lists_are_hammered() {
+    let db = TestDb::new();
+    // A first start creates the schema.
+    TestServer::start(test_config(&db)).await.stop().await;
+    let seeding = std::time::Instant::now();
+    seed_finished_games(&db).await;
+    let seeded_in = seeding.elapsed();
+    let server = TestServer::start(test_config(&db)).await;
+    let (id, white, black) = server.human_game(json!({})).await;
+
+    // Readers hammer the lists and the scoreboard while a game is played.
+    let started = std::time::Instant::now();
+    let readers: Vec<_> = (0..8)
+        .map(|reader| {
+            let http = server.http.clone();
+            let base = server.url("");
+            tokio::spawn(async move {
+                let paths = [
+                    "/api/games?status=finished&limit=100",
+                    "/api/scoreboard",
+                    "/api/games?limit=100",
+                    "/api/games?status=active",
+                ];
+                for round in 0..15 {
+                    let path = paths[(reader + round) % paths.len()];
+                    let response = http.get(format!("{base}{path}")).send().await.expect("GET");
+                    let (status, body) = read(response).await;
+                    assert_eq!(status, 200, "{path}: {body}");
+                    if path == "/api/scoreboard" {
+                        let colors = &body["colors"];
+                        let total = colors["white"].as_u64().unwrap_or(0)
+                            + colors["black"].as_u64().unwrap_or(0)
+                            + colors["draws"].as_u64().unwrap_or(0);
+                        assert!(total >= u64::from(FINISHED_GAMES), "{colors}");
+                    } else if path.contains("limit=100") {
+                        assert_eq!(body["games"].as_array().map(Vec::len), Some(100));
+                    }
+                }
+            })
+        })
+        .collect();
+    let line = long_line(20);
+    for (ply, uci) in line.iter().enumerate() {
+        let state = server
+            .play(&id, if ply % 2 == 0 { &white } else { &black }, uci)
+            .await;
+        assert_eq!(moves(&state).len(), ply + 1);
+    }
+    let played_in = started.elapsed();
+    for reader in readers {
+        reader.await.expect("reader");
+    }
+    let read_in = started.elapsed();
+    println!(
+        "100k finished games (seeded in {} ms): 120 list/scoreboard reads in {} ms, \
+         20 moves played meanwhile in {} ms (debug build)",
+        seeded_in.as_millis(),
+        read_in.as_millis(),
+        played_in.as_millis()
+    );
+    assert_eq!(moves(&server.state(&id).await), line);
     server.stop().await;
 }

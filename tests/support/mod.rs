@@ -450,3 +450,57 @@ impl TestServer {
         (answer, id)
     }
 }
+
+/// A legal line of `plies` moves that never ends the game.
+pub fn long_line(plies: usize) -> Vec<String> {
+    let mut game = rookery_engine::Game::new(rookery_engine::Position::startpos());
+    let mut line = Vec::new();
+    let mut seed: u64 = 7;
+    while line.len() < plies {
+        let moves: Vec<_> = game.position().legal_moves().iter().copied().collect();
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let start = (seed >> 33) as usize % moves.len();
+        let mv = (0..moves.len())
+            .map(|i| moves[(start + i) % moves.len()])
+            .find(|mv| {
+                let mut after = game.clone();
+                after.play(*mv).is_ok() && after.outcome().is_none()
+            })
+            .expect("a move that does not end the game");
+        game.play(mv).expect("legal");
+        line.push(mv.to_uci());
+    }
+    line
+}
+
+/// A listener whose accepted sockets (they inherit it) have a small send
+/// buffer, so a peer that stops reading blocks the server's writes after a
+/// few states rather than a few megabytes.
+pub fn small_buffer_listener() -> TcpListener {
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    socket.set_send_buffer_size(4096).expect("SO_SNDBUF");
+    socket
+        .bind("127.0.0.1:0".parse().expect("address"))
+        .expect("bind");
+    socket.listen(1024).expect("listen")
+}
+
+/// A spectator WebSocket of game `id` with a small receive buffer (see
+/// [`small_buffer_listener`]).
+pub async fn small_buffer_spectator(
+    server: &TestServer,
+    id: &str,
+) -> WebSocketStream<MaybeTlsStream<TcpStream>> {
+    let client = tokio::net::TcpSocket::new_v4().expect("socket");
+    client.set_recv_buffer_size(4096).expect("SO_RCVBUF");
+    let stream = client.connect(server.addr).await.expect("connect");
+    let (socket, _) = tokio_tungstenite::client_async(
+        server.ws_url(&format!("/ws/games/{id}")),
+        MaybeTlsStream::Plain(stream),
+    )
+    .await
+    .expect("upgrade");
+    socket
+}
