@@ -604,3 +604,55 @@ async fn a_hundred_thousand_finished_games_while_lists_are_hammered() {
     assert_eq!(moves(&server.state(&id).await), line);
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_locked_database_across_a_flag_fall_records_it_once_released() {
+    let db = TestDb::new();
+    let mut config = test_config(&db);
+    config.db_busy_timeout_ms = 100;
+    let server = TestServer::start(config).await;
+    let (id, white, black) = server
+        .human_game(json!({"clock": {"initial": 1, "increment": 0}}))
+        .await;
+    server.play(&id, &white, "e2e4").await;
+    let mut watcher = WsClient::connect(&server, &id, None).await;
+    assert_eq!(moves(&watcher.next_state().await), ["e2e4"]);
+
+    // Black's flag falls while another connection holds the database.
+    let lock = Lock::take(&db).await;
+    tokio::time::sleep(Duration::from_millis(2_000)).await;
+    // The fall could not be stored: the game shows what the database holds
+    // (still on, black's time gone), and a move is refused, not played.
+    let during = server.state(&id).await;
+    assert_eq!(during["status"], "active", "{during}");
+    assert_eq!(moves(&during), ["e2e4"]);
+    let refused = server
+        .post(
+            &format!("/api/games/{id}/move"),
+            Some(&black),
+            Some(json!({"uci": "e7e5"})),
+        )
+        .await;
+    assert_error(&refused, 503, "unavailable");
+    let released = std::time::Instant::now();
+    lock.release().await;
+
+    // Once the lock is gone the timeout is stored and told, once.
+    let ended = watcher
+        .state_where("the flag", |s| s["status"] == "finished")
+        .await;
+    let recorded_in = released.elapsed();
+    assert_eq!(ended["termination"], "timeout");
+    assert_eq!(ended["result"], "1-0");
+    assert_eq!(moves(&ended), ["e2e4"]);
+    println!(
+        "locked database across a flag: timeout stored {} ms after the lock was released",
+        recorded_in.as_millis()
+    );
+    server.stop().await;
+    let server = TestServer::start(test_config(&db)).await;
+    let stored = server.state(&id).await;
+    assert_eq!(stored["termination"], "timeout");
+    assert_eq!(moves(&stored), ["e2e4"]);
+    server.stop().await;
+}

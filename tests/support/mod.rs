@@ -504,3 +504,30 @@ pub async fn small_buffer_spectator(
     .expect("upgrade");
     socket
 }
+
+/// A second connection to the test's database file, holding the write lock
+/// until released (another process, or a backup tool, doing the same).
+pub struct Lock {
+    connection: sqlx::SqliteConnection,
+}
+
+impl Lock {
+    pub async fn take(db: &TestDb) -> Lock {
+        let mut connection = <sqlx::SqliteConnection as sqlx::Connection>::connect(&db.url())
+            .await
+            .unwrap();
+        sqlx::query("BEGIN EXCLUSIVE")
+            .execute(&mut connection)
+            .await
+            .unwrap();
+        Lock { connection }
+    }
+
+    pub async fn release(mut self) {
+        sqlx::query("ROLLBACK")
+            .execute(&mut self.connection)
+            .await
+            .unwrap();
+        sqlx::Connection::close(self.connection).await.unwrap();
+    }
+}
