@@ -2,10 +2,8 @@
 //! case, each checking the documented answer and that every game is left
 //! as it was. Each prints one line with its measured figure, for the note.
 //!
-//! Cases kept elsewhere because their harness lives there: the AI flood
-//! (`ai_fairness.rs`), a locked database (`faults.rs`), SIGTERM with a
-//! stalled NDJSON reader (`shutdown.rs`), a reader that falls behind
-//! (`sockets.rs`).
+//! Kept elsewhere because its harness (a spawned process) lives there:
+//! SIGTERM with a stalled NDJSON reader (`shutdown.rs`).
 
 mod support;
 
@@ -17,6 +15,10 @@ use support::*;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
+
+/// The cases run one at a time: several count this process's open file
+/// descriptors, which the others' sockets would blur.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// The parts of a state a refused or repeated request must not change.
 fn essence(state: &Value) -> Value {
@@ -39,6 +41,7 @@ fn open_fds() -> usize {
 
 #[tokio::test]
 async fn three_hundred_requests_on_fresh_connections_share_one_budget() {
+    let _alone = ONE_AT_A_TIME.lock().await;
     let db = TestDb::new();
     let mut config = test_config(&db);
     config.rate_limit = 0.001;
@@ -98,6 +101,7 @@ async fn three_hundred_requests_on_fresh_connections_share_one_budget() {
 
 #[tokio::test]
 async fn two_thousand_half_sent_requests_cannot_hold_descriptors() {
+    let _alone = ONE_AT_A_TIME.lock().await;
     let db = TestDb::new();
     let mut config = test_config(&db);
     config.header_timeout_ms = 500;
@@ -142,6 +146,7 @@ async fn two_thousand_half_sent_requests_cannot_hold_descriptors() {
 
 #[tokio::test]
 async fn five_hundred_draw_offers_on_twenty_sockets_are_one_offer() {
+    let _alone = ONE_AT_A_TIME.lock().await;
     let db = TestDb::new();
     let mut config = test_config(&db);
     config.ws_rate_limit = 10_000.0;
@@ -213,6 +218,7 @@ async fn five_hundred_draw_offers_on_twenty_sockets_are_one_offer() {
 
 #[tokio::test]
 async fn seat_theft_from_the_public_list_fails() {
+    let _alone = ONE_AT_A_TIME.lock().await;
     let db = TestDb::new();
     let server = TestServer::start(test_config(&db)).await;
     // Three friend games waiting for their friends, one open seek.
@@ -258,6 +264,7 @@ async fn seat_theft_from_the_public_list_fails() {
 
 #[tokio::test]
 async fn a_player_cannot_join_their_own_game() {
+    let _alone = ONE_AT_A_TIME.lock().await;
     let db = TestDb::new();
     let server = TestServer::start(test_config(&db)).await;
     let alice = server.register("alice").await;
@@ -293,6 +300,7 @@ async fn a_player_cannot_join_their_own_game() {
 
 #[tokio::test]
 async fn a_custom_start_mate_farm_scores_nothing() {
+    let _alone = ONE_AT_A_TIME.lock().await;
     let db = TestDb::new();
     let server = TestServer::start(test_config(&db)).await;
     let farmer = server.register("farmer").await;
@@ -328,6 +336,7 @@ async fn a_custom_start_mate_farm_scores_nothing() {
 
 #[tokio::test]
 async fn a_half_millisecond_clock_is_casual_and_flags_cleanly() {
+    let _alone = ONE_AT_A_TIME.lock().await;
     let db = TestDb::new();
     let server = TestServer::start(test_config(&db)).await;
     let (id, white, _) = server
@@ -362,6 +371,7 @@ async fn a_half_millisecond_clock_is_casual_and_flags_cleanly() {
 
 #[tokio::test]
 async fn spectator_churn_leaves_nothing_behind() {
+    let _alone = ONE_AT_A_TIME.lock().await;
     let db = TestDb::new();
     let server = TestServer::start(test_config(&db)).await;
     let (id, white, _) = server.human_game(json!({})).await;
@@ -399,6 +409,7 @@ async fn spectator_churn_leaves_nothing_behind() {
 
 #[tokio::test]
 async fn a_malformed_percent_path_is_a_json_error() {
+    let _alone = ONE_AT_A_TIME.lock().await;
     let db = TestDb::new();
     let server = TestServer::start(test_config(&db)).await;
     let (id, white, _) = server.human_game(json!({})).await;
@@ -439,6 +450,7 @@ async fn a_malformed_percent_path_is_a_json_error() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn five_hundred_spectators_that_never_read_are_closed_and_the_game_goes_on() {
+    let _alone = ONE_AT_A_TIME.lock().await;
     let db = TestDb::new();
     let mut config = test_config(&db);
     config.ws_max_lag = 4;
@@ -542,6 +554,7 @@ async fn seed_finished_games(db: &TestDb) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hundred_thousand_finished_games_while_lists_are_hammered() {
+    let _alone = ONE_AT_A_TIME.lock().await;
     let db = TestDb::new();
     // A first start creates the schema.
     TestServer::start(test_config(&db)).await.stop().await;
@@ -607,6 +620,7 @@ async fn a_hundred_thousand_finished_games_while_lists_are_hammered() {
 
 #[tokio::test]
 async fn a_locked_database_across_a_flag_fall_records_it_once_released() {
+    let _alone = ONE_AT_A_TIME.lock().await;
     let db = TestDb::new();
     let mut config = test_config(&db);
     config.db_busy_timeout_ms = 100;
@@ -654,5 +668,88 @@ async fn a_locked_database_across_a_flag_fall_records_it_once_released() {
     let stored = server.state(&id).await;
     assert_eq!(stored["termination"], "timeout");
     assert_eq!(moves(&stored), ["e2e4"]);
+    server.stop().await;
+}
+
+/// AI v AI games that keep one search thread busy: a master (level 8)
+/// on a clock thinks for a good fraction of a second per move.
+const AI_V_AI_GAMES: usize = 4;
+
+async fn plies(server: &TestServer, id: &str) -> usize {
+    moves(&server.state(id).await).len()
+}
+
+async fn total_plies(server: &TestServer, ids: &[String]) -> usize {
+    let mut total = 0;
+    for id in ids {
+        total += plies(server, id).await;
+    }
+    total
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_humans_ai_answers_before_queued_ai_v_ai_searches() {
+    let _alone = ONE_AT_A_TIME.lock().await;
+    let db = TestDb::new();
+    let mut config = test_config(&db);
+    config.ai_threads = Some(1);
+    config.max_ai_games = Some(AI_V_AI_GAMES);
+    config.max_ai_games_per_client = AI_V_AI_GAMES;
+    let server = TestServer::start(config).await;
+
+    let mut shows = Vec::new();
+    for _ in 0..AI_V_AI_GAMES {
+        let (game, _) = server
+            .create_game(
+                json!({"white": {"kind": "ai", "level": 8}, "black": {"kind": "ai", "level": 8},
+                       "clock": {"initial": 30, "increment": 0}}),
+                None,
+            )
+            .await;
+        shows.push(game["id"].as_str().expect("id").to_string());
+    }
+    // With one thread, every AI v AI game now has a search running or
+    // queued; wait until they are under way.
+    within(WAIT, "the AI v AI games to start moving", async {
+        while total_plies(&server, &shows).await < AI_V_AI_GAMES {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await;
+
+    let (game, token) = server
+        .create_game(
+            json!({"white": {"kind": "human"}, "black": {"kind": "ai", "level": 1}}),
+            None,
+        )
+        .await;
+    let id = game["id"].as_str().expect("id").to_string();
+    let token = token.expect("seat token");
+    // Three rounds: each time, the AI v AI games get at most the one
+    // search that was already finishing when the human's came in. First
+    // come, first served would run every queued AI v AI search first
+    // (three or four of them).
+    for (round, uci) in ["e2e4", "g1f3", "f1c4"].into_iter().enumerate() {
+        let before = total_plies(&server, &shows).await;
+        let asked = std::time::Instant::now();
+        let state = server.play(&id, &token, uci).await;
+        let ply = moves(&state).len();
+        let answered = server
+            .wait_state(&id, "the AI's answer", |state: &Value| {
+                moves(state).len() > ply || state["status"] == "finished"
+            })
+            .await;
+        assert_eq!(answered["status"], "active", "{answered}");
+        let between = total_plies(&server, &shows).await - before;
+        println!(
+            "AI flood, round {round}: the human's AI answered in {} ms, \
+             {between} AI v AI moves meanwhile",
+            asked.elapsed().as_millis()
+        );
+        assert!(
+            between <= 1,
+            "round {round}: {between} AI v AI moves were played before the human's AI answered"
+        );
+    }
     server.stop().await;
 }

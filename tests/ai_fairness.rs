@@ -1,7 +1,7 @@
-//! The AI is fair and bounded: a human's opponent is not stuck behind AI v
-//! AI searches, a search that keeps failing ends its game instead of
+//! The AI is bounded: a search that keeps failing ends its game instead of
 //! hanging it, and AI v AI games are capped (and can be stopped by an
-//! operator).
+//! operator), restarts included. That a human's opponent is not stuck
+//! behind AI v AI searches (the AI flood) is in `adversarial.rs`.
 
 mod support;
 
@@ -18,82 +18,6 @@ use serde_json::{json, Value};
 use support::*;
 use tokio::time::Instant;
 use uuid::Uuid;
-
-/// AI v AI games that keep one search thread busy: a master (level 8)
-/// on a clock thinks for a good fraction of a second per move.
-const AI_V_AI_GAMES: usize = 4;
-
-async fn plies(server: &TestServer, id: &str) -> usize {
-    moves(&server.state(id).await).len()
-}
-
-async fn total_plies(server: &TestServer, ids: &[String]) -> usize {
-    let mut total = 0;
-    for id in ids {
-        total += plies(server, id).await;
-    }
-    total
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_humans_ai_answers_before_queued_ai_v_ai_searches() {
-    let db = TestDb::new();
-    let mut config = test_config(&db);
-    config.ai_threads = Some(1);
-    config.max_ai_games = Some(AI_V_AI_GAMES);
-    config.max_ai_games_per_client = AI_V_AI_GAMES;
-    let server = TestServer::start(config).await;
-
-    let mut shows = Vec::new();
-    for _ in 0..AI_V_AI_GAMES {
-        let (game, _) = server
-            .create_game(
-                json!({"white": {"kind": "ai", "level": 8}, "black": {"kind": "ai", "level": 8},
-                       "clock": {"initial": 30, "increment": 0}}),
-                None,
-            )
-            .await;
-        shows.push(game["id"].as_str().expect("id").to_string());
-    }
-    // With one thread, every AI v AI game now has a search running or
-    // queued; wait until they are under way.
-    within(WAIT, "the AI v AI games to start moving", async {
-        while total_plies(&server, &shows).await < AI_V_AI_GAMES {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    })
-    .await;
-
-    let (game, token) = server
-        .create_game(
-            json!({"white": {"kind": "human"}, "black": {"kind": "ai", "level": 1}}),
-            None,
-        )
-        .await;
-    let id = game["id"].as_str().expect("id").to_string();
-    let token = token.expect("seat token");
-    // Three rounds: each time, the AI v AI games get at most the one
-    // search that was already finishing when the human's came in. First
-    // come, first served would run every queued AI v AI search first
-    // (three or four of them).
-    for (round, uci) in ["e2e4", "g1f3", "f1c4"].into_iter().enumerate() {
-        let before = total_plies(&server, &shows).await;
-        let state = server.play(&id, &token, uci).await;
-        let ply = moves(&state).len();
-        let answered = server
-            .wait_state(&id, "the AI's answer", |state: &Value| {
-                moves(state).len() > ply || state["status"] == "finished"
-            })
-            .await;
-        assert_eq!(answered["status"], "active", "{answered}");
-        let between = total_plies(&server, &shows).await - before;
-        assert!(
-            between <= 1,
-            "round {round}: {between} AI v AI moves were played before the human's AI answered"
-        );
-    }
-    server.stop().await;
-}
 
 /// A search that always panics.
 fn broken_search() -> SearchFn {
