@@ -2,8 +2,6 @@
 //! case, each checking the documented answer and that every game is left
 //! as it was. Each prints one line with its measured figure, for the note.
 //!
-//! Kept elsewhere because its harness (a spawned process) lives there:
-//! SIGTERM with a stalled NDJSON reader (`shutdown.rs`).
 
 mod support;
 
@@ -752,4 +750,66 @@ async fn a_humans_ai_answers_before_queued_ai_v_ai_searches() {
         );
     }
     server.stop().await;
+}
+
+#[tokio::test]
+async fn sigterm_with_a_stalled_stream_reader_exits_zero() {
+    let _alone = ONE_AT_A_TIME.lock().await;
+    let db = TestDb::new();
+    let server = SpawnedServer::start(&db.path(), &["--shutdown-grace-ms", "500"]).await;
+    let http = reqwest::Client::new();
+    // An AI v AI game writes state after state into the stream.
+    let created: Value = http
+        .post(format!("{}/api/games", server.base))
+        .json(&json!({"white": {"kind": "ai", "level": 1}, "black": {"kind": "ai", "level": 1}}))
+        .send()
+        .await
+        .expect("POST")
+        .json()
+        .await
+        .expect("JSON");
+    let id = created["game"]["id"].as_str().unwrap().to_string();
+    // A reader with a tiny receive buffer that never reads.
+    let addr: std::net::SocketAddr = server.base.trim_start_matches("http://").parse().unwrap();
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(1024).unwrap();
+    let mut stalled = socket.connect(addr).await.unwrap();
+    stalled
+        .write_all(format!("GET /api/games/{id}/stream HTTP/1.1\r\nHost: test\r\n\r\n").as_bytes())
+        .await
+        .unwrap();
+    // Let the states pile up in the socket's buffers.
+    within(WAIT, "the AI v AI game to play on", async {
+        loop {
+            let state: Value = http
+                .get(format!("{}/api/games/{id}", server.base))
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            if moves(&state).len() >= 60 || state["status"] == "finished" {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await;
+    // And a client that never finishes sending its request.
+    let mut half_sent = tokio::net::TcpStream::connect(addr).await.unwrap();
+    half_sent
+        .write_all(b"GET /api/games HTTP/1.1\r\nHost: test\r\n")
+        .await
+        .unwrap();
+    let signalled = std::time::Instant::now();
+    sigterm(&server.child);
+    exits_zero(server.child, "SIGTERM with stalled clients").await;
+    println!(
+        "SIGTERM with a stalled NDJSON reader and a half-sent request: exit 0 after {} ms \
+         (grace 500 ms)",
+        signalled.elapsed().as_millis()
+    );
+    drop(stalled);
+    drop(half_sent);
 }

@@ -531,3 +531,52 @@ impl Lock {
         sqlx::Connection::close(self.connection).await.unwrap();
     }
 }
+
+// ---------------------------------------------- spawned processes (harden)
+
+/// A `rookery-server` process (see [`server_command`]).
+pub struct SpawnedServer {
+    pub child: tokio::process::Child,
+    pub base: String,
+}
+
+/// The server binary on port 0 with database `db`, quiet logs, no AI
+/// pacing and a generous rate limit, plus `extra` flags.
+pub fn server_command(db: &std::path::Path, extra: &[&str]) -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_rookery-server"));
+    command
+        .args(["--addr", "127.0.0.1:0", "--database"])
+        .arg(db)
+        .args(extra)
+        .env("RUST_LOG", "error")
+        .env("ROOKERY_AI_MOVE_DELAY_MS", "0")
+        .env("ROOKERY_RATE_LIMIT", "10000")
+        .env("ROOKERY_RATE_BURST", "10000")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .kill_on_drop(true);
+    command
+}
+
+impl SpawnedServer {
+    pub async fn start(db: &std::path::Path, extra: &[&str]) -> SpawnedServer {
+        let mut child = server_command(db, extra)
+            .spawn()
+            .expect("start rookery-server");
+        let base = listening_base(&mut child).await;
+        SpawnedServer { child, base }
+    }
+}
+
+pub fn sigterm(child: &tokio::process::Child) {
+    let pid = child.id().expect("running") as i32;
+    // SAFETY: kill(2) on our own child's pid with a valid signal.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+}
+
+/// Waits (at most [`WAIT`]) for `child` to exit, which must be with 0.
+pub async fn exits_zero(mut child: tokio::process::Child, what: &str) {
+    let status = within(WAIT, what, child.wait()).await.expect("wait");
+    assert_eq!(status.code(), Some(0), "{what}: {status:?}");
+}
