@@ -88,7 +88,8 @@ impl App {
     /// Opens the database (running migrations) and starts its writer.
     pub async fn start(config: Config) -> anyhow::Result<App> {
         let store = Store::open_with(&config.database, config.store_options()).await?;
-        let ai = AiScheduler::new(config.ai_threads(), config.ai_move_delay());
+        let ai =
+            AiScheduler::with_nice(config.ai_threads(), config.ai_nice, config.ai_move_delay());
         // AI v AI games left unfinished by the last run count towards the
         // caps from the first request on (one read, before serving).
         let ai_games = Arc::new(AiGameLedger::default());
