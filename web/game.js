@@ -8,6 +8,7 @@ import { BoardView, destsOf } from './board.js';
 import { isStandardStart, kingSquare, parseFen, positionsOf, splitUci } from './chess.js';
 import { capitalize, formatClock, matchLabel, opposite, resultText, sideLabel, timeControlText } from './format.js';
 import { GameSocket } from './socket.js';
+import { OfferControls } from './offers.js';
 import { pieceElement } from './pieces.js';
 import { getInvite, getSeat, getSettings, saveSeat, saveSettings } from './storage.js';
 
@@ -147,7 +148,8 @@ class GameView {
     this.flashEl = h('p', { class: 'flash', role: 'alert' });
     this.inviteEl = h('div', { class: 'invite', hidden: true });
     this.bannerEl = h('div', { class: 'banner', hidden: true, 'aria-live': 'polite' });
-    this.drawEl = h('p', { class: 'draw-offer', hidden: true });
+    // Draw, takeback and rematch offers, takeback and abort (offers.js).
+    this.offers = new OfferControls(this);
     this.movesEl = h('ol', { class: 'moves', 'aria-label': 'Moves' });
     this.navButtons = {
       first: h('button', { type: 'button', 'aria-label': 'First position', onclick: () => this.goTo(0) }, icon('first')),
@@ -174,7 +176,7 @@ class GameView {
         this.flashEl,
         h('div', { class: 'status-line' }, this.statusEl, this.connectionEl),
         this.bannerEl,
-        this.drawEl,
+        this.offers.el,
         h('div', { class: 'moves-box' }, this.movesEl),
         h('nav', { class: 'replay-nav', 'aria-label': 'Move navigation' }, Object.values(this.navButtons)),
         h('div', { class: 'actions' }, this.resignButton, this.drawButton, this.cancelButton, this.flipButton, this.pgnLink))));
@@ -198,7 +200,7 @@ class GameView {
   }
 
   connect() {
-    if (this.game && this.game.status === 'finished') {
+    if (this.game && this.game.status === 'finished' && !this.offers.wantsSocket(this.game)) {
       this.connection = 'finished';
       this.renderConnection();
       return;
@@ -220,6 +222,7 @@ class GameView {
         this.render();
       },
       onError: (message) => this.onServerError(message),
+      onRematch: (message) => this.offers.onRematch(message),
       onStatus: (status) => {
         this.connection = status;
         this.renderConnection();
@@ -263,7 +266,7 @@ class GameView {
     this.receivedAt = performance.now();
     if (!previous || previous.moves.length !== game.moves.length || game.status === 'finished') this.clearPending();
     if (this.viewPly !== null && this.viewPly >= game.moves.length) this.viewPly = null;
-    if (game.status === 'finished' && this.socket) {
+    if (game.status === 'finished' && this.socket && !this.offers.wantsSocket(game)) {
       this.socket.stop();
       this.socket = null;
       this.connection = 'finished';
@@ -427,7 +430,7 @@ class GameView {
     this.renderStatus(ply, total);
     this.renderInvite();
     this.renderBanner();
-    this.renderDrawOffer();
+    this.offers.render(game);
     this.renderMoves(ply);
 
     this.navButtons.first.disabled = ply === 0;
@@ -438,19 +441,9 @@ class GameView {
     const playing = !!this.seat && game.status !== 'finished';
     this.resignButton.hidden = !playing || game.status !== 'active';
     this.resignButton.textContent = this.resignArmed ? 'Confirm resignation' : 'Resign';
-    this.drawButton.hidden = !playing || game.status !== 'active' || this.opponentIsAi();
+    // A standing offer is answered in the offers box.
+    this.drawButton.hidden = !playing || game.status !== 'active' || this.opponentIsAi() || !!game.draw_offer;
     this.cancelButton.hidden = !playing || game.status !== 'waiting';
-    const offer = game.draw_offer;
-    if (this.seat && offer === opposite(this.seat.color)) {
-      this.drawButton.textContent = 'Accept draw';
-      this.drawButton.disabled = false;
-    } else if (this.seat && offer === this.seat.color) {
-      this.drawButton.textContent = 'Draw offered';
-      this.drawButton.disabled = true;
-    } else {
-      this.drawButton.textContent = 'Offer draw';
-      this.drawButton.disabled = false;
-    }
     this.renderConnection();
   }
 
@@ -608,16 +601,6 @@ class GameView {
       h('div', { class: 'banner-actions' }, rematch, h('a', { class: 'button', href: '/' }, 'New game')));
   }
 
-  renderDrawOffer() {
-    const game = this.game;
-    const offer = game.status === 'active' ? game.draw_offer : null;
-    this.drawEl.hidden = !offer;
-    if (!offer) return;
-    if (this.seat && offer !== this.seat.color) this.drawEl.textContent = 'Your opponent offers a draw. Accept it, or play on: your next move declines it.';
-    else if (this.seat) this.drawEl.textContent = 'You offered a draw.';
-    else this.drawEl.textContent = `${capitalize(offer)} offers a draw.`;
-  }
-
   renderMoves(ply) {
     const game = this.game;
     if (this.renderedMoves !== game.moves.length) {
@@ -666,6 +649,12 @@ class GameView {
   }
 
   async rematch(button) {
+    // A player offers the rematch to the same opponent (offers.js); a game
+    // nobody joined has no opponent: it starts a new one as before.
+    if (this.offers.canOfferRematch(this.game)) {
+      await this.offers.act('rematch');
+      return;
+    }
     const game = this.game;
     const settings = getSettings(this.gameId);
     const swap = (side) => (side.kind === 'ai' ? { kind: 'ai', level: side.level } : { kind: 'human' });

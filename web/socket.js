@@ -11,7 +11,7 @@ const MIN_DELAY_MS = 500;
 const MAX_DELAY_MS = 10000;
 
 export class GameSocket {
-  constructor(gameId, token, { onState, onPresence, onError, onStatus }) {
+  constructor(gameId, token, { onState, onPresence, onError, onStatus, onRematch }) {
     const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws';
     this.url = `${scheme}://${window.location.host}/ws/games/${encodeURIComponent(gameId)}`;
     this.protocols = [];
@@ -20,7 +20,7 @@ export class GameSocket {
     // the server refuses it and the page falls back to watching.
     if (token && /^[0-9A-Za-z._~-]+$/.test(token)) this.protocols = ['rookery', `rookery.token.${token}`];
     else if (token) this.url += `?token=${encodeURIComponent(token)}`;
-    this.handlers = { onState, onPresence, onError, onStatus };
+    this.handlers = { onState, onPresence, onError, onStatus, onRematch };
     this.attempt = 0;
     this.timer = null;
     this.stopped = false;
@@ -53,6 +53,8 @@ export class GameSocket {
         if (this.handlers.onPresence) this.handlers.onPresence(message);
       } else if (message.type === 'error') {
         this.handlers.onError(message);
+      } else if (message.type === 'rematch') {
+        if (this.handlers.onRematch) this.handlers.onRematch(message);
       }
     });
     ws.addEventListener('close', () => {

@@ -220,6 +220,27 @@ pub enum ClientMessage {
     },
     Resign,
     Draw,
+    /// Added (offers): decline the opponent's draw offer.
+    #[serde(rename = "draw_decline")]
+    DrawDecline,
+    /// Added: withdraw one's own draw offer.
+    #[serde(rename = "draw_withdraw")]
+    DrawWithdraw,
+    /// Added: ask to take back one's last move, or accept the opponent's
+    /// request.
+    Takeback,
+    #[serde(rename = "takeback_decline")]
+    TakebackDecline,
+    #[serde(rename = "takeback_withdraw")]
+    TakebackWithdraw,
+    /// Added: offer or accept a rematch of the finished game.
+    Rematch,
+    #[serde(rename = "rematch_decline")]
+    RematchDecline,
+    #[serde(rename = "rematch_withdraw")]
+    RematchWithdraw,
+    /// Added: end the game without a result before each side has moved.
+    Abort,
     /// Added: take a seat on an open connection, so the token need not be
     /// in the URL.
     Auth {
@@ -247,6 +268,14 @@ pub struct GameState {
     pub termination: Option<String>,
     pub clock: Option<ClockView>,
     pub draw_offer: Option<Side>,
+    /// Added (offers): the side asking to take back its last move.
+    pub takeback_offer: Option<Side>,
+    /// Added: takebacks granted in this game.
+    pub takebacks: u32,
+    /// Added: the side offering a rematch of this finished game.
+    pub rematch_offer: Option<Side>,
+    /// Added: the id of the agreed rematch game.
+    pub rematch: Option<String>,
     /// Added to the contract: read-only WebSocket connections watching now.
     pub spectators: u32,
     /// Added to the contract: creation time, milliseconds since the Unix epoch.
@@ -304,6 +333,21 @@ pub struct GameWithSeat {
     /// absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub invite: Option<String>,
+}
+
+/// `POST /api/games/{id}/rematch`: the game, and once the rematch is
+/// agreed, the caller's seat in the new game.
+#[derive(Debug, Clone, Serialize)]
+pub struct RematchAnswer {
+    pub game: GameState,
+    pub rematch: Option<RematchSeat>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RematchSeat {
+    /// The new game's id.
+    pub id: String,
+    pub seat: Seat,
 }
 
 /// `POST /api/players`.
@@ -386,6 +430,13 @@ pub enum ServerMessage<'a> {
     Authenticated {
         color: Side,
     },
+    /// Added: the rematch was agreed; sent only to a seat's own
+    /// connections, with that seat's token in the new game.
+    Rematch {
+        game: &'a str,
+        color: Side,
+        token: &'a str,
+    },
 }
 
 /// The connection counts of a game, as `presence` messages carry them:
@@ -433,6 +484,9 @@ pub enum Broadcast {
 #[derive(Debug)]
 pub struct SharedState {
     pub finished: bool,
+    /// The agreed rematch's game id, if any (a seat's connection then sends
+    /// its own player the new seat token).
+    pub rematch: Option<String>,
     /// `{"type":"state","game":...}`, a WebSocket text frame's payload.
     pub message: Utf8Bytes,
     /// The GameState and a newline: one NDJSON line.
@@ -448,6 +502,7 @@ impl SharedState {
         line.push(b'\n');
         Arc::new(SharedState {
             finished: game.is_finished(),
+            rematch: game.rematch.clone(),
             message: Utf8Bytes::from(message),
             line: Bytes::from(line),
         })
@@ -491,6 +546,10 @@ mod tests {
             termination: None,
             clock: None,
             draw_offer: None,
+            takeback_offer: None,
+            takebacks: 0,
+            rematch_offer: None,
+            rematch: None,
             spectators: 7,
             created_at: 1,
             rated: true,

@@ -127,11 +127,15 @@ describe('web client in Chromium against the real server', () => {
     assert.deepEqual(await unnamedControls(alice), []);
     finishedGames.push(gameId);
 
-    // Rematch: a new game with the colours swapped and a fresh invite link.
-    await alice.getByRole('button', { name: 'Rematch' }).click();
-    await alice.waitForURL((url) => url.pathname.startsWith('/games/') && !url.pathname.endsWith(gameId));
+    // Rematch: offered to bob, who accepts; both land in the new game with
+    // the colours swapped (offers.test.mjs tests the offer in detail).
+    await alice.getByRole('button', { name: 'Rematch', exact: true }).click();
+    await bob.getByRole('button', { name: 'Accept rematch' }).click();
+    for (const page of [alice, bob]) {
+      await page.waitForURL((url) => url.pathname.startsWith('/games/') && !url.pathname.endsWith(gameId));
+    }
     await alice.getByText('You play black').waitFor();
-    assert.match(await alice.locator('#invite-link').inputValue(), /\/games\/[^/#]+#invite=[0-9a-f]{64}$/);
+    await bob.getByText('You play white').waitFor();
   });
 
   test('an invite asks before seating; strangers and the creator cannot take the seat', { timeout: 120_000 }, async () => {

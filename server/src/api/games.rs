@@ -10,6 +10,7 @@ use axum::extract::{Path, State};
 use axum::http::header::CONTENT_TYPE;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
+use axum::routing::{post, MethodRouter};
 use axum::{Extension, Json};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::time::Instant;
@@ -19,11 +20,11 @@ use crate::auth::{self, TokenHash};
 use crate::client_ip::ClientIp;
 use crate::error::ApiError;
 use crate::extract::{game_id, ApiJson, ApiQuery, MaybeJson};
-use crate::live::actor::{Action, Command, StateReceiver};
+use crate::live::actor::{Action, Command, SeatSecret, StateReceiver};
 use crate::live::game::{LiveGame, PlayerRef};
 use crate::protocol::{
     Broadcast, CreateGame, GameList, GameState, GameWithSeat, JoinRequest, ListQuery, MoveRequest,
-    Seat, SharedState, Status, Visibility,
+    RematchAnswer, RematchSeat, Seat, SharedState, Status, Visibility,
 };
 use crate::store::now_ms;
 use crate::AppState;
@@ -371,6 +372,51 @@ pub async fn draw(
     headers: HeaderMap,
 ) -> Result<Json<GameState>, ApiError> {
     act_http(&state, &id, &headers, Action::Draw).await
+}
+
+/// The route of a seat holder's action that has no body (the offers'
+/// answers, takeback, abort): `POST` with the seat token, answering the
+/// GameState.
+pub fn action(make: fn() -> Action) -> MethodRouter<AppState> {
+    post(
+        move |State(state): State<AppState>, Path(id): Path<String>, headers: HeaderMap| async move {
+            act_http(&state, &id, &headers, make()).await
+        },
+    )
+}
+
+/// `POST /api/games/{id}/rematch`: offers or accepts a rematch. Once it is
+/// agreed (now or before), the answer carries the caller's seat in the new
+/// game; asking again gives the same seat again (the token is derived from
+/// the caller's token here, see [`auth::rematch_token`]).
+pub async fn rematch(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Json<RematchAnswer>, ApiError> {
+    let secret = auth::required_bearer(&headers)?;
+    let id = game_id(&id)?;
+    let token = TokenHash::of(&secret);
+    let game = state
+        .registry
+        .act(id, &token, Action::Rematch(SeatSecret(secret.clone())))
+        .await?;
+    // The action checked the token; its seat's colour, to name the new one.
+    let side = state.registry.seat_of(id, &token).await?;
+    let rematch = match (&game.rematch, side) {
+        (Some(new_id), Some(side)) => {
+            let new = Uuid::parse_str(new_id).map_err(ApiError::internal)?;
+            Some(RematchSeat {
+                id: new_id.to_string(),
+                seat: Seat {
+                    color: side.other(),
+                    token: auth::rematch_token(&secret, new),
+                },
+            })
+        }
+        _ => None,
+    };
+    Ok(Json(RematchAnswer { game, rematch }))
 }
 
 #[cfg(test)]

@@ -52,6 +52,10 @@ pub enum Write {
     UpdateGame {
         game: StoredGame,
         mv: Option<StoredMove>,
+        /// A takeback: the plies from this one on are deleted first.
+        taken_back_from: Option<i64>,
+        /// An agreed rematch: the new game, inserted with this change.
+        rematch: Option<Box<StoredGame>>,
     },
 }
 
@@ -78,11 +82,27 @@ impl Write {
                 Ok(())
             }
             Write::InsertGame(game) => game.insert(conn).await,
-            Write::UpdateGame { game, mv } => {
+            Write::UpdateGame {
+                game,
+                mv,
+                taken_back_from,
+                rematch,
+            } => {
+                if let Some(ply) = taken_back_from {
+                    sqlx::query("DELETE FROM moves WHERE game_id = ? AND ply >= ?")
+                        .bind(&game.id)
+                        .bind(ply)
+                        .execute(&mut *conn)
+                        .await?;
+                }
                 if let Some(mv) = mv {
                     mv.insert(&mut *conn).await?;
                 }
-                game.update(conn).await
+                game.update(&mut *conn).await?;
+                if let Some(rematch) = rematch {
+                    rematch.insert(conn).await?;
+                }
+                Ok(())
             }
         }
     }
