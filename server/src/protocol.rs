@@ -40,7 +40,7 @@ pub struct CreateGame {
     pub white: SeatRequest,
     pub black: SeatRequest,
     #[serde(rename = "as", default)]
-    pub as_side: Option<Side>,
+    pub as_side: Option<SeatChoice>,
     #[serde(default)]
     pub clock: Option<ClockRequest>,
     #[serde(default)]
@@ -49,6 +49,16 @@ pub struct CreateGame {
     /// contract's join by id).
     #[serde(default)]
     pub visibility: Option<Visibility>,
+}
+
+/// The `as` of a new game: one seat, or (added) `both` for pass and play,
+/// one device holding both human seats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SeatChoice {
+    White,
+    Black,
+    Both,
 }
 
 /// Who may take a game's free human seat.
@@ -91,6 +101,9 @@ pub struct NewGame {
     pub seats: [SeatKind; 2],
     /// The human seat the creator takes, if any.
     pub creator_side: Option<Side>,
+    /// Pass and play: the creator takes both human seats (`creator_side`
+    /// is then white).
+    pub both_seats: bool,
     pub clock: Option<ClockSettings>,
     pub fen: Option<String>,
     pub visibility: Visibility,
@@ -118,17 +131,30 @@ impl CreateGame {
             .into_iter()
             .filter(|side| seats[side.index()] == SeatKind::Human)
             .collect();
-        let creator_side = match (self.as_side, humans.as_slice()) {
-            (Some(side), _) if humans.contains(&side) => Some(side),
-            (Some(side), _) => {
-                return Err(ApiError::BadRequest(format!(
-                    "\"as\": {} is not a human seat",
-                    side.as_str()
-                )))
+        let (creator_side, both_seats) = match (self.as_side, humans.as_slice()) {
+            (Some(SeatChoice::Both), [_, _]) => (Some(Side::White), true),
+            (Some(SeatChoice::Both), _) => {
+                return Err(ApiError::BadRequest(
+                    "\"as\": both needs two human seats".into(),
+                ))
             }
-            (None, []) => None,
-            (None, [only]) => Some(*only),
-            (None, _) => Some(Side::White),
+            (Some(choice), _) => {
+                let side = if choice == SeatChoice::White {
+                    Side::White
+                } else {
+                    Side::Black
+                };
+                if !humans.contains(&side) {
+                    return Err(ApiError::BadRequest(format!(
+                        "\"as\": {} is not a human seat",
+                        side.as_str()
+                    )));
+                }
+                (Some(side), false)
+            }
+            (None, []) => (None, false),
+            (None, [only]) => (Some(*only), false),
+            (None, _) => (Some(Side::White), false),
         };
         let clock = match self.clock {
             None => None,
@@ -141,6 +167,7 @@ impl CreateGame {
         Ok(NewGame {
             seats,
             creator_side,
+            both_seats,
             clock,
             fen,
             visibility: self.visibility.unwrap_or_default(),
@@ -246,6 +273,10 @@ pub enum ClientMessage {
     Auth {
         token: String,
     },
+    /// Added: an application-level heartbeat, answered with `pong`
+    /// (browsers cannot see WebSocket pings, so they cannot tell a
+    /// half-open socket from a quiet game without it).
+    Ping,
 }
 
 // ---------------------------------------------------------------- responses
@@ -333,6 +364,10 @@ pub struct GameWithSeat {
     /// absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub invite: Option<String>,
+    /// Added: a pass-and-play game's two seats, white then black (`seat`
+    /// is the white one); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seats: Option<[Seat; 2]>,
 }
 
 /// `POST /api/games/{id}/rematch`: the game, and once the rematch is
@@ -437,6 +472,8 @@ pub enum ServerMessage<'a> {
         color: Side,
         token: &'a str,
     },
+    /// Added: the answer to a client's `ping`.
+    Pong,
 }
 
 /// The connection counts of a game, as `presence` messages carry them:
@@ -590,5 +627,40 @@ mod tests {
             text.as_str(),
             r#"{"type":"presence","white":true,"black":false,"spectators":7}"#
         );
+    }
+
+    /// `as` and the seats it leaves: (creator's seat, both seats), or an
+    /// error, for each kind of game.
+    #[test]
+    fn the_creator_seat_follows_as() {
+        let human = r#"{"kind":"human"}"#;
+        let ai = r#"{"kind":"ai","level":2}"#;
+        let cases = [
+            (human, human, None, Some((Some(Side::White), false))),
+            (
+                human,
+                human,
+                Some("black"),
+                Some((Some(Side::Black), false)),
+            ),
+            (human, human, Some("both"), Some((Some(Side::White), true))),
+            (ai, human, None, Some((Some(Side::Black), false))),
+            (ai, human, Some("both"), None),
+            (ai, human, Some("white"), None),
+            (ai, ai, None, Some((None, false))),
+            (ai, ai, Some("both"), None),
+        ];
+        for (white, black, choice, expected) in cases {
+            let choice = choice
+                .map(|c| format!(r#","as":"{c}""#))
+                .unwrap_or_default();
+            let text = format!(r#"{{"white":{white},"black":{black}{choice}}}"#);
+            let request: CreateGame = serde_json::from_str(&text).expect(&text);
+            let got = request
+                .validate()
+                .ok()
+                .map(|game| (game.creator_side, game.both_seats));
+            assert_eq!(got, expected, "{text}");
+        }
     }
 }

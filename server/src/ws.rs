@@ -357,6 +357,14 @@ impl Connection<'_> {
         };
         let action = match message {
             ClientMessage::Auth { token } => return self.authenticate(&token).await,
+            ClientMessage::Ping => {
+                let text = server_text(&ServerMessage::Pong);
+                return self
+                    .write(Message::Text(text))
+                    .await
+                    .map(|_| ())
+                    .map_err(|Gone| ApiError::Unavailable);
+            }
             ClientMessage::Move { uci } => Action::Move(uci),
             ClientMessage::Resign => Action::Resign,
             ClientMessage::Draw => Action::Draw,

@@ -24,7 +24,7 @@ use crate::live::actor::{Action, Command, SeatSecret, StateReceiver};
 use crate::live::game::{LiveGame, PlayerRef};
 use crate::protocol::{
     Broadcast, CreateGame, GameList, GameState, GameWithSeat, JoinRequest, ListQuery, MoveRequest,
-    RematchAnswer, RematchSeat, Seat, SharedState, Status, Visibility,
+    RematchAnswer, RematchSeat, Seat, SharedState, Side, Status, Visibility,
 };
 use crate::store::now_ms;
 use crate::AppState;
@@ -61,17 +61,32 @@ pub async fn create(
         request.clock,
         request.fen.as_deref(),
     )?;
-    let seat = match request.creator_side {
-        Some(side) => {
+    let mut seats = Vec::with_capacity(2);
+    if let Some(side) = request.creator_side {
+        let sides: &[Side] = if request.both_seats {
+            &Side::BOTH
+        } else {
+            std::slice::from_ref(&side)
+        };
+        for &side in sides {
             let token = auth::mint()?;
-            live.take_seat(side, token.hash, player, Instant::now())?;
-            Some(Seat {
+            // Pass and play seats nobody by name: one player cannot play
+            // themselves, so such a game counts for colours only.
+            let owner = if request.both_seats {
+                None
+            } else {
+                player.clone()
+            };
+            live.take_seat(side, token.hash, owner, Instant::now())?;
+            seats.push(Seat {
                 color: side,
                 token: token.secret,
-            })
+            });
         }
-        None => None,
-    };
+    }
+    let seat = seats.first().cloned();
+    // Pass and play: both seats, white then black.
+    let both = <[Seat; 2]>::try_from(seats).ok();
     // A private game's free seat needs the invite secret: minted here,
     // shown once in this answer, kept only as a hash. Without a free seat
     // (human v AI) there is nothing to invite to.
@@ -112,7 +127,12 @@ pub async fn create(
     tracing::info!(game = %game.id, "game created");
     Ok((
         StatusCode::CREATED,
-        Json(GameWithSeat { game, seat, invite }),
+        Json(GameWithSeat {
+            game,
+            seat,
+            invite,
+            seats: both,
+        }),
     ))
 }
 
@@ -169,6 +189,7 @@ pub async fn join(
             token: token.secret,
         }),
         invite: None,
+        seats: None,
     }))
 }
 
