@@ -349,6 +349,15 @@ impl Connection<'_> {
         }
         let message: ClientMessage = serde_json::from_str(text)
             .map_err(|err| ApiError::BadRequest(format!("bad message: {err}")))?;
+        // The heartbeat, for players and spectators alike: it changes nothing.
+        if let ClientMessage::Ping = message {
+            let text = server_text(&ServerMessage::Pong);
+            return self
+                .write(Message::Text(text))
+                .await
+                .map(|_| ())
+                .map_err(|Gone| ApiError::Unavailable);
+        }
         let Some((_, token, secret)) = &self.seat else {
             return match message {
                 ClientMessage::Auth { token } => self.authenticate(&token).await,
@@ -357,14 +366,8 @@ impl Connection<'_> {
         };
         let action = match message {
             ClientMessage::Auth { token } => return self.authenticate(&token).await,
-            ClientMessage::Ping => {
-                let text = server_text(&ServerMessage::Pong);
-                return self
-                    .write(Message::Text(text))
-                    .await
-                    .map(|_| ())
-                    .map_err(|Gone| ApiError::Unavailable);
-            }
+            // Answered above.
+            ClientMessage::Ping => return Ok(()),
             ClientMessage::Move { uci } => Action::Move(uci),
             ClientMessage::Resign => Action::Resign,
             ClientMessage::Draw => Action::Draw,
