@@ -297,8 +297,10 @@ async fn casual_games_stay_off_the_main_scoreboard() {
     assert_eq!(
         board["players"],
         json!([
-            {"name": "bob", "games": 1, "wins": 1, "losses": 0, "draws": 0},
-            {"name": "alice", "games": 1, "wins": 0, "losses": 1, "draws": 0},
+            {"name": "bob", "games": 1, "wins": 1, "losses": 0, "draws": 0,
+             "rating": 1662, "rating_deviation": 290, "provisional": true},
+            {"name": "alice", "games": 1, "wins": 0, "losses": 1, "draws": 0,
+             "rating": 1338, "rating_deviation": 290, "provisional": true},
         ])
     );
     assert_eq!(board["casual"], json!({"white": 1, "black": 1, "draws": 0}));

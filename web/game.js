@@ -17,6 +17,7 @@ import { lowTimeThresholdMs } from './lowtime.js';
 import { PassAndPlay } from './passplay.js';
 import { premoveDests, premoveToPlay } from './premove.js';
 import { muteButton, playSound, soundFor } from './sound.js';
+import { changeText, playerLink, ratingChanges, ratingText } from './player.js';
 
 const PENDING_TIMEOUT_MS = 8000;
 
@@ -208,12 +209,13 @@ class GameView {
 
   playerBar() {
     const name = h('span', { class: 'player-name' });
+    const rating = h('span', { class: 'player-rating' });
     const tag = h('span', { class: 'player-tag' });
     const presence = h('span', { class: 'presence' });
     const clock = h('div', { class: 'clock', role: 'timer', 'aria-live': 'off' });
     const material = h('span', { class: 'material' });
-    const el = h('div', { class: 'player-bar' }, h('div', { class: 'player' }, presence, name, tag, material), clock);
-    return { el, name, tag, presence, clock, material, color: null };
+    const el = h('div', { class: 'player-bar' }, h('div', { class: 'player' }, presence, name, rating, tag, material), clock);
+    return { el, name, rating, tag, presence, clock, material, color: null };
   }
 
   connect() {
@@ -574,6 +576,11 @@ class GameView {
 
   renderBars(position) {
     const game = this.game;
+    if (game.status === 'finished' && game.rated && !this.ratingChangesAsked) {
+      // Once per page: what the result did to the players' ratings.
+      this.ratingChangesAsked = true;
+      ratingChanges(game).then((changes) => { this.ratingChanges = changes; this.render(); });
+    }
     const advantage = materialAdvantage(position.board);
     const placement = { bottom: this.orientation, top: opposite(this.orientation) };
     for (const [where, color] of Object.entries(placement)) {
@@ -584,6 +591,11 @@ class GameView {
       bar.clock.dataset.clock = color;
       bar.clock.setAttribute('aria-label', `${capitalize(color)} clock`);
       bar.name.textContent = sideLabel(side, color, this.levels);
+      const rated = side && side.kind === 'human' && side.name && typeof side.rating === 'number';
+      if (rated) clear(bar.name, playerLink(side.name));
+      bar.rating.textContent = rated ? ratingText(side.rating, side.provisional) : '';
+      const change = this.ratingChanges && this.ratingChanges[color];
+      if (rated && typeof change === 'number') bar.rating.textContent += ` ${changeText(change)}`;
       const mine = this.seat && this.seat.color === color;
       bar.tag.textContent = mine && !this.passPlay ? '(you)' : '';
       let presence = '';

@@ -4,6 +4,7 @@
 import { api, createGame, loadLevels } from './api.js';
 import { h, clear } from './dom.js';
 import { levelLabel, timeControlText } from './format.js';
+import { playerHref } from './player.js';
 import { getPlayer, savePlayer } from './storage.js';
 import { gameList, sortForWatching } from './watch.js';
 
@@ -203,6 +204,7 @@ function playerCard() {
       clear(card,
         h('h2', null, 'Your name'),
         h('p', null, 'Your games count on the scoreboard as ', h('strong', { class: 'player-self' }, player.name), '.'),
+        h('p', null, h('a', { href: playerHref(player.name), id: 'my-player-page' }, 'Your rating and games')),
         h('button', { type: 'button', onclick: () => { savePlayer(null); draw(); } }, 'Play anonymously'));
       return;
     }

@@ -3,7 +3,8 @@
 //! One query style for the whole workspace: runtime-checked `sqlx::query`
 //! with `.bind()`, rows read into `sqlx::FromRow` structs, so a clean CI
 //! machine builds without a database or an offline query cache. Every query
-//! of the service is in this file.
+//! of the service is in this module: here, in `rows` (a row's own
+//! statements) and in `ratings` (ratings, player pages and records).
 //!
 //! Durability: WAL journal with `synchronous = FULL`. The contract promises
 //! that an acknowledged move survives a crash. In WAL mode `NORMAL` already
@@ -26,6 +27,7 @@
 //! separate read-only pool: in WAL mode they never wait for the writer, and a
 //! heavy read never delays a commit.
 
+mod ratings;
 mod rows;
 mod writer;
 
@@ -44,8 +46,12 @@ use uuid::Uuid;
 use crate::auth::TokenHash;
 use crate::error::ApiError;
 use crate::live::game::{LiveGame, PlayedMove, PlayerRef};
-use crate::protocol::{AiScore, ColorScore, GameState, PlayerScore, Scoreboard, Status};
+use crate::protocol::{
+    AiScore, ColorScore, GameState, PlayerScore, Scoreboard, SeatRating, Status,
+    PROVISIONAL_DEVIATION,
+};
 
+pub use self::ratings::{Cursor, PlayerGamesFilter};
 pub use self::rows::StoredGame;
 use self::rows::{GameRow, ListRow};
 pub use self::writer::WriterStats;
@@ -187,10 +193,22 @@ impl Store {
             .connect_with(connect.clone())
             .await
             .with_context(|| format!("opening database {url:?}"))?;
+        let backfill = ratings::needs_backfill(&write_pool)
+            .await
+            .context("reading the schema")?;
         MIGRATOR
             .run(&write_pool)
             .await
             .context("running database migrations")?;
+        if backfill {
+            // Results stored before ratings existed count once, now.
+            let counted = ratings::backfill(&write_pool)
+                .await
+                .context("rating the games stored before migration 0005")?;
+            if counted > 0 {
+                tracing::info!(games = counted, "rated the games stored before ratings");
+            }
+        }
         let read = if in_memory {
             write_pool.clone()
         } else {
@@ -282,12 +300,17 @@ impl Store {
     }
 
     pub async fn player_by_token(&self, token: &TokenHash) -> Result<Option<PlayerRef>, ApiError> {
-        let row: Option<(String, String)> =
-            sqlx::query_as("SELECT id, name FROM players WHERE token_hash = ?")
-                .bind(&token.0)
-                .fetch_optional(&self.inner.read)
-                .await?;
-        Ok(row.map(|(id, name)| PlayerRef { id, name }))
+        let row: Option<(String, String, f64, f64)> = sqlx::query_as(
+            "SELECT id, name, rating, rating_deviation FROM players WHERE token_hash = ?",
+        )
+        .bind(&token.0)
+        .fetch_optional(&self.inner.read)
+        .await?;
+        Ok(row.map(|(id, name, rating, deviation)| PlayerRef {
+            id,
+            name,
+            rating: SeatRating::of(rating, deviation),
+        }))
     }
 
     /// Whether `token` is a seat token of some game (to tell a token for
@@ -540,7 +563,8 @@ impl Store {
         let players: Vec<rows::PlayerScoreRow> = sqlx::query_as(&format!(
             "{seats}
              SELECT p.name AS name, COUNT(*) AS games,
-                    SUM(score = 1) AS wins, SUM(score = -1) AS losses, SUM(score = 0) AS draws
+                    SUM(score = 1) AS wins, SUM(score = -1) AS losses, SUM(score = 0) AS draws,
+                    p.rating AS rating, p.rating_deviation AS rating_deviation
              FROM seats JOIN players p ON p.id = seats.player
              GROUP BY p.id
              ORDER BY (SUM(score = 1) * 2 + SUM(score = 0)) DESC, COUNT(*) DESC, p.name_key
@@ -557,6 +581,7 @@ impl Store {
         ))
         .fetch_all(&self.inner.read)
         .await?;
+        let records = self.records().await?;
         Ok(Scoreboard {
             colors: ColorScore {
                 white: colors.white,
@@ -576,6 +601,9 @@ impl Store {
                     wins: row.wins,
                     losses: row.losses,
                     draws: row.draws,
+                    rating: row.rating.round() as i64,
+                    rating_deviation: row.rating_deviation.round() as i64,
+                    provisional: row.rating_deviation > PROVISIONAL_DEVIATION,
                 })
                 .collect(),
             ai: ai
@@ -588,6 +616,7 @@ impl Store {
                     draws: row.draws,
                 })
                 .collect(),
+            records,
         })
     }
 }

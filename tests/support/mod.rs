@@ -159,6 +159,15 @@ impl TestServer {
         read(request.send().await.expect("POST")).await
     }
 
+    /// Registers a player; returns their token.
+    pub async fn register(&self, name: &str) -> String {
+        let (status, player) = self
+            .post("/api/players", None, Some(json!({ "name": name })))
+            .await;
+        assert_eq!(status, 201, "register {name}: {player}");
+        player["token"].as_str().expect("token").to_string()
+    }
+
     /// Creates a game; returns (GameState, seat token if any).
     pub async fn create_game(&self, body: Value, player: Option<&str>) -> (Value, Option<String>) {
         let (status, answer) = self.post("/api/games", player, Some(body)).await;
@@ -428,15 +437,6 @@ pub async fn listening_base(child: &mut tokio::process::Child) -> String {
 // ------------------------------------------------ players and seats (harden)
 
 impl TestServer {
-    /// Registers player `name` and returns its token.
-    pub async fn register(&self, name: &str) -> String {
-        let (status, player) = self
-            .post("/api/players", None, Some(json!({ "name": name })))
-            .await;
-        assert_eq!(status, 201, "{player}");
-        player["token"].as_str().expect("token").to_string()
-    }
-
     /// A human v human game with `extra` fields, created by `player` (or
     /// anonymously): (the whole answer, the game's id).
     pub async fn create_human(&self, extra: Value, player: Option<&str>) -> (Value, String) {

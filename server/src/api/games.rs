@@ -221,19 +221,38 @@ pub async fn list(
     };
     let limit = list_limit(query.limit.as_deref())?;
     let joinable = list_joinable(query.joinable.as_deref())?;
+    if let Some(name) = query
+        .player
+        .as_deref()
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+    {
+        let filter = super::players::games_filter(statuses, joinable);
+        let page = super::players::games_page(&state, name, filter, query.before.as_deref(), limit)
+            .await?;
+        return Ok(Json(page));
+    }
+    if query.before.is_some() {
+        return Err(ApiError::BadRequest(
+            "before pages one player's games: it needs player".into(),
+        ));
+    }
     // One query on the read pool; no actor is asked and no game replayed.
     let mut games = if joinable {
         // Open seeks are waiting games: a status filter that excludes
         // waiting games leaves none.
         if !statuses.contains(&Status::Waiting) {
-            return Ok(Json(GameList { games: Vec::new() }));
+            return Ok(Json(GameList {
+                games: Vec::new(),
+                next: None,
+            }));
         }
         state.store().list_open_seeks(limit).await?
     } else {
         state.store().list_games(statuses, limit).await?
     };
     state.registry.show_presence(&mut games);
-    Ok(Json(GameList { games }))
+    Ok(Json(GameList { games, next: None }))
 }
 
 /// The `joinable` filter of a list: `true` (or `1`) lists only open seeks.
@@ -250,7 +269,7 @@ fn list_joinable(text: Option<&str>) -> Result<bool, ApiError> {
 /// The `limit` of a list: a positive whole number; more than the most we
 /// list is the most we list (the lichess way with `max`), not an error, so a
 /// client asking for "everything" still gets an answer.
-fn list_limit(text: Option<&str>) -> Result<u32, ApiError> {
+pub fn list_limit(text: Option<&str>) -> Result<u32, ApiError> {
     let text = match text.map(str::trim) {
         None | Some("") => return Ok(DEFAULT_LIST_LIMIT),
         Some(text) => text,

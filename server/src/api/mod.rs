@@ -23,6 +23,8 @@ use crate::AppState;
 pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/api/players", post(players::create))
+        .route("/api/players/{name}", get(players::profile))
+        .route("/api/players/{name}/games", get(players::games))
         .route("/api/levels", get(info::levels))
         .route("/api/scoreboard", get(info::scoreboard))
         .route("/api/games", post(games::create).get(games::list))

@@ -18,7 +18,9 @@ use uuid::Uuid;
 
 use super::clock::Clock;
 use crate::auth::TokenHash;
-use crate::protocol::{ClockSettings, GameState, SeatKind, SeatView, Side, Status, Visibility};
+use crate::protocol::{
+    ClockSettings, GameState, SeatKind, SeatRating, SeatView, Side, Status, Visibility,
+};
 
 /// The shortest initial clock of a rated game. Below it a game is decided by
 /// the network and the server's reaction time more than by chess (and a
@@ -106,6 +108,8 @@ pub enum GameError {
 pub struct PlayerRef {
     pub id: String,
     pub name: String,
+    /// The rating the seat shows (see [`SeatRating`]).
+    pub rating: SeatRating,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -169,6 +173,7 @@ impl LiveSeat {
                 name: player.as_ref().map(|p| p.name.clone()),
                 connected: *connections > 0,
                 taken: token.is_some(),
+                rating: player.as_ref().map(|p| p.rating),
             },
             LiveSeat::Ai { level } => SeatView::Ai { level: *level },
         }
@@ -1415,6 +1420,7 @@ mod tests {
         let alice = PlayerRef {
             id: "a".into(),
             name: "alice".into(),
+            rating: SeatRating::of(1500.0, 350.0),
         };
         let invite = mint().unwrap();
         let mut live = human_game(None, None);

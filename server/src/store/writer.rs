@@ -29,6 +29,7 @@ use sqlx::Connection;
 use tokio::sync::{mpsc, oneshot};
 
 use super::now_ms;
+use super::ratings;
 use super::rows::{StoredGame, StoredMove};
 
 /// How often an idle writer stamps the heartbeat. After a crash, at most this
@@ -88,6 +89,10 @@ impl Write {
                 taken_back_from,
                 rematch,
             } => {
+                // The write that finishes the game counts its result, in
+                // this transaction and never again (see store/ratings.rs).
+                let finishing = game.status == "finished"
+                    && !ratings::is_stored_finished(&mut *conn, &game.id).await?;
                 if let Some(ply) = taken_back_from {
                     sqlx::query("DELETE FROM moves WHERE game_id = ? AND ply >= ?")
                         .bind(&game.id)
@@ -100,7 +105,10 @@ impl Write {
                 }
                 game.update(&mut *conn).await?;
                 if let Some(rematch) = rematch {
-                    rematch.insert(conn).await?;
+                    rematch.insert(&mut *conn).await?;
+                }
+                if finishing {
+                    ratings::game_finished(conn, &game.id, game.updated_at).await?;
                 }
                 Ok(())
             }
