@@ -713,15 +713,17 @@ impl Inner {
 /// so without caps one client could queue the whole machine.
 ///
 /// Entries leave when their game is seen finished (the creation path sweeps
-/// before counting) or an operator stops it. Games resumed after a restart
-/// are not in the ledger: they count towards no cap.
+/// before counting) or an operator stops it. Games still unfinished when the
+/// server starts (a restart) are counted again from the database towards
+/// the server's cap; their creator's address is not stored, so they count
+/// towards no client's cap (the owner is `None`).
 #[derive(Debug, Default)]
 pub struct AiGameLedger {
-    games: Mutex<HashMap<Uuid, IpAddr>>,
+    games: Mutex<HashMap<Uuid, Option<IpAddr>>>,
 }
 
 impl AiGameLedger {
-    fn lock(&self) -> MutexGuard<'_, HashMap<Uuid, IpAddr>> {
+    fn lock(&self) -> MutexGuard<'_, HashMap<Uuid, Option<IpAddr>>> {
         // One insert or remove at a time: a poisoned lock is still whole.
         self.games.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -733,6 +735,14 @@ impl AiGameLedger {
 
     pub fn forget(&self, id: Uuid) {
         self.lock().remove(&id);
+    }
+
+    /// Counts games found unfinished at start-up, whose creator is unknown.
+    pub fn count_resumed(&self, ids: impl IntoIterator<Item = Uuid>) {
+        let mut games = self.lock();
+        for id in ids {
+            games.entry(id).or_insert(None);
+        }
     }
 
     /// Counts game `id` for `client`, unless a cap is reached: then 429
@@ -751,14 +761,17 @@ impl AiGameLedger {
                 games.len()
             )));
         }
-        let mine = games.values().filter(|owner| **owner == client).count();
+        let mine = games
+            .values()
+            .filter(|owner| **owner == Some(client))
+            .count();
         if mine >= max_per_client {
             return Err(ApiError::Limited(format!(
                 "you already have {mine} live AI v AI games, the limit per client: \
                  wait for one to end"
             )));
         }
-        games.insert(id, client);
+        games.insert(id, Some(client));
         Ok(())
     }
 }
@@ -937,6 +950,22 @@ mod tests {
             .await
             .expect("a new lease");
         assert!(!again.was_preempted());
+    }
+
+    #[test]
+    fn resumed_games_count_for_the_server_not_for_a_client() {
+        let ledger = AiGameLedger::default();
+        let a: IpAddr = "192.0.2.1".parse().unwrap();
+        let resumed = [Uuid::new_v4(), Uuid::new_v4()];
+        ledger.count_resumed(resumed);
+        ledger.count_resumed(resumed);
+        assert_eq!(ledger.ids().len(), 2);
+        // Per client 2: the resumed games are nobody's.
+        ledger.reserve(Uuid::new_v4(), a, 3, 2).unwrap();
+        let refused = ledger.reserve(Uuid::new_v4(), a, 3, 2).unwrap_err();
+        assert!(refused.message().contains("server"), "{refused}");
+        ledger.forget(resumed[0]);
+        ledger.reserve(Uuid::new_v4(), a, 3, 2).unwrap();
     }
 
     #[test]

@@ -151,10 +151,16 @@ pub struct Config {
     pub max_connections_per_ip: usize,
 
     /// How long a client may take to send a request's headers, counted
-    /// from when the server starts waiting for them (so it also closes
-    /// idle keep-alive connections), in milliseconds.
+    /// from their first byte (or from connecting, for a connection's first
+    /// request), in milliseconds.
     #[arg(long, env = "ROOKERY_HEADER_TIMEOUT_MS", default_value_t = 10_000)]
     pub header_timeout_ms: u64,
+
+    /// How long a keep-alive connection may wait, after a response, for
+    /// the first byte of its next request before it is closed, in
+    /// milliseconds.
+    #[arg(long, env = "ROOKERY_KEEPALIVE_IDLE_MS", default_value_t = 10_000)]
+    pub keepalive_idle_ms: u64,
 
     /// How long the server may take to answer a request once its body is
     /// in, in milliseconds (streams and WebSockets are not cut: only the
@@ -249,6 +255,7 @@ impl Config {
             max_connections: 4096,
             max_connections_per_ip: 64,
             header_timeout_ms: 10_000,
+            keepalive_idle_ms: 10_000,
             request_timeout_ms: 30_000,
             trusted_proxies: Vec::new(),
             allowed_origins: Vec::new(),
@@ -307,6 +314,10 @@ impl Config {
 
     pub fn header_timeout(&self) -> Duration {
         Duration::from_millis(self.header_timeout_ms.max(1))
+    }
+
+    pub fn keepalive_idle(&self) -> Duration {
+        Duration::from_millis(self.keepalive_idle_ms.max(1))
     }
 
     pub fn request_timeout(&self) -> Duration {
@@ -401,12 +412,15 @@ mod tests {
             "https://chess.example.org",
             "--header-timeout-ms",
             "250",
+            "--keepalive-idle-ms",
+            "750",
         ])
         .unwrap();
         assert_eq!(config.max_ai_games(), 3);
         assert_eq!(config.trusted_proxies.len(), 2);
         assert_eq!(config.allowed_origins.len(), 1);
         assert_eq!(config.header_timeout(), Duration::from_millis(250));
+        assert_eq!(config.keepalive_idle(), Duration::from_millis(750));
         assert!(!format!("{config:?}").contains("0123456789abcdef0123"));
         for bad in [
             ["--trusted-proxy", "10.0.0.0/33"],
@@ -449,6 +463,7 @@ mod tests {
             "ROOKERY_MAX_CONNECTIONS",
             "ROOKERY_MAX_CONNECTIONS_PER_IP",
             "ROOKERY_HEADER_TIMEOUT_MS",
+            "ROOKERY_KEEPALIVE_IDLE_MS",
             "ROOKERY_REQUEST_TIMEOUT_MS",
             "ROOKERY_TRUSTED_PROXIES",
             "ROOKERY_ALLOWED_ORIGINS",

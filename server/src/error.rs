@@ -10,6 +10,8 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
+use crate::live::game::GameError;
+
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
     /// Malformed JSON, an unknown field value, a bad FEN, a bad query.
@@ -188,6 +190,27 @@ impl ApiError {
             other => {
                 tracing::debug!(code = other.code(), message = %other.message(), "client error")
             }
+        }
+    }
+}
+
+impl From<GameError> for ApiError {
+    /// A live game's refusal, as the contract's code.
+    fn from(err: GameError) -> ApiError {
+        let message = err.to_string();
+        match err {
+            GameError::BadFen(_) | GameError::OverBeforeStart(_) => ApiError::BadRequest(message),
+            GameError::GameOver => ApiError::GameOver,
+            GameError::SeatTaken => ApiError::SeatTaken,
+            GameError::InviteRequired | GameError::WrongInvite => ApiError::Forbidden(message),
+            GameError::SamePlayer => ApiError::SamePlayer,
+            GameError::NotStarted | GameError::NotYourTurn => ApiError::NotYourTurn(message),
+            GameError::NotUci(_) | GameError::Illegal(_) | GameError::Rejected(_) => {
+                ApiError::IllegalMove(message)
+            }
+            GameError::NothingToTakeBack(_) => ApiError::NothingToTakeBack(message),
+            GameError::AbortTooLate => ApiError::AbortTooLate,
+            GameError::NoRematch(_) => ApiError::NoRematch(message),
         }
     }
 }

@@ -37,6 +37,7 @@ pub mod auth;
 pub mod body;
 pub mod client_ip;
 pub mod config;
+pub mod connection_timers;
 pub mod error;
 pub mod extract;
 pub mod live;
@@ -96,6 +97,10 @@ impl App {
         let ai =
             AiScheduler::with_nice(config.ai_threads(), config.ai_nice, config.ai_move_delay());
         let analyses = Analyses::new(store.clone(), ai.clone(), config.analysis_options());
+        // AI v AI games left unfinished by the last run count towards the
+        // caps from the first request on (one read, before serving).
+        let ai_games = Arc::new(AiGameLedger::default());
+        ai_games.count_resumed(store.unfinished_ai_v_ai_games().await?);
         let registry = Registry::new(store, ai, config.registry_options());
         registry.set_max_lag(config.ws_max_lag);
         let limits = Limits {
@@ -107,7 +112,7 @@ impl App {
                 registry,
                 config: Arc::new(config),
                 limits: Arc::new(limits),
-                ai_games: Arc::default(),
+                ai_games,
                 analyses,
             },
         })
@@ -138,6 +143,7 @@ impl App {
             max_connections: config.max_connections.max(1),
             max_connections_per_ip: config.max_connections_per_ip.max(1),
             header_timeout: config.header_timeout(),
+            keepalive_idle: config.keepalive_idle(),
             trusted: config.trusted(),
             shutdown_grace: config.shutdown_grace(),
         };

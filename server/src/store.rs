@@ -115,6 +115,13 @@ impl std::fmt::Debug for Store {
 }
 
 /// Milliseconds since the Unix epoch, now.
+/// Game ids read as text; a row that is not a UUID names no game.
+fn parse_ids(ids: &[String]) -> Vec<Uuid> {
+    ids.iter()
+        .filter_map(|id| Uuid::parse_str(id).ok())
+        .collect()
+}
+
 pub fn now_ms() -> i64 {
     let since_epoch = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -450,10 +457,19 @@ impl Store {
         )
         .fetch_all(&self.inner.read)
         .await?;
-        Ok(ids
-            .iter()
-            .filter_map(|id| Uuid::parse_str(id).ok())
-            .collect())
+        Ok(parse_ids(&ids))
+    }
+
+    /// Unfinished games with an AI in both seats: they count towards
+    /// `--max-ai-games` again after a restart.
+    pub async fn unfinished_ai_v_ai_games(&self) -> Result<Vec<Uuid>, ApiError> {
+        let ids: Vec<String> = sqlx::query_scalar(
+            "SELECT id FROM games
+             WHERE status != 'finished' AND white_kind = 'ai' AND black_kind = 'ai'",
+        )
+        .fetch_all(&self.inner.read)
+        .await?;
+        Ok(parse_ids(&ids))
     }
 
     /// Games nobody has touched for a while: waiting games last changed
@@ -479,10 +495,7 @@ impl Store {
         .bind(i64::from(limit))
         .fetch_all(&self.inner.read)
         .await?;
-        Ok(ids
-            .iter()
-            .filter_map(|id| Uuid::parse_str(id).ok())
-            .collect())
+        Ok(parse_ids(&ids))
     }
 
     /// The scoreboard from the recorded results, cached for

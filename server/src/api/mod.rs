@@ -74,6 +74,9 @@ pub fn router(state: AppState) -> Router {
         .route("/api/{*rest}", any(not_found))
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(state.config.max_body_bytes))
+        .layer(axum::middleware::from_fn(
+            crate::extract::require_decodable_path,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             limit_requests,
