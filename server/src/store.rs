@@ -27,8 +27,8 @@
 //! separate read-only pool: in WAL mode they never wait for the writer, and a
 //! heavy read never delays a commit.
 
-mod ratings;
 pub mod analysis;
+mod ratings;
 mod rows;
 mod writer;
 
