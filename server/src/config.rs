@@ -26,7 +26,9 @@ pub struct Config {
     #[arg(long, env = "ROOKERY_ADDR", default_value = "127.0.0.1:8080")]
     pub addr: String,
 
-    /// SQLite database URL or path; created if missing.
+    /// Database: a SQLite URL or path (created if missing), or a PostgreSQL
+    /// URL `postgres://user:password@host:port/database` (the database must
+    /// exist; its tables are created).
     #[arg(
         long = "database",
         env = "DATABASE_URL",

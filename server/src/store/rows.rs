@@ -7,6 +7,7 @@ use rookery_engine::Position;
 use tokio::time::Instant;
 use uuid::Uuid;
 
+use super::backend::{on_conn, Conn, Dialect};
 use super::Store;
 use crate::auth::TokenHash;
 use crate::error::ApiError;
@@ -107,8 +108,8 @@ impl StoredGame {
         }
     }
 
-    pub async fn insert(&self, conn: &mut sqlx::SqliteConnection) -> Result<(), sqlx::Error> {
-        sqlx::query(
+    pub async fn insert(&self, conn: Conn<'_>) -> Result<(), sqlx::Error> {
+        on_conn!(conn, conn => sqlx::query(
             "INSERT INTO games (id,
                  white_kind, white_level, white_player_id, white_token_hash,
                  black_kind, black_level, black_player_id, black_token_hash,
@@ -116,8 +117,8 @@ impl StoredGame {
                  status, result, termination, draw_offer,
                  created_at, updated_at, finished_at, white_ms, black_ms, turn_started_at,
                  rated, visibility, invite_hash)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-                     ?, ?, ?)",
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
+                     $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)",
         )
         .bind(&self.id)
         .bind(self.white.kind)
@@ -146,20 +147,20 @@ impl StoredGame {
         .bind(self.visibility)
         .bind(&self.invite_hash)
         .execute(conn)
-        .await?;
-        Ok(())
+        .await
+        .map(|_| ()))
     }
 
     /// Writes what can change during a game.
-    pub async fn update(&self, conn: &mut sqlx::SqliteConnection) -> Result<(), sqlx::Error> {
-        let done = sqlx::query(
+    pub async fn update(&self, conn: Conn<'_>) -> Result<(), sqlx::Error> {
+        let updated = on_conn!(conn, conn => sqlx::query(
             "UPDATE games SET
-                 white_player_id = ?, white_token_hash = ?,
-                 black_player_id = ?, black_token_hash = ?,
-                 fen = ?, status = ?, result = ?, termination = ?, draw_offer = ?,
-                 updated_at = ?, finished_at = COALESCE(finished_at, ?),
-                 white_ms = ?, black_ms = ?, turn_started_at = ?
-             WHERE id = ?",
+                 white_player_id = $1, white_token_hash = $2,
+                 black_player_id = $3, black_token_hash = $4,
+                 fen = $5, status = $6, result = $7, termination = $8, draw_offer = $9,
+                 updated_at = $10, finished_at = COALESCE(finished_at, $11),
+                 white_ms = $12, black_ms = $13, turn_started_at = $14
+             WHERE id = $15",
         )
         .bind(&self.white.player_id)
         .bind(&self.white.token_hash)
@@ -177,8 +178,9 @@ impl StoredGame {
         .bind(self.turn_started_at)
         .bind(&self.id)
         .execute(conn)
-        .await?;
-        if done.rows_affected() == 0 {
+        .await?
+        .rows_affected());
+        if updated == 0 {
             return Err(sqlx::Error::RowNotFound);
         }
         Ok(())
@@ -210,10 +212,10 @@ impl StoredMove {
         }
     }
 
-    pub async fn insert(&self, conn: &mut sqlx::SqliteConnection) -> Result<(), sqlx::Error> {
-        sqlx::query(
+    pub async fn insert(&self, conn: Conn<'_>) -> Result<(), sqlx::Error> {
+        on_conn!(conn, conn => sqlx::query(
             "INSERT INTO moves (game_id, ply, uci, san, white_ms, black_ms, played_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?)",
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
         )
         .bind(&self.game_id)
         .bind(self.ply)
@@ -223,8 +225,8 @@ impl StoredMove {
         .bind(self.black_ms)
         .bind(self.played_at)
         .execute(conn)
-        .await?;
-        Ok(())
+        .await
+        .map(|_| ()))
     }
 }
 
@@ -435,17 +437,15 @@ impl ListRow {
     /// The query of list rows: `filter` (a `WHERE` clause) then `tail`
     /// (`ORDER BY`, `LIMIT`).
     ///
-    /// The moves are concatenated in the primary key's order, which is
-    /// `ply` order (`group_concat(… ORDER BY ply)` would sort each game's
-    /// moves in a temporary B-tree instead).
-    pub fn select(filter: &str, tail: &str) -> String {
+    /// The moves are joined in `ply` order ([`Dialect::moves_joined`]).
+    pub fn select(dialect: Dialect, filter: &str, tail: &str) -> String {
         format!(
             "SELECT {GAME_COLUMNS},
-                 (SELECT group_concat(uci, ' ') FROM
-                     (SELECT uci FROM moves WHERE game_id = g.id ORDER BY ply)) AS moves_uci,
-                 (SELECT group_concat(san, ' ') FROM
-                     (SELECT san FROM moves WHERE game_id = g.id ORDER BY ply)) AS moves_san
-             {GAME_JOINS} {filter} {tail}"
+                 {} AS moves_uci,
+                 {} AS moves_san
+             {GAME_JOINS} {filter} {tail}",
+            dialect.moves_joined("uci"),
+            dialect.moves_joined("san"),
         )
     }
 
