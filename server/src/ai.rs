@@ -27,6 +27,11 @@
 //! an [`AiAnswer`] whose outcome is an error; the game ends it (aborted)
 //! instead of waiting forever.
 //!
+//! Workers: with `--nats`, a search is sent to the worker processes
+//! instead ([`crate::workers`]); then up to `--ai-remote-slots` searches
+//! are under way at once, and a search falls back to this node's cores
+//! (still at most `threads` at once) when no worker can do it.
+//!
 //! Every search carries a stop flag (raised when its game no longer wants
 //! it: the game ended, moved on, or the server is shutting down) and the ply
 //! it was started for: the live game drops an answer whose ply is no longer
@@ -45,6 +50,7 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::error::ApiError;
+use crate::workers::RemoteSearch;
 
 /// How many times a failed search is tried again before its game is told.
 pub const RETRIES: u32 = 2;
@@ -219,6 +225,10 @@ struct Inner {
     threads: usize,
     search: SearchFn,
     queues: Mutex<Queues>,
+    /// The workers, when searches go to them; then `local` bounds the
+    /// searches that fall back to this node.
+    remote: Option<Arc<RemoteSearch>>,
+    local: Arc<tokio::sync::Semaphore>,
 }
 
 #[derive(Clone)]
@@ -249,6 +259,29 @@ impl AiScheduler {
                 threads: threads.max(1),
                 search,
                 queues: Mutex::new(Queues::default()),
+                remote: None,
+                local: Arc::new(tokio::sync::Semaphore::new(threads.max(1))),
+            }),
+            ai_move_delay,
+        }
+    }
+
+    /// A scheduler that sends searches to the workers behind `remote`, up
+    /// to `slots` at once, and runs at most `threads` locally when they
+    /// cannot take one.
+    pub fn with_workers(
+        threads: usize,
+        slots: usize,
+        ai_move_delay: Duration,
+        remote: RemoteSearch,
+    ) -> AiScheduler {
+        AiScheduler {
+            inner: Arc::new(Inner {
+                threads: slots.max(1),
+                search: Arc::new(engine_search),
+                queues: Mutex::new(Queues::default()),
+                remote: Some(Arc::new(remote)),
+                local: Arc::new(tokio::sync::Semaphore::new(threads.max(1))),
             }),
             ai_move_delay,
         }
@@ -333,15 +366,19 @@ impl Inner {
     /// Runs one job on a blocking thread, then decides what its result
     /// means: an answer, a retry, a requeue after preemption, or nothing.
     async fn run(self: Arc<Self>, mut job: Job) {
-        let search = self.search.clone();
-        let request = job.request.clone();
-        let control = job.control.clone();
-        let searched = tokio::task::spawn_blocking(move || {
-            // The budget is taken now, when the search really starts.
-            let budget = request.clock.map(|clock| clock.budget_at(Instant::now()));
-            search(&request, budget, &control.interrupt)
-        })
-        .await;
+        let searched = match &self.remote {
+            Some(remote) => match remote
+                .search(job.id, &job.request, &job.control.interrupt)
+                .await
+            {
+                Ok(result) => Ok(result),
+                Err(unavailable) => {
+                    tracing::info!(%unavailable, ply = job.request.ply, "AI search runs on this node");
+                    self.search_here(&job).await
+                }
+            },
+            None => self.search_here(&job).await,
+        };
         let result = match searched {
             Ok(Ok(Some(mv))) => Ok(mv),
             Ok(Ok(None)) => Err("the search found no move".to_string()),
@@ -363,6 +400,22 @@ impl Inner {
             // answer has nobody to go to, which is fine.
             let _ = job.answers.send(answer).await;
         }
+    }
+
+    /// Runs `job`'s search on a blocking thread of this node.
+    async fn search_here(&self, job: &Job) -> Result<SearchResult, tokio::task::JoinError> {
+        // Only scarce when searches go to workers: then it bounds the
+        // fallbacks; otherwise `threads` already does.
+        let _slot = self.local.clone().acquire_owned().await;
+        let search = self.search.clone();
+        let request = job.request.clone();
+        let control = job.control.clone();
+        tokio::task::spawn_blocking(move || {
+            // The budget is taken now, when the search really starts.
+            let budget = request.clock.map(|clock| clock.budget_at(Instant::now()));
+            search(&request, budget, &control.interrupt)
+        })
+        .await
     }
 
     /// What a finished run leads to: `Some(answer)` to send, or `None`

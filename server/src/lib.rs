@@ -40,6 +40,7 @@ pub mod rate_limit;
 pub mod serve;
 pub mod store;
 pub mod web;
+pub mod workers;
 pub mod ws;
 
 use std::future::Future;
@@ -83,7 +84,15 @@ impl App {
     /// Opens the database (running migrations) and starts its writer.
     pub async fn start(config: Config) -> anyhow::Result<App> {
         let store = Store::open_with(&config.database, config.store_options()).await?;
-        let ai = AiScheduler::new(config.ai_threads(), config.ai_move_delay());
+        let ai = match &config.nats {
+            Some(url) => AiScheduler::with_workers(
+                config.ai_threads(),
+                config.ai_remote_slots,
+                config.ai_move_delay(),
+                crate::workers::RemoteSearch::connect(url, config.ai_job_grace()).await?,
+            ),
+            None => AiScheduler::new(config.ai_threads(), config.ai_move_delay()),
+        };
         let registry = Registry::new(store, ai, config.registry_options());
         registry.set_max_lag(config.ws_max_lag);
         let limits = Limits {
