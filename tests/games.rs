@@ -99,8 +99,9 @@ async fn human_v_human_to_checkmate_watched_live() {
     let state = white_ws.next_state().await;
     assert_eq!(state["white"]["connected"], true);
     assert_eq!(state["black"]["connected"], false);
+    // A seat connecting changes the GameState: spectators get a whole state.
     spectator
-        .presence_where("white connected", |p| p["white"] == true)
+        .state_where("white connected", |s| s["white"]["connected"] == true)
         .await;
 
     let scholars_mate = ["e2e4", "e7e5", "f1c4", "b8c6", "d1h5", "g8f6", "h5f7"];
@@ -118,7 +119,10 @@ async fn human_v_human_to_checkmate_watched_live() {
             scholars_mate[..=ply],
             "spectator after ply {ply}"
         );
-        let mover_seen = white_ws.next_state().await;
+        // The mover may first get the state telling of its own connection.
+        let mover_seen = white_ws
+            .state_where("the move", |s| !moves(s).is_empty())
+            .await;
         assert_eq!(moves(&mover_seen), scholars_mate[..=ply]);
     }
     let last = server.state(&id).await;
@@ -188,13 +192,14 @@ async fn human_v_human_to_checkmate_watched_live() {
     );
     assert_eq!(board["ai"], json!([]));
 
-    // Disconnecting clears the flag and the spectator count.
+    // Disconnecting clears the flag, in a whole state again.
     drop(white_ws);
     let after = spectator
-        .presence_where("white disconnected", |p| p["white"] == false)
+        .state_where("white disconnected", |s| s["white"]["connected"] == false)
         .await;
     assert_eq!(after["spectators"], 1);
-    assert_eq!(after["black"], false);
+    assert_eq!(after["black"]["connected"], false);
+    assert_eq!(after["termination"], "checkmate");
     server.stop().await;
 }
 

@@ -1,5 +1,5 @@
 //! The WebSocket at scale and under abuse: fan-out to many subscribers,
-//! presence as small messages, the pong deadline, the write and lag limits
+//! spectator counts as small messages (seats as states), the pong deadline, the write and lag limits
 //! for slow readers, the token outside the URL, and the rate budget that
 //! pings and binary frames share with text.
 
@@ -116,7 +116,7 @@ async fn a_state_reaches_a_thousand_subscribers() {
 }
 
 #[tokio::test]
-async fn presence_is_a_small_message_not_a_state() {
+async fn spectator_counts_are_a_small_message_seats_a_state() {
     let db = TestDb::new();
     let server = TestServer::start(test_config(&db)).await;
     let (id, white, _) = server.human_game(json!({})).await;
@@ -134,22 +134,44 @@ async fn presence_is_a_small_message_not_a_state() {
     );
     assert!(presence.to_string().len() < 100, "{presence}");
 
-    // A seat connecting and leaving is presence too.
+    // A seat connecting and leaving changes the GameState's `connected`:
+    // that is a whole state (the contract promises one after every change).
     let player = WsClient::connect(&server, &id, Some(&white)).await;
-    first
-        .presence_where("white connected", |p| p["white"] == true)
-        .await;
+    let message = first.next_message().await;
+    assert_eq!(message["type"], "state", "{message}");
+    assert_eq!(message["game"]["white"]["connected"], true);
     drop(player);
-    let left = first
-        .presence_where("white gone", |p| p["white"] == false)
-        .await;
-    assert_eq!(left["spectators"], 2);
+    let message = first.next_message().await;
+    assert_eq!(message["type"], "state", "{message}");
+    assert_eq!(message["game"]["white"]["connected"], false);
+    assert_eq!(message["game"]["spectators"], 2);
 
     // A change of the game itself is still a whole state.
     server.play(&id, &white, "d2d4").await;
     let message = first.next_message().await;
     assert_eq!(message["type"], "state", "{message}");
     assert_eq!(moves(&message["game"]), ["d2d4"]);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_seat_connecting_sends_spectators_a_whole_state() {
+    let db = TestDb::new();
+    let server = TestServer::start(test_config(&db)).await;
+    let (id, white, _) = server.human_game(json!({})).await;
+    let mut watcher = spectator(&server, &id).await;
+    let first = watcher.next_state().await;
+    assert_eq!(first["white"]["connected"], false);
+
+    // `next` skips `presence` messages: only a state satisfies it.
+    let player = WsClient::connect(&server, &id, Some(&white)).await;
+    let connected = watcher.next_state().await;
+    assert_eq!(connected["white"]["connected"], true, "{connected}");
+    assert_eq!(connected["spectators"], 1);
+    assert_eq!(connected["moves"], json!([]));
+    drop(player);
+    let gone = watcher.next_state().await;
+    assert_eq!(gone["white"]["connected"], false, "{gone}");
     server.stop().await;
 }
 

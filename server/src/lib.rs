@@ -6,10 +6,13 @@
 //!
 //! - [`config`]: flags and environment.
 //! - [`protocol`]: the JSON shapes of the contract.
-//! - [`error`]: the one error type, owner of every error code and status.
+//! - [`error`]: the one error type, owner of every error code and status;
+//!   [`extract`]: axum's extractors wrapped to answer in its shape.
 //! - [`auth`]: seat and player tokens (random, stored hashed).
 //! - [`store`]: the SQLite database (sqlx, migrations in `migrations/`).
-//! - [`live`]: live games: registry, per-game actor, game state machine, clock.
+//! - [`live`]: live games: registry, per-game actor, game state machine and
+//!   its error, clock, domain types (`Side`, `Status`, seats, clock
+//!   settings), PGN export.
 //! - [`ai`]: the AI scheduler (searches on blocking threads, bounded).
 //! - [`api`]: HTTP handlers per resource; [`ws`]: the WebSocket endpoint;
 //!   [`web`]: the static web client.
@@ -32,6 +35,7 @@ pub mod body;
 pub mod client_ip;
 pub mod config;
 pub mod error;
+pub mod extract;
 pub mod live;
 pub mod logging;
 pub mod origin;

@@ -10,69 +10,11 @@ use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::ws::Utf8Bytes;
-use rookery_engine::Color;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ApiError;
-
-/// A colour as the contract spells it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Side {
-    White,
-    Black,
-}
-
-impl Side {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Side::White => "white",
-            Side::Black => "black",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Side> {
-        match text {
-            "white" => Some(Side::White),
-            "black" => Some(Side::Black),
-            _ => None,
-        }
-    }
-
-    pub fn other(self) -> Side {
-        match self {
-            Side::White => Side::Black,
-            Side::Black => Side::White,
-        }
-    }
-
-    pub fn index(self) -> usize {
-        match self {
-            Side::White => 0,
-            Side::Black => 1,
-        }
-    }
-
-    pub const BOTH: [Side; 2] = [Side::White, Side::Black];
-}
-
-impl From<Color> for Side {
-    fn from(color: Color) -> Side {
-        match color {
-            Color::White => Side::White,
-            Color::Black => Side::Black,
-        }
-    }
-}
-
-impl From<Side> for Color {
-    fn from(side: Side) -> Color {
-        match side {
-            Side::White => Color::White,
-            Side::Black => Color::Black,
-        }
-    }
-}
+// The domain types the wire speaks as they are (see `live::domain`).
+pub use crate::live::domain::{ClockSettings, SeatKind, Side, Status};
 
 // ---------------------------------------------------------------- requests
 
@@ -143,13 +85,6 @@ impl Visibility {
 const MAX_INITIAL_MS: u64 = 3 * 60 * 60 * 1000;
 const MAX_INCREMENT_MS: u64 = 3 * 60 * 1000;
 
-/// A seat of a new game once checked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SeatKind {
-    Human,
-    Ai { level: u8 },
-}
-
 /// A validated game request.
 #[derive(Debug, Clone)]
 pub struct NewGame {
@@ -159,12 +94,6 @@ pub struct NewGame {
     pub clock: Option<ClockSettings>,
     pub fen: Option<String>,
     pub visibility: Visibility,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ClockSettings {
-    pub initial_ms: u64,
-    pub increment_ms: u64,
 }
 
 impl CreateGame {
@@ -333,33 +262,6 @@ pub struct GameState {
 impl GameState {
     pub fn is_finished(&self) -> bool {
         self.status == Status::Finished
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Status {
-    Waiting,
-    Active,
-    Finished,
-}
-
-impl Status {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Waiting => "waiting",
-            Status::Active => "active",
-            Status::Finished => "finished",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Status> {
-        match text {
-            "waiting" => Some(Status::Waiting),
-            "active" => Some(Status::Active),
-            "finished" => Some(Status::Finished),
-            _ => None,
-        }
     }
 }
 

@@ -41,11 +41,10 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use crate::api::game_id;
-use crate::api::games::act;
 use crate::auth::TokenHash;
 use crate::client_ip::ClientIp;
-use crate::error::{ApiError, ApiQuery};
+use crate::error::ApiError;
+use crate::extract::{game_id, ApiQuery};
 use crate::live::actor::{Action, Command, GameHandle, StateReceiver};
 use crate::protocol::{server_text, Broadcast, ClientMessage, ServerMessage, Side, WsQuery};
 use crate::rate_limit::limit_requests;
@@ -354,7 +353,11 @@ impl Connection<'_> {
         let Some((_, token)) = &self.seat else {
             return Err(ApiError::Forbidden("spectators cannot act".into()));
         };
-        act(self.state, self.id, token, action).await.map(|_| ())
+        self.state
+            .registry
+            .act(self.id, token, action)
+            .await
+            .map(|_| ())
     }
 
     /// An `auth` message: a spectator connection takes the token's seat.

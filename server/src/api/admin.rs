@@ -9,9 +9,9 @@ use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::Json;
 
-use super::game_id;
 use crate::auth::{self, TokenHash};
 use crate::error::ApiError;
+use crate::extract::game_id;
 use crate::live::actor::Command;
 use crate::protocol::GameState;
 use crate::AppState;

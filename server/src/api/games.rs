@@ -11,20 +11,19 @@ use axum::http::header::CONTENT_TYPE;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use rookery_engine::game::Termination;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::game_id;
 use crate::auth::{self, TokenHash};
 use crate::client_ip::ClientIp;
-use crate::error::{ApiError, ApiJson, ApiQuery, MaybeJson};
+use crate::error::ApiError;
+use crate::extract::{game_id, ApiJson, ApiQuery, MaybeJson};
 use crate::live::actor::{Action, Command, StateReceiver};
-use crate::live::game::{LiveGame, LiveSeat, PlayerRef};
+use crate::live::game::{LiveGame, PlayerRef};
 use crate::protocol::{
     Broadcast, CreateGame, GameList, GameState, GameWithSeat, JoinRequest, ListQuery, MoveRequest,
-    Seat, SharedState, Side, Status, Visibility,
+    Seat, SharedState, Status, Visibility,
 };
 use crate::store::now_ms;
 use crate::AppState;
@@ -266,7 +265,7 @@ pub async fn pgn(
             .await?
             .ok_or_else(ApiError::game_not_found)?,
     };
-    let text = write_pgn(&live);
+    let text = crate::live::pgn::write_pgn(&live);
     Ok((
         // Exactly the contract's type. Every PGN we write is ASCII (names
         // are A-Z a-z 0-9 _ -, FEN and SAN are ASCII), so no charset is
@@ -275,74 +274,6 @@ pub async fn pgn(
         text,
     )
         .into_response())
-}
-
-fn seat_name(seat: &LiveSeat) -> String {
-    match seat {
-        LiveSeat::Ai { level } => {
-            let name = rookery_engine::level::level(*level).map_or("", |l| l.name);
-            format!("Rookery level {level} ({name})")
-        }
-        LiveSeat::Human {
-            player: Some(player),
-            ..
-        } => player.name.clone(),
-        LiveSeat::Human { .. } => "Anonymous".into(),
-    }
-}
-
-/// The PGN standard's `Termination` values (section 9.8.1).
-fn pgn_termination(termination: Termination) -> &'static str {
-    match termination {
-        Termination::Timeout => "time forfeit",
-        Termination::Aborted => "abandoned",
-        _ => "normal",
-    }
-}
-
-pub fn write_pgn(live: &LiveGame) -> String {
-    let ending = live.ending();
-    let mut tags = vec![
-        ("Event".to_string(), "Rookery game".to_string()),
-        ("Site".to_string(), "Rookery".to_string()),
-        ("Date".to_string(), pgn_date(live.created_at)),
-        ("Round".to_string(), "-".to_string()),
-        ("White".to_string(), seat_name(live.seat(Side::White))),
-        ("Black".to_string(), seat_name(live.seat(Side::Black))),
-        ("GameId".to_string(), live.id.to_string()),
-    ];
-    tags.push((
-        "TimeControl".to_string(),
-        live.clock_settings().map_or("-".to_string(), |clock| {
-            format!(
-                "{}+{}",
-                clock.initial_ms as f64 / 1000.0,
-                clock.increment_ms as f64 / 1000.0
-            )
-        }),
-    ));
-    let result = ending.and_then(|e| e.result()).unwrap_or("*");
-    let termination = match ending {
-        Some(ending) => pgn_termination(ending.termination),
-        None => "unterminated",
-    };
-    rookery_engine::pgn::write_pgn(&tags, live.game(), result, Some(termination))
-}
-
-/// `YYYY.MM.DD` (UTC) of a Unix time in milliseconds.
-fn pgn_date(unix_ms: i64) -> String {
-    // Days to a civil date, after Howard Hinnant's well-known algorithm.
-    let days = unix_ms.div_euclid(86_400_000);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}.{month:02}.{day:02}")
 }
 
 /// `GET /api/games/{id}/stream`: one GameState per line, now and after
@@ -406,30 +337,6 @@ enum StreamState {
     Done,
 }
 
-/// Runs a seat holder's action. The token must be a seat of this game: one
-/// of another game is `forbidden`, an unknown one `unauthorized`.
-pub async fn act(
-    state: &AppState,
-    id: Uuid,
-    token: &TokenHash,
-    action: Action,
-) -> Result<GameState, ApiError> {
-    let result = state
-        .registry
-        .call(id, |reply| Command::Act {
-            token: token.clone(),
-            action: action.clone(),
-            reply,
-        })
-        .await?;
-    match result {
-        Err(ApiError::Unauthorized) if state.store().is_seat_token(token).await? => Err(
-            ApiError::Forbidden("this token holds a seat in another game".into()),
-        ),
-        other => other,
-    }
-}
-
 async fn act_http(
     state: &AppState,
     id: &str,
@@ -438,7 +345,7 @@ async fn act_http(
 ) -> Result<Json<GameState>, ApiError> {
     let token = TokenHash::of(&auth::required_bearer(headers)?);
     let id = game_id(id)?;
-    Ok(Json(act(state, id, &token, action).await?))
+    Ok(Json(state.registry.act(id, &token, action).await?))
 }
 
 pub async fn play(
@@ -485,12 +392,5 @@ mod tests {
         for bad in ["0", "000", "-1", "abc", "2.5", "+3", "1e3"] {
             assert!(list_limit(Some(bad)).is_err(), "{bad}");
         }
-    }
-
-    #[test]
-    fn pgn_dates() {
-        assert_eq!(pgn_date(0), "1970.01.01");
-        assert_eq!(pgn_date(951_782_400_000), "2000.02.29");
-        assert_eq!(pgn_date(1_795_000_000_000), "2026.11.18");
     }
 }

@@ -12,7 +12,6 @@ pub mod players;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{any, get, post};
 use axum::Router;
-use uuid::Uuid;
 
 use crate::error::ApiError;
 use crate::rate_limit::limit_requests;
@@ -49,9 +48,4 @@ async fn not_found() -> ApiError {
 
 async fn method_not_allowed() -> ApiError {
     ApiError::MethodNotAllowed
-}
-
-/// A game id from the path. Something that is not a UUID names no game.
-pub fn game_id(text: &str) -> Result<Uuid, ApiError> {
-    Uuid::parse_str(text).map_err(|_| ApiError::game_not_found())
 }

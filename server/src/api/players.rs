@@ -6,7 +6,8 @@ use axum::Json;
 use uuid::Uuid;
 
 use crate::auth;
-use crate::error::{ApiError, ApiJson};
+use crate::error::ApiError;
+use crate::extract::ApiJson;
 use crate::protocol::{CreatePlayer, PlayerCreated};
 use crate::AppState;
 

@@ -329,7 +329,13 @@ impl GameActor {
                 let _ = reply.send(self.live.clone());
             }
             Command::Subscribe { reply } => {
-                let _ = reply.send((SharedState::of(&self.state()), self.states.subscribe()));
+                let state = self.state();
+                if self.states.receiver_count() == 0 {
+                    // The first subscriber knows exactly this state: no
+                    // need to send it again when its own arrival is told.
+                    self.presence_sent = Some(protocol::Presence::of(&state));
+                }
+                let _ = reply.send((SharedState::of(&state), self.states.subscribe()));
             }
             Command::Authorize { token, reply } => {
                 let _ = reply.send(self.live.side_of(&token));
@@ -531,15 +537,26 @@ impl GameActor {
 
     /// Sends the gathered presence changes, if they changed anything the
     /// subscribers know.
+    ///
+    /// A seat's `connected` flag is part of the GameState, and the contract
+    /// promises a full `state` after every change of it: when either seat's
+    /// flag differs from what subscribers last saw (or we do not know what
+    /// they saw), a whole state goes out. The small `presence` message is
+    /// kept for spectator counts only, so a crowd of watchers arriving costs
+    /// no state serialising per arrival.
     fn send_presence(&mut self) {
         self.presence_due = None;
         let presence = protocol::Presence::of(&self.state());
-        if self.presence_sent == Some(presence) {
-            return;
+        let seats = |p: &protocol::Presence| (p.white, p.black);
+        match self.presence_sent {
+            Some(sent) if sent == presence => {}
+            Some(sent) if seats(&sent) == seats(&presence) => {
+                self.presence_sent = Some(presence);
+                // Nobody subscribed: nothing to tell.
+                let _ = self.states.send(Broadcast::presence(presence));
+            }
+            _ => self.broadcast(),
         }
-        self.presence_sent = Some(presence);
-        // Nobody subscribed: nothing to tell.
-        let _ = self.states.send(Broadcast::presence(presence));
     }
 
     async fn on_clock_deadline(&mut self) {

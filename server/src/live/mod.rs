@@ -1,6 +1,7 @@
 //! Live games: the [`Registry`] that finds a game's actor, the actor itself
-//! ([`actor`]), the game's state machine ([`game`]) and its clock
-//! ([`clock`]).
+//! ([`actor`]), the game's state machine ([`game`]) with its error
+//! ([`game::GameError`]), its clock ([`clock`]), the domain types it is made
+//! of ([`domain`]) and its PGN export ([`pgn`]).
 //!
 //! Games are in memory only while they need to be: at start-up the server
 //! listens first and then, in the background, starts the actors of games
@@ -16,7 +17,9 @@
 
 pub mod actor;
 pub mod clock;
+pub mod domain;
 pub mod game;
+pub mod pgn;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -28,9 +31,10 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use self::actor::{ActorContext, ActorGone, Command, GameHandle};
+use self::actor::{Action, ActorContext, ActorGone, Command, GameHandle};
 use self::game::LiveGame;
 use crate::ai::AiScheduler;
+use crate::auth::TokenHash;
 use crate::error::ApiError;
 use crate::protocol::GameState;
 use crate::store::Store;
@@ -252,6 +256,30 @@ impl Registry {
         tokio::time::timeout(self.inner.options.deadline, attempts)
             .await
             .unwrap_or(Err(ApiError::GameTimeout))
+    }
+
+    /// Runs a seat holder's action on game `id`. The token must be a seat
+    /// of this game: one of another game is `forbidden`, an unknown one
+    /// `unauthorized`.
+    pub async fn act(
+        &self,
+        id: Uuid,
+        token: &TokenHash,
+        action: Action,
+    ) -> Result<GameState, ApiError> {
+        let result = self
+            .call(id, |reply| Command::Act {
+                token: token.clone(),
+                action: action.clone(),
+                reply,
+            })
+            .await?;
+        match result {
+            Err(ApiError::Unauthorized) if self.inner.store.is_seat_token(token).await? => Err(
+                ApiError::Forbidden("this token holds a seat in another game".into()),
+            ),
+            other => other,
+        }
     }
 
     /// A game's state: from its actor when it is live, otherwise from its
