@@ -215,24 +215,6 @@ impl Postgres {
 
     fn psql(&self, database: &str, sql: &str) -> std::process::Output {
         Command::new("psql")
-            .args(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1"])
-            .args([
-                "-p",
-                &self.port.to_string(),
-                "-U",
-                "rookery",
-                "-d",
-                database,
-            ])
-            .args(["-c", sql])
-            .output()
-            .expect("run psql")
-    }
-
-    /// Runs `sql` in `database` and returns its output, unaligned and
-    /// without headers (for tests that read what is stored).
-    pub fn query(&self, database: &str, sql: &str) -> String {
-        let output = Command::new("psql")
             .args([
                 "-X",
                 "-q",
@@ -253,7 +235,13 @@ impl Postgres {
             ])
             .args(["-c", sql])
             .output()
-            .expect("run psql");
+            .expect("run psql")
+    }
+
+    /// Runs `sql` in `database` and returns its output, unaligned and
+    /// without headers (for tests that read what is stored).
+    pub fn query(&self, database: &str, sql: &str) -> String {
+        let output = self.psql(database, sql);
         assert!(
             output.status.success(),
             "psql {sql:?}: {}",
@@ -266,12 +254,7 @@ impl Postgres {
     pub fn create_database(&self) -> String {
         let n = self.databases.fetch_add(1, Ordering::Relaxed);
         let name = format!("rookery_test_{}_{n}", std::process::id());
-        let output = self.psql("postgres", &format!("CREATE DATABASE {name}"));
-        assert!(
-            output.status.success(),
-            "CREATE DATABASE: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        self.query("postgres", &format!("CREATE DATABASE {name}"));
         name
     }
 
