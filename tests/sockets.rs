@@ -66,52 +66,12 @@ async fn spectator(server: &TestServer, id: &str) -> WsClient {
     WsClient::connect(server, id, None).await
 }
 
-/// Raises this process's soft open-files limit to the hard one: the server
-/// and 1,000 clients in one process need about 2,000 descriptors, more than
-/// a common soft default (1024).
-fn raise_open_files_limit() {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit and setrlimit only read and write the struct given.
-    unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max
-        {
-            limit.rlim_cur = limit.rlim_max;
-            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
-        }
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_state_reaches_a_thousand_subscribers() {
     raise_open_files_limit();
     let db = TestDb::new();
     let server = TestServer::start(test_config(&db)).await;
-    let (id, white, _) = server.human_game(json!({})).await;
-    let mut watchers = Vec::new();
-    for _ in 0..1000 {
-        let mut ws = spectator(&server, &id).await;
-        ws.next_state().await;
-        watchers.push(ws);
-    }
-    server
-        .wait_state(&id, "1000 spectators counted", |s| s["spectators"] == 1000)
-        .await;
-    server.play(&id, &white, "e2e4").await;
-    // Every subscriber gets the move, as a state (presence messages about
-    // the crowd arriving may come first).
-    let readers = watchers.into_iter().map(|mut ws| {
-        tokio::spawn(async move {
-            let seen = ws.state_where("the move", |s| !moves(s).is_empty()).await;
-            assert_eq!(moves(&seen), ["e2e4"]);
-            ws
-        })
-    });
-    for reader in readers.collect::<Vec<_>>() {
-        reader.await.expect("reader");
-    }
+    a_move_reaches_spectators(&server, 1000).await;
     server.stop().await;
 }
 

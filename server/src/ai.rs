@@ -1,10 +1,14 @@
 //! The AI scheduler: runs the engine's searches for computer seats, fairly.
 //!
 //! A search is CPU-bound for up to seconds, so it never runs on the async
-//! runtime: each one goes to `spawn_blocking`, and at most `threads` of them
-//! (`--ai-threads`, one per core by default) run at once; more would only
-//! slice the same cores thinner and make every AI slower. Waiting searches
-//! sit in a queue that costs no thread.
+//! runtime, nor on tokio's blocking pool: the scheduler owns a small pool of
+//! dedicated search threads (`--ai-threads`, one per core by default; more
+//! would only slice the same cores thinner and make every AI slower). Each
+//! search thread lowers its own OS priority at start (`--ai-nice`, a nice
+//! value, 10 by default; on Linux nice is per thread), so that when the
+//! searches keep every core busy the runtime's threads, which carry every
+//! WebSocket and HTTP request, still get a core as soon as they wake up.
+//! Waiting searches sit in a queue that costs no thread.
 //!
 //! Fairness: the queue has two classes. A search for a game with a human
 //! seat (someone is waiting for that answer) always goes before a search
@@ -28,9 +32,9 @@
 //! instead of waiting forever.
 //!
 //! Workers: with `--nats`, a search is sent to the worker processes
-//! instead ([`crate::workers`]); then up to `--ai-remote-slots` searches
-//! are under way at once, and a search falls back to this node's cores
-//! (still at most `threads` at once) when no worker can do it.
+//! instead ([`crate::workers`]); then `--ai-remote-slots` search threads
+//! mostly wait on NATS, and a search falls back to this node's cores (still
+//! at most `--ai-threads` at once) when no worker can do it.
 //!
 //! Every search carries a stop flag (raised when its game no longer wants
 //! it: the game ended, moved on, or the server is shutting down) and the ply
@@ -39,8 +43,9 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use rookery_engine::ai::{choose_move, ClockBudget};
@@ -198,6 +203,8 @@ struct Queues {
     background: VecDeque<Job>,
     running: Vec<Running>,
     next_id: u64,
+    /// The scheduler is gone: search threads exit when they see it.
+    closed: bool,
 }
 
 impl Queues {
@@ -221,19 +228,49 @@ impl Queues {
     }
 }
 
+/// What the search threads share with the scheduler's handles.
 struct Inner {
     threads: usize,
     search: SearchFn,
     queues: Mutex<Queues>,
-    /// The workers, when searches go to them; then `local` bounds the
-    /// searches that fall back to this node.
-    remote: Option<Arc<RemoteSearch>>,
+    /// Signalled when a job is queued (or the scheduler closes).
+    work: Condvar,
+    /// The workers, when searches go to them (with the runtime their
+    /// client runs on); then `local` bounds the searches that fall back to
+    /// this node.
+    remote: Option<(Arc<RemoteSearch>, tokio::runtime::Handle)>,
     local: Arc<tokio::sync::Semaphore>,
 }
 
+/// The search threads' owner: when the last [`AiScheduler`] clone goes,
+/// the threads are told to exit (each after the search it is running).
+struct Pool {
+    inner: Arc<Inner>,
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        let mut queues = self.inner.lock();
+        queues.closed = true;
+        // Nobody is left to want the queued searches' answers.
+        queues.human.clear();
+        queues.background.clear();
+        for running in &queues.running {
+            running.control.interrupt.store(true, Ordering::Release);
+        }
+        drop(queues);
+        self.inner.work.notify_all();
+    }
+}
+
+/// The nice value search threads run at unless told otherwise
+/// (`--ai-nice`): low enough that the runtime's threads win a core at
+/// once, not so low that an AI crawls when the machine is busy elsewhere.
+pub const DEFAULT_NICE: i32 = 10;
+
 #[derive(Clone)]
 pub struct AiScheduler {
-    inner: Arc<Inner>,
+    pool: Arc<Pool>,
     /// Minimum time between two moves of an AI v AI game.
     pub ai_move_delay: Duration,
 }
@@ -241,7 +278,7 @@ pub struct AiScheduler {
 impl std::fmt::Debug for AiScheduler {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AiScheduler")
-            .field("threads", &self.inner.threads)
+            .field("threads", &self.pool.inner.threads)
             .field("ai_move_delay", &self.ai_move_delay)
             .finish()
     }
@@ -249,54 +286,98 @@ impl std::fmt::Debug for AiScheduler {
 
 impl AiScheduler {
     pub fn new(threads: usize, ai_move_delay: Duration) -> AiScheduler {
-        AiScheduler::with_search(threads, ai_move_delay, Arc::new(engine_search))
+        AiScheduler::with_nice(threads, DEFAULT_NICE, ai_move_delay)
+    }
+
+    /// The engine's searches on `threads` threads running at nice `nice`.
+    pub fn with_nice(threads: usize, nice: i32, ai_move_delay: Duration) -> AiScheduler {
+        AiScheduler::configured(threads, nice, ai_move_delay, Arc::new(engine_search))
     }
 
     /// A scheduler running `search` instead of the engine's (for tests).
     pub fn with_search(threads: usize, ai_move_delay: Duration, search: SearchFn) -> AiScheduler {
-        AiScheduler {
-            inner: Arc::new(Inner {
+        AiScheduler::configured(threads, DEFAULT_NICE, ai_move_delay, search)
+    }
+
+    /// Starts `threads` search threads (at least one) named `ai-search-N`,
+    /// each lowering its own priority to nice `nice` (clamped to 0..=19: a
+    /// search is never given more priority than the runtime).
+    pub fn configured(
+        threads: usize,
+        nice: i32,
+        ai_move_delay: Duration,
+        search: SearchFn,
+    ) -> AiScheduler {
+        AiScheduler::launch(
+            Inner {
                 threads: threads.max(1),
                 search,
                 queues: Mutex::new(Queues::default()),
+                work: Condvar::new(),
                 remote: None,
                 local: Arc::new(tokio::sync::Semaphore::new(threads.max(1))),
-            }),
+            },
+            nice,
             ai_move_delay,
-        }
+        )
     }
 
     /// A scheduler that sends searches to the workers behind `remote`, up
-    /// to `slots` at once, and runs at most `threads` locally when they
-    /// cannot take one.
+    /// to `slots` at once, and runs at most `threads` on this node when
+    /// they cannot take one. Must be called inside the tokio runtime.
     pub fn with_workers(
         threads: usize,
         slots: usize,
+        nice: i32,
         ai_move_delay: Duration,
         remote: RemoteSearch,
     ) -> AiScheduler {
-        AiScheduler {
-            inner: Arc::new(Inner {
+        AiScheduler::launch(
+            Inner {
                 threads: slots.max(1),
                 search: Arc::new(engine_search),
                 queues: Mutex::new(Queues::default()),
-                remote: Some(Arc::new(remote)),
+                work: Condvar::new(),
+                remote: Some((Arc::new(remote), tokio::runtime::Handle::current())),
                 local: Arc::new(tokio::sync::Semaphore::new(threads.max(1))),
-            }),
+            },
+            nice,
+            ai_move_delay,
+        )
+    }
+
+    fn launch(inner: Inner, nice: i32, ai_move_delay: Duration) -> AiScheduler {
+        let inner = Arc::new(inner);
+        let nice = nice.clamp(0, 19);
+        for index in 0..inner.threads {
+            let worker = inner.clone();
+            // Like `std::thread::spawn`, failing to start a thread (the
+            // process is out of threads or memory) is fatal: it happens
+            // once, at start, before anything is served.
+            std::thread::Builder::new()
+                .name(format!("ai-search-{index}"))
+                .spawn(move || {
+                    lower_priority(nice);
+                    worker.serve();
+                })
+                .expect("the OS starts an AI search thread");
+        }
+        AiScheduler {
+            pool: Arc::new(Pool { inner }),
             ai_move_delay,
         }
     }
 
-    /// Asks for a search; its answer arrives on `answers`. Must be called
-    /// inside the tokio runtime.
+    /// Asks for a search; its answer arrives on `answers`.
     pub fn start(&self, request: SearchRequest, answers: mpsc::Sender<AiAnswer>) -> Thinking {
+        let inner = &self.pool.inner;
         let control = Arc::new(Control::default());
         let thinking = Thinking {
             ply: request.ply,
             control: control.clone(),
         };
         let priority = request.priority;
-        let mut queues = self.inner.lock();
+        let mut queues = inner.lock();
         let id = queues.next_id;
         queues.next_id += 1;
         queues.queue(priority).push_back(Job {
@@ -307,11 +388,36 @@ impl AiScheduler {
             failures: 0,
         });
         if priority == Priority::Human {
-            self.inner.preempt_for_human(&mut queues);
+            inner.preempt_for_human(&mut queues);
         }
-        self.inner.dispatch(&mut queues);
+        drop(queues);
+        inner.work.notify_one();
         thinking
     }
+}
+
+/// Lowers the calling thread's scheduling priority to nice `nice`. On
+/// Linux `setpriority(PRIO_PROCESS, tid)` applies to that one thread (the
+/// kernel schedules threads as tasks, each with its own nice value).
+/// Raising a nice value needs no privilege; a failure is logged and the
+/// thread searches at the priority it has.
+#[cfg(target_os = "linux")]
+fn lower_priority(nice: i32) {
+    // SAFETY: gettid and setpriority take plain integers and touch no
+    // memory of ours.
+    let status = unsafe {
+        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        libc::setpriority(libc::PRIO_PROCESS, tid, nice)
+    };
+    if status != 0 {
+        let error = std::io::Error::last_os_error();
+        tracing::warn!(%error, nice, "could not lower an AI search thread's priority");
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn lower_priority(nice: i32) {
+    tracing::debug!(nice, "per-thread nice is only set on Linux");
 }
 
 impl Inner {
@@ -348,74 +454,87 @@ impl Inner {
         }
     }
 
-    /// Starts waiting searches while there are free threads.
-    fn dispatch(self: &Arc<Self>, queues: &mut Queues) {
-        while queues.running.len() < self.threads {
-            let Some(job) = queues.pop_next() else {
-                return;
-            };
-            queues.running.push(Running {
-                id: job.id,
-                priority: job.request.priority,
-                control: job.control.clone(),
-            });
-            tokio::spawn(self.clone().run(job));
+    /// The next job for a free search thread, waiting for one; `None` when
+    /// the scheduler is gone.
+    fn next_job(&self) -> Option<Job> {
+        let mut queues = self.lock();
+        loop {
+            if queues.closed {
+                return None;
+            }
+            if let Some(job) = queues.pop_next() {
+                queues.running.push(Running {
+                    id: job.id,
+                    priority: job.request.priority,
+                    control: job.control.clone(),
+                });
+                return Some(job);
+            }
+            queues = self
+                .work
+                .wait(queues)
+                .unwrap_or_else(PoisonError::into_inner);
         }
     }
 
-    /// Runs one job on a blocking thread, then decides what its result
+    /// Runs `job`'s search on this thread, catching a panic.
+    fn search_here(&self, job: &Job) -> std::thread::Result<SearchResult> {
+        std::panic::catch_unwind(AssertUnwindSafe(|| {
+            // The budget is taken now, when the search really starts.
+            let budget = job
+                .request
+                .clock
+                .map(|clock| clock.budget_at(Instant::now()));
+            (self.search)(&job.request, budget, &job.control.interrupt)
+        }))
+    }
+
+    /// A search thread's life: run jobs until the scheduler is gone.
+    fn serve(&self) {
+        while let Some(job) = self.next_job() {
+            self.run(job);
+        }
+    }
+
+    /// Runs one job on this search thread, then decides what its result
     /// means: an answer, a retry, a requeue after preemption, or nothing.
-    async fn run(self: Arc<Self>, mut job: Job) {
+    fn run(&self, mut job: Job) {
         let searched = match &self.remote {
-            Some(remote) => match remote
-                .search(job.id, &job.request, &job.control.interrupt)
-                .await
-            {
-                Ok(result) => Ok(result),
-                Err(unavailable) => {
-                    tracing::info!(%unavailable, ply = job.request.ply, "AI search runs on this node");
-                    self.search_here(&job).await
+            // This thread waits for the worker's answer (or gives up).
+            Some((remote, runtime)) => {
+                match runtime.block_on(remote.search(job.id, &job.request, &job.control.interrupt))
+                {
+                    Ok(result) => Ok(result),
+                    Err(unavailable) => {
+                        tracing::info!(%unavailable, ply = job.request.ply, "AI search runs on this node");
+                        let _slot = runtime.block_on(self.local.clone().acquire_owned());
+                        self.search_here(&job)
+                    }
                 }
-            },
-            None => self.search_here(&job).await,
+            }
+            None => self.search_here(&job),
         };
         let result = match searched {
             Ok(Ok(Some(mv))) => Ok(mv),
             Ok(Ok(None)) => Err("the search found no move".to_string()),
             Ok(Err(err)) => Err(err),
-            Err(err) => Err(format!("the search panicked: {err}")),
+            Err(panic) => Err(format!("the search panicked: {}", panic_message(&panic))),
         };
         let answer = {
             let mut queues = self.lock();
             queues.running.retain(|running| running.id != job.id);
-            let answer = self.settle(&mut queues, &mut job, result);
-            self.dispatch(&mut queues);
-            answer
+            self.settle(&mut queues, &mut job, result)
         };
         if let Some(answer) = answer {
             if job.control.is_cancelled() {
                 return;
             }
             // The game may have ended meanwhile and its actor gone: then the
-            // answer has nobody to go to, which is fine.
-            let _ = job.answers.send(answer).await;
+            // answer has nobody to go to, which is fine. A game has one
+            // search at a time and its channel room for several answers,
+            // so this does not wait on the game.
+            let _ = job.answers.blocking_send(answer);
         }
-    }
-
-    /// Runs `job`'s search on a blocking thread of this node.
-    async fn search_here(&self, job: &Job) -> Result<SearchResult, tokio::task::JoinError> {
-        // Only scarce when searches go to workers: then it bounds the
-        // fallbacks; otherwise `threads` already does.
-        let _slot = self.local.clone().acquire_owned().await;
-        let search = self.search.clone();
-        let request = job.request.clone();
-        let control = job.control.clone();
-        tokio::task::spawn_blocking(move || {
-            // The budget is taken now, when the search really starts.
-            let budget = request.clock.map(|clock| clock.budget_at(Instant::now()));
-            search(&request, budget, &control.interrupt)
-        })
-        .await
     }
 
     /// What a finished run leads to: `Some(answer)` to send, or `None`
@@ -466,6 +585,15 @@ impl Inner {
             }
         }
     }
+}
+
+/// The text a panic was raised with, when it is one.
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(no message)")
 }
 
 fn clone_job(job: &Job) -> Job {
@@ -579,8 +707,8 @@ mod tests {
     async fn a_stopped_search_never_answers() {
         let scheduler = AiScheduler::new(1, Duration::ZERO);
         let (tx, mut rx) = mpsc::channel(4);
-        // Stopped (dropped) before its task first runs on this one-thread
-        // runtime: it must end without answering.
+        // Stopped (dropped) at once, long before a search could end: it
+        // must end without answering.
         drop(scheduler.start(request(3, Priority::Human), tx));
         assert!(rx.recv().await.is_none(), "the channel closes unanswered");
     }

@@ -69,6 +69,12 @@ pub struct Config {
     #[arg(long, env = "ROOKERY_AI_THREADS")]
     pub ai_threads: Option<usize>,
 
+    /// The nice value (0 to 19) the search threads lower themselves to, so
+    /// that searches never starve the threads serving requests and sockets.
+    #[arg(long, env = "ROOKERY_AI_NICE", default_value_t = crate::ai::DEFAULT_NICE,
+          value_parser = clap::value_parser!(i32).range(0..=19))]
+    pub ai_nice: i32,
+
     /// HTTP requests per second each connection may make, sustained.
     #[arg(long, env = "ROOKERY_RATE_LIMIT", default_value_t = 50.0)]
     pub rate_limit: f64,
@@ -241,6 +247,7 @@ impl Config {
             web_dir: PathBuf::from(DEFAULT_WEB_DIR),
             ai_move_delay_ms: 1000,
             ai_threads: None,
+            ai_nice: crate::ai::DEFAULT_NICE,
             rate_limit: 50.0,
             rate_burst: 200,
             ws_rate_limit: 20.0,
@@ -384,6 +391,12 @@ mod tests {
         assert_eq!(config.ws_rate().per_second, 20.0);
         assert!(config.ai_threads() >= 1);
         assert!(Config::try_parse_from(["rookery-server", "--ai-move-delay-ms", "soon"]).is_err());
+        assert_eq!(config.ai_nice, crate::ai::DEFAULT_NICE);
+        let nice = Config::try_parse_from(["rookery-server", "--ai-nice", "19"]).unwrap();
+        assert_eq!(nice.ai_nice, 19);
+        for bad in ["-5", "20", "low"] {
+            assert!(Config::try_parse_from(["rookery-server", "--ai-nice", bad]).is_err());
+        }
     }
 
     #[test]

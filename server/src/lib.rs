@@ -92,10 +92,13 @@ impl App {
             Some(url) => AiScheduler::with_workers(
                 config.ai_threads(),
                 config.ai_remote_slots,
+                config.ai_nice,
                 config.ai_move_delay(),
                 crate::workers::RemoteSearch::connect(url, config.ai_job_grace()).await?,
             ),
-            None => AiScheduler::new(config.ai_threads(), config.ai_move_delay()),
+            None => {
+                AiScheduler::with_nice(config.ai_threads(), config.ai_nice, config.ai_move_delay())
+            }
         };
         let registry = Registry::new(store, ai, config.registry_options());
         registry.set_max_lag(config.ws_max_lag);

@@ -535,3 +535,47 @@ impl DbReader {
         }
     }
 }
+
+/// Raises this process's soft open-files limit to the hard one: the server
+/// and 1,000 clients in one process need about 2,000 descriptors, more than
+/// a common soft default (1024).
+pub fn raise_open_files_limit() {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit only read and write the struct given.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max
+        {
+            limit.rlim_cur = limit.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+        }
+    }
+}
+
+/// Opens `count` spectator sockets on a new human game, plays a move, and
+/// checks that every one of them receives it as a state (presence messages
+/// about the crowd arriving may come first).
+pub async fn a_move_reaches_spectators(server: &TestServer, count: usize) {
+    let (id, white, _) = server.human_game(json!({})).await;
+    let mut watchers = Vec::new();
+    for _ in 0..count {
+        let mut ws = WsClient::connect(server, &id, None).await;
+        ws.next_state().await;
+        watchers.push(ws);
+    }
+    server
+        .wait_state(&id, "every spectator counted", |s| s["spectators"] == count)
+        .await;
+    server.play(&id, &white, "e2e4").await;
+    let readers = watchers.into_iter().map(|mut ws| {
+        tokio::spawn(async move {
+            let seen = ws.state_where("the move", |s| !moves(s).is_empty()).await;
+            assert_eq!(moves(&seen), ["e2e4"]);
+        })
+    });
+    for reader in readers.collect::<Vec<_>>() {
+        reader.await.expect("reader");
+    }
+}

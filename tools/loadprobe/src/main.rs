@@ -539,6 +539,39 @@ async fn mover(
     failed
 }
 
+/// How late a plain thread wakes from a 1 ms sleep, over and over, while
+/// the games are played: the machine's own wake-up delay (other processes,
+/// the probe, the server), to read the latency tails against. A move
+/// crosses several thread wake-ups on its way to a subscriber.
+struct Jitter {
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    thread: std::thread::JoinHandle<Vec<f64>>,
+}
+
+impl Jitter {
+    fn start() -> Jitter {
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let mut late_ms = Vec::new();
+            while !flag.load(Ordering::Relaxed) {
+                let before = now_ns();
+                std::thread::sleep(Duration::from_millis(1));
+                let slept = now_ns().saturating_sub(before);
+                late_ms.push(slept.saturating_sub(1_000_000) as f64 / 1e6);
+            }
+            late_ms
+        });
+        Jitter { stop, thread }
+    }
+
+    /// The overshoots measured, in milliseconds.
+    fn stop(self) -> Vec<f64> {
+        self.stop.store(true, Ordering::Relaxed);
+        self.thread.join().unwrap_or_default()
+    }
+}
+
 /// Percentile of sorted values.
 fn percentile(sorted: &[f64], q: f64) -> f64 {
     if sorted.is_empty() {
@@ -699,8 +732,10 @@ async fn run(args: Args) -> anyhow::Result<()> {
 
     // Play.
     let play_started = now_ns();
+    let jitter = Jitter::start();
     tokio::time::sleep(Duration::from_secs(args.play_seconds + 2) + every).await;
     let play_seconds = (now_ns() - play_started) as f64 / 1e9;
+    let oversleep = jitter.stop();
     let cpu_used = pid.map(|pid| cpu_seconds(pid) - cpu_before.unwrap_or(0.0));
     let load_after_play = load_average();
     let rss_after_play = pid.and_then(rss_kib);
@@ -773,6 +808,13 @@ async fn run(args: Args) -> anyhow::Result<()> {
         );
     }
     println!("load average: {load_during} (sockets idle), {load_after_play} (end of play)");
+    println!(
+        "{}",
+        summary(
+            "machine wake-up delay (a 1 ms sleep's overshoot, during play)",
+            oversleep
+        )
+    );
 
     if args.http_games > 0 {
         let moves = durable_moves(&base, &line, args.http_games, args.http_seconds).await?;
