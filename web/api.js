@@ -1,7 +1,7 @@
 // The only way the client talks HTTP to the server: the routes and error
 // shape of the public contract (docs/API.md).
 
-import { getPlayer, saveInvite, savePlayer, saveSeat, saveSettings } from './storage.js';
+import { getPlayer, saveBothSeats, saveInvite, savePlayer, saveSeat, saveSettings } from './storage.js';
 
 export class ApiError extends Error {
   constructor(status, code, message) {
@@ -79,6 +79,10 @@ export async function createGame(body) {
   const created = await asPlayer('POST', '/api/games', body);
   const id = created.game.id;
   if (created.seat) saveSeat(id, created.seat);
+  // Pass and play: this browser holds both seats.
+  if (Array.isArray(created.seats) && created.seats.length === 2) {
+    saveBothSeats(id, { white: created.seats[0], black: created.seats[1] });
+  }
   if (created.invite) saveInvite(id, created.invite);
   saveSettings(id, { clock: body.clock || null });
   return id;

@@ -9,7 +9,7 @@ import { watchPage } from './watch.js';
 
 function route(root, path) {
   const match = path.match(/^\/games\/([^/]+)$/);
-  if (match) return { nav: null, run: () => gamePage(root, decodeURIComponent(match[1])) };
+  if (match) return { nav: null, run: () => gamePage(root, decodeSegment(match[1])) };
   if (path === '/' || path === '/index.html') return { nav: '/', run: () => lobbyPage(root) };
   if (path === '/watch') return { nav: '/watch', run: () => watchPage(root) };
   if (path === '/scoreboard') return { nav: '/scoreboard', run: () => scoreboardPage(root) };
@@ -19,6 +19,16 @@ function route(root, path) {
       clear(root, h('section', { class: 'card narrow' }, h('h1', null, 'Page not found'), h('p', null, h('a', { href: '/' }, 'Back to the lobby'))));
     },
   };
+}
+
+// A game id from the address; a malformed escape (`/games/%E0%A4%A`) is kept
+// as typed, so the server answers "not found" for it like any unknown id.
+function decodeSegment(segment) {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 const root = document.getElementById('app');

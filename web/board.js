@@ -6,17 +6,32 @@
 //
 // Input: click a piece then a target (mouse, touch or keyboard, as squares
 // are buttons), or drag a piece with the pointer. Both paths end in tryMove.
+// A click that neither picks nor moves, and a right-click, report
+// `onCancel` (the game page drops a queued premove).
+//
+// A move arriving as a new position slides its piece from its old square
+// (a short Web Animations transform), except with prefers-reduced-motion.
 
 import { h } from './dom.js';
 import { FILES, ROLE_NAMES, fileOf, rankOf, squareName } from './chess.js';
 import { pieceElement, pieceName } from './pieces.js';
 
 const DRAG_THRESHOLD_PX = 4;
+const ANIMATION_MS = 160;
+const reducedMotion = window.matchMedia ? window.matchMedia('(prefers-reduced-motion: reduce)') : null;
 const PROMOTION_ROLES = ['q', 'r', 'b', 'n'];
 
 export class BoardView {
-  constructor({ onMove = () => {}, mini = false, label = 'Chess board' } = {}) {
+  constructor({ onMove = () => {}, onCancel = () => {}, mini = false, label = 'Chess board' } = {}) {
     this.onMove = onMove;
+    this.onCancel = onCancel;
+    this.premove = null;
+    this.animations = 0;
+    this.dropped = null;
+    // Arrow keys move the focus between squares only when the focus came
+    // from the keyboard; after a click or tap they step through the moves.
+    this.pointerMode = false;
+    this.pointerPressed = false;
     this.mini = mini;
     this.orientation = 'white';
     this.pieces = new Map();
@@ -35,6 +50,20 @@ export class BoardView {
       this.el.addEventListener('click', (event) => this.onClick(event));
       this.el.addEventListener('keydown', (event) => this.onKeyDown(event));
       this.el.addEventListener('pointerdown', (event) => this.onPointerDown(event));
+      this.el.addEventListener('pointerdown', () => {
+        this.pointerPressed = true;
+        this.pointerMode = true;
+      }, { capture: true });
+      window.addEventListener('pointerup', () => { this.pointerPressed = false; }, { capture: true });
+      this.el.addEventListener('focusin', () => {
+        if (!this.pointerPressed) this.pointerMode = false;
+      });
+      this.el.addEventListener('contextmenu', (event) => {
+        event.preventDefault();
+        this.selected = null;
+        this.paint();
+        this.onCancel();
+      });
       this.onPointerMove = this.onPointerMove.bind(this);
       this.onPointerUp = this.onPointerUp.bind(this);
     }
@@ -42,12 +71,17 @@ export class BoardView {
   }
 
   // position: { board: Map }, dests: Map<from, uci[]> (empty when the user
-  // may not move), lastMove: [from, to] | null, check: square | null.
-  set({ position, dests = new Map(), lastMove = null, check = null, orientation = this.orientation }) {
+  // may not move), lastMove: [from, to] | null, check: square | null,
+  // premove: [from, to] | null (a queued premove, highlighted).
+  set({ position, dests = new Map(), lastMove = null, check = null, orientation = this.orientation, premove = null }) {
+    let turned = false;
     if (orientation !== this.orientation) {
       this.orientation = orientation;
       this.build();
+      turned = true;
     }
+    const before = new Map(this.pieces);
+    const previousLast = this.lastMove;
     for (const [square, el] of this.squares) {
       const want = position.board.get(square) || null;
       const have = this.pieces.get(square) || null;
@@ -59,13 +93,36 @@ export class BoardView {
         else this.pieces.delete(square);
       }
     }
+    const moved = lastMove && (!previousLast || previousLast[0] !== lastMove[0] || previousLast[1] !== lastMove[1]);
+    if (moved && !turned && !this.mini) this.animate(before, lastMove[0], lastMove[1]);
+    if (moved) this.dropped = null;
     this.lastMove = lastMove;
     this.check = check;
     this.dests = dests;
+    this.premove = premove;
     if (this.selected && !this.dests.has(this.selected)) this.selected = null;
     if (this.promotion && !this.dests.has(this.promotion.from)) this.closePromotion();
     if (this.drag && !this.dests.has(this.drag.from)) this.endDrag();
     this.paint();
+  }
+
+  // Slides the piece now on `to` from `from`, when the new position is the
+  // old one with that piece moved (not a jump through the history, not a
+  // piece the user just dropped there by dragging).
+  animate(before, from, to) {
+    const piece = this.pieces.get(to);
+    if (!piece || before.get(from) !== piece || before.get(to) === piece || this.pieces.has(from)) return;
+    if (this.dropped === to || (reducedMotion && reducedMotion.matches)) return;
+    const el = this.squares.get(to).querySelector('.piece');
+    const a = this.squares.get(from).getBoundingClientRect();
+    const b = this.squares.get(to).getBoundingClientRect();
+    if (!el || typeof el.animate !== 'function' || !a.width) return;
+    el.animate([
+      { transform: `translate(${a.left - b.left}px, ${a.top - b.top}px)` },
+      { transform: 'translate(0, 0)' },
+    ], { duration: ANIMATION_MS, easing: 'ease-out' });
+    this.animations += 1;
+    this.el.dataset.animations = String(this.animations);
   }
 
   build() {
@@ -116,12 +173,15 @@ export class BoardView {
       el.classList.toggle('dest', isDest && !isCapture);
       el.classList.toggle('capture', isCapture);
       el.classList.toggle('movable', this.dests.has(square));
+      el.classList.toggle('premove', !!this.premove && (this.premove[0] === square || this.premove[1] === square));
       if (!this.mini) {
         const piece = this.pieces.get(square);
         let label = `${square}, ${piece ? pieceName(piece) : 'empty'}`;
         if (this.selected === square) label += ', selected';
         if (isDest) label += isCapture ? ', capture' : ', legal move';
         if (this.check === square) label += ', in check';
+        if (this.premove && this.premove[0] === square) label += ', premove from';
+        if (this.premove && this.premove[1] === square) label += ', premove to';
         el.setAttribute('aria-label', label);
         el.tabIndex = square === this.focusSquare ? 0 : -1;
       }
@@ -147,8 +207,12 @@ export class BoardView {
       this.tryMove(this.selected, square);
       return;
     }
-    if (this.dests.has(square) && this.selected !== square) this.selected = square;
-    else this.selected = null;
+    if (this.dests.has(square) && this.selected !== square) {
+      this.selected = square;
+    } else {
+      this.selected = null;
+      this.onCancel();
+    }
     this.paint();
   }
 
@@ -218,9 +282,10 @@ export class BoardView {
     if (event.key === 'Escape') {
       this.selected = null;
       this.paint();
+      this.onCancel();
       return;
     }
-    if (!step) return;
+    if (!step || this.pointerMode) return;
     event.preventDefault();
     event.stopPropagation();
     const sign = this.orientation === 'white' ? 1 : -1;
@@ -278,6 +343,7 @@ export class BoardView {
     const target = under && under.closest('[data-square]');
     const to = target && this.el.contains(target) ? target.dataset.square : null;
     if (to && to !== drag.from && this.targetsOf(drag.from).has(to)) {
+      this.dropped = to;
       this.tryMove(drag.from, to);
     } else if (to !== drag.from) {
       this.selected = null;

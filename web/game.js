@@ -8,11 +8,17 @@ import { BoardView, destsOf } from './board.js';
 import { isStandardStart, kingSquare, parseFen, positionsOf, splitUci } from './chess.js';
 import { capitalize, formatClock, matchLabel, opposite, resultText, sideLabel, timeControlText } from './format.js';
 import { GameSocket } from './socket.js';
+import { OfferControls } from './offers.js';
 import { pieceElement } from './pieces.js';
-import { getInvite, getSeat, getSettings, saveSeat, saveSettings } from './storage.js';
+import {
+  getBothSeats, getInvite, getOrientation, getSeat, getSettings, saveBothSeats, saveOrientation, saveSeat, saveSettings,
+} from './storage.js';
+import { lowTimeThresholdMs } from './lowtime.js';
+import { PassAndPlay } from './passplay.js';
+import { premoveDests, premoveToPlay } from './premove.js';
+import { muteButton, playSound, soundFor } from './sound.js';
 
 const PENDING_TIMEOUT_MS = 8000;
-const LOW_TIME_MS = 20000;
 
 export async function gamePage(root, gameId) {
   document.title = 'Game · Rookery';
@@ -29,7 +35,8 @@ export async function gamePage(root, gameId) {
   }
   const levels = await levelsPromise;
 
-  let seat = getSeat(gameId);
+  const both = getBothSeats(gameId);
+  let seat = both ? both[game.turn] : getSeat(gameId);
   let notice = null;
   const invite = inviteFromLink();
   if (seat && invite && game.status === 'waiting') {
@@ -64,12 +71,14 @@ export async function gamePage(root, gameId) {
   // who chose to watch keeps it, to join later. The creator's page shows the
   // link in its invite box.
   if (invite && (seat || game.status !== 'waiting')) window.history.replaceState(null, '', window.location.pathname);
-  const view = new GameView(root, gameId, levels, seat);
+  const view = new GameView(root, gameId, levels, seat, both);
   // A spectator of a game with one human sees it from that human's side.
   if (!seat && game.white.kind === 'ai' && game.black.kind === 'human') view.orientation = 'black';
+  view.orientation = getOrientation(gameId) || view.orientation;
   view.update(game);
   if (notice) view.flash(notice);
   view.connect();
+  view.connectPartner();
   if (game.clock && !getSettings(gameId)) {
     // A friend or spectator did not create the game: read its time control
     // from the PGN, for the clock label and a rematch at the same speed.
@@ -122,8 +131,11 @@ function joinRefusal(error) {
 }
 
 class GameView {
-  constructor(root, gameId, levels, seat) {
+  constructor(root, gameId, levels, seat, bothSeats = null) {
     this.gameId = gameId;
+    this.passPlay = bothSeats ? new PassAndPlay(bothSeats, () => this.update(this.game)) : null;
+    this.premove = null;
+    this.lowWarned = null;
     this.levels = levels;
     this.seat = seat;
     this.game = null;
@@ -134,11 +146,12 @@ class GameView {
     this.positionsCache = null;
     this.socket = null;
     this.connection = 'connecting';
-    this.orientation = seat && seat.color === 'black' ? 'black' : 'white';
+    // Pass and play without turning keeps white at the bottom.
+    this.orientation = seat && seat.color === 'black' && !bothSeats ? 'black' : 'white';
     this.renderedMoves = -1;
     this.resignArmed = null;
 
-    this.board = new BoardView({ onMove: (uci) => this.sendMove(uci), label: 'Chess board' });
+    this.board = new BoardView({ onMove: (uci) => this.sendMove(uci), onCancel: () => this.cancelPremove(), label: 'Chess board' });
     this.bars = { top: this.playerBar(), bottom: this.playerBar() };
     this.title = h('h1', { class: 'game-title' });
     this.meta = h('p', { class: 'game-meta' });
@@ -147,7 +160,8 @@ class GameView {
     this.flashEl = h('p', { class: 'flash', role: 'alert' });
     this.inviteEl = h('div', { class: 'invite', hidden: true });
     this.bannerEl = h('div', { class: 'banner', hidden: true, 'aria-live': 'polite' });
-    this.drawEl = h('p', { class: 'draw-offer', hidden: true });
+    // Draw, takeback and rematch offers, takeback and abort (offers.js).
+    this.offers = new OfferControls(this);
     this.movesEl = h('ol', { class: 'moves', 'aria-label': 'Moves' });
     this.navButtons = {
       first: h('button', { type: 'button', 'aria-label': 'First position', onclick: () => this.goTo(0) }, icon('first')),
@@ -174,16 +188,21 @@ class GameView {
         this.flashEl,
         h('div', { class: 'status-line' }, this.statusEl, this.connectionEl),
         this.bannerEl,
-        this.drawEl,
+        this.offers.el,
         h('div', { class: 'moves-box' }, this.movesEl),
         h('nav', { class: 'replay-nav', 'aria-label': 'Move navigation' }, Object.values(this.navButtons)),
-        h('div', { class: 'actions' }, this.resignButton, this.drawButton, this.cancelButton, this.flipButton, this.pgnLink))));
+        h('div', { class: 'actions' }, this.resignButton, this.drawButton, this.cancelButton, this.flipButton, this.pgnLink, muteButton(h)),
+        this.passPlay ? this.passPlay.control() : null)));
 
     this.movesEl.addEventListener('click', (event) => {
       const button = event.target instanceof Element ? event.target.closest('[data-ply]') : null;
       if (button) this.goTo(Number(button.dataset.ply));
     });
     document.addEventListener('keydown', (event) => this.onKey(event));
+    // A click anywhere off the board drops a queued premove.
+    document.addEventListener('click', (event) => {
+      if (!(event.target instanceof Node) || !this.board.el.contains(event.target)) this.cancelPremove();
+    });
     this.clockTimer = setInterval(() => this.renderClocks(), 100);
   }
 
@@ -198,7 +217,7 @@ class GameView {
   }
 
   connect() {
-    if (this.game && this.game.status === 'finished') {
+    if (this.game && this.game.status === 'finished' && !this.offers.wantsSocket(this.game)) {
       this.connection = 'finished';
       this.renderConnection();
       return;
@@ -220,6 +239,13 @@ class GameView {
         this.render();
       },
       onError: (message) => this.onServerError(message),
+      onRematch: (message) => this.offers.onRematch(message),
+      // The socket is down: the game is followed over HTTP meanwhile (a
+      // takeback shortens the moves, so it counts as news too).
+      onPoll: (game) => {
+        const newer = game.moves.length >= this.game?.moves.length || (game.takebacks ?? 0) > (this.game?.takebacks ?? 0);
+        if (this.game && newer && this.game.status !== 'finished') this.update(game);
+      },
       onStatus: (status) => {
         this.connection = status;
         this.renderConnection();
@@ -229,6 +255,32 @@ class GameView {
         }
       },
     });
+  }
+
+  // Pass and play: the other seat's own connection, so both seats show as
+  // connected and each colour's actions go through its own socket.
+  connectPartner() {
+    if (!this.passPlay || !this.seat || this.partnerSocket) return;
+    const partner = this.passPlay.other(this.seat);
+    this.socketColor = this.seat.color;
+    this.partnerSocket = new GameSocket(this.gameId, partner.token, {
+      // Both sockets carry the same states; the partner's count only while
+      // the main one is down (two ordered streams interleaved could step
+      // the view back and play a sound twice).
+      onState: (game) => {
+        if (!this.socket || !this.socket.isOpen()) this.update(game);
+      },
+      onPresence: () => {},
+      onError: (message) => this.onServerError(message),
+      onStatus: () => {},
+    });
+  }
+
+  // Sends over the WebSocket of the acting seat; false when it is down.
+  sendOnSocket(message) {
+    const partner = this.passPlay && this.seat && this.seat.color !== this.socketColor;
+    const socket = partner ? this.partnerSocket : this.socket;
+    return !!socket && socket.send(message);
   }
 
   // The server refuses the upgrade for a token it does not know (say, the
@@ -250,6 +302,12 @@ class GameView {
       this.seat = null;
       this.socket.stop();
       this.socket = null;
+      if (this.passPlay) {
+        saveBothSeats(this.gameId, null);
+        this.passPlay = null;
+        if (this.partnerSocket) this.partnerSocket.stop();
+        this.partnerSocket = null;
+      }
       this.flash('The server no longer recognises this browser’s seat in the game, so you are watching it.');
       this.connect();
       this.render();
@@ -263,12 +321,55 @@ class GameView {
     this.receivedAt = performance.now();
     if (!previous || previous.moves.length !== game.moves.length || game.status === 'finished') this.clearPending();
     if (this.viewPly !== null && this.viewPly >= game.moves.length) this.viewPly = null;
-    if (game.status === 'finished' && this.socket) {
+    if (this.passPlay) {
+      this.seat = this.passPlay.seatFor(game);
+      this.orientation = this.passPlay.orientation(game, this.orientation);
+    }
+    if (game.status === 'finished' && this.socket && !this.offers.wantsSocket(game)) {
       this.socket.stop();
       this.socket = null;
       this.connection = 'finished';
     }
+    if (game.status === 'finished' && this.partnerSocket) {
+      this.partnerSocket.stop();
+      this.partnerSocket = null;
+    }
+    const sound = soundFor(previous, game, previous && pieceCount(game.fen) < pieceCount(previous.fen));
+    if (sound) playSound(sound);
     this.render();
+    this.playPremove();
+  }
+
+  // Our turn came with a premove queued: send it if it is legal now,
+  // otherwise drop it and say so.
+  playPremove() {
+    const queued = this.premove;
+    if (!queued || !this.seat) return;
+    const game = this.game;
+    if (game.status === 'finished') {
+      this.cancelPremove();
+      return;
+    }
+    if (game.turn !== this.seat.color || game.status !== 'active') return;
+    this.premove = null;
+    const uci = premoveToPlay(queued, game.legal_moves);
+    if (uci) this.sendMove(uci);
+    else {
+      this.flash('Your premove was not legal after your opponent’s move, so it was dropped.');
+      this.render();
+    }
+  }
+
+  cancelPremove() {
+    if (!this.premove) return;
+    this.premove = null;
+    this.render();
+  }
+
+  canPremove() {
+    const game = this.game;
+    return !!this.seat && !this.passPlay && game.status === 'active' && game.turn !== this.seat.color
+      && this.viewPly === null;
   }
 
   onServerError(message) {
@@ -297,6 +398,11 @@ class GameView {
   }
 
   async sendMove(uci) {
+    if (this.canPremove()) {
+      this.premove = uci;
+      this.render();
+      return;
+    }
     if (!this.canMove() || !this.game.legal_moves.includes(uci)) return;
     this.flash('');
     this.pending = uci;
@@ -305,14 +411,14 @@ class GameView {
       this.render();
     }, PENDING_TIMEOUT_MS);
     this.render();
-    if (this.socket && this.socket.send({ type: 'move', uci })) return;
+    if (this.sendOnSocket({ type: 'move', uci })) return;
     await this.post('move', { uci });
   }
 
   async sendAction(type) {
     if (!this.seat || this.game.status === 'finished') return;
     this.flash('');
-    if (this.socket && this.socket.send({ type })) return;
+    if (this.sendOnSocket({ type })) return;
     await this.post(type);
   }
 
@@ -345,6 +451,7 @@ class GameView {
 
   flip() {
     this.orientation = opposite(this.orientation);
+    saveOrientation(this.gameId, this.orientation);
     this.render();
   }
 
@@ -363,8 +470,17 @@ class GameView {
   onKey(event) {
     if (event.altKey || event.ctrlKey || event.metaKey) return;
     const target = event.target;
-    if (target instanceof Element && target.closest('input, textarea, select, .board, [role="dialog"]')) return;
-    const keys = { ArrowLeft: () => this.step(-1), ArrowRight: () => this.step(1), Home: () => this.goTo(0), End: () => this.goTo(Infinity) };
+    // The board keeps the arrows it uses to move the keyboard focus (it
+    // stops them); after a click on it they arrive here and step the moves.
+    if (target instanceof Element && target.closest('input, textarea, select, [role="dialog"]')) return;
+    const keys = {
+      ArrowLeft: () => this.step(-1),
+      ArrowRight: () => this.step(1),
+      Home: () => this.goTo(0),
+      End: () => this.goTo(Infinity),
+      f: () => this.flip(),
+      Escape: () => this.cancelPremove(),
+    };
     const action = keys[event.key];
     if (!action || !this.game) return;
     event.preventDefault();
@@ -388,7 +504,7 @@ class GameView {
     const ply = this.viewPly === null ? total : this.viewPly;
 
     this.title.textContent = matchLabel(game, levels);
-    const yourMove = this.seat && game.status === 'active' && game.turn === this.seat.color;
+    const yourMove = this.seat && !this.passPlay && game.status === 'active' && game.turn === this.seat.color;
     document.title = `${yourMove ? '● Your move · ' : ''}${matchLabel(game, levels)} · Rookery`;
     const meta = [];
     if (game.clock) meta.push(`Clock ${clockLabel(game, this.gameId)}`);
@@ -396,7 +512,8 @@ class GameView {
     if (!isStandardStart(game.initial_fen)) meta.push('Custom start');
     if (game.rated === false) meta.push('Casual');
     if (typeof game.spectators === 'number' && game.status !== 'finished') meta.push(`${game.spectators} watching`);
-    if (this.seat) meta.push(`You play ${this.seat.color}`);
+    if (this.passPlay) meta.push('Pass and play');
+    else if (this.seat) meta.push(`You play ${this.seat.color}`);
     else meta.push('Spectating');
     this.meta.textContent = meta.join(' · ');
 
@@ -412,9 +529,14 @@ class GameView {
       if (/[+#]$/.test(san)) check = kingSquare(position.board, position.turn);
     }
     const last = ply > 0 ? splitUci(game.moves[ply - 1]) : null;
+    let dests = new Map();
+    if (this.canMove()) dests = destsOf(game.legal_moves);
+    else if (this.canPremove()) dests = premoveDests(position.board, this.seat.color);
+    const premove = this.premove ? splitUci(this.premove) : null;
     this.board.set({
       position,
-      dests: this.canMove() ? destsOf(game.legal_moves) : new Map(),
+      dests,
+      premove: premove ? [premove.from, premove.to] : null,
       lastMove: last ? [last.from, last.to] : null,
       check,
       orientation: this.orientation,
@@ -427,7 +549,7 @@ class GameView {
     this.renderStatus(ply, total);
     this.renderInvite();
     this.renderBanner();
-    this.renderDrawOffer();
+    this.offers.render(game);
     this.renderMoves(ply);
 
     this.navButtons.first.disabled = ply === 0;
@@ -438,19 +560,9 @@ class GameView {
     const playing = !!this.seat && game.status !== 'finished';
     this.resignButton.hidden = !playing || game.status !== 'active';
     this.resignButton.textContent = this.resignArmed ? 'Confirm resignation' : 'Resign';
-    this.drawButton.hidden = !playing || game.status !== 'active' || this.opponentIsAi();
+    // A standing offer is answered in the offers box.
+    this.drawButton.hidden = !playing || game.status !== 'active' || this.opponentIsAi() || !!game.draw_offer;
     this.cancelButton.hidden = !playing || game.status !== 'waiting';
-    const offer = game.draw_offer;
-    if (this.seat && offer === opposite(this.seat.color)) {
-      this.drawButton.textContent = 'Accept draw';
-      this.drawButton.disabled = false;
-    } else if (this.seat && offer === this.seat.color) {
-      this.drawButton.textContent = 'Draw offered';
-      this.drawButton.disabled = true;
-    } else {
-      this.drawButton.textContent = 'Offer draw';
-      this.drawButton.disabled = false;
-    }
     this.renderConnection();
   }
 
@@ -473,7 +585,7 @@ class GameView {
       bar.clock.setAttribute('aria-label', `${capitalize(color)} clock`);
       bar.name.textContent = sideLabel(side, color, this.levels);
       const mine = this.seat && this.seat.color === color;
-      bar.tag.textContent = mine ? '(you)' : '';
+      bar.tag.textContent = mine && !this.passPlay ? '(you)' : '';
       let presence = '';
       let presenceLabel = '';
       if (side && side.kind === 'human') {
@@ -508,6 +620,7 @@ class GameView {
   renderClocks() {
     const game = this.game;
     if (!game) return;
+    const low = this.lowTimeMs();
     for (const bar of Object.values(this.bars)) {
       if (!bar.color) continue;
       if (!game.clock) {
@@ -521,8 +634,23 @@ class GameView {
       const text = formatClock(ms);
       if (bar.clock.textContent !== text) bar.clock.textContent = text;
       bar.clock.classList.toggle('running', running);
-      bar.clock.classList.toggle('low', ms < LOW_TIME_MS);
+      bar.clock.classList.toggle('low', ms < low);
+      // Once a turn, our own running clock crossing the line also beeps.
+      if (running && ms < low && this.seat && this.seat.color === bar.color) {
+        const turn = `${bar.color}:${game.moves.length}`;
+        if (this.lowWarned !== turn) {
+          this.lowWarned = turn;
+          playSound('lowtime');
+        }
+      }
     }
+  }
+
+  // Below this a clock shows as low (see lowtime.js for the rule).
+  lowTimeMs() {
+    const settings = getSettings(this.gameId);
+    const clock = settings && settings.clock ? settings.clock : guessClock(this.game);
+    return lowTimeThresholdMs(clock ? clock.initial * 1000 : NaN);
   }
 
   renderStatus(ply, total) {
@@ -533,6 +661,10 @@ class GameView {
       text = reason ? `${headline} · ${reason}` : headline;
     } else if (this.pending) {
       text = 'Sending your move…';
+    } else if (this.passPlay && game.status === 'active') {
+      text = `${capitalize(game.turn)} to play${game.check ? ': in check!' : '.'}`;
+    } else if (this.premove) {
+      text = 'Premove queued: it is sent when your turn comes (Escape or a click elsewhere cancels it).';
     } else if (game.status === 'waiting' && this.seat) {
       text = 'Waiting for your friend to join. Send them the link above.';
     } else if (game.status === 'waiting') {
@@ -594,7 +726,7 @@ class GameView {
     this.bannerEl.dataset.result = `${game.result}/${game.termination}`;
     const { headline, reason } = resultText(game);
     let verdict = '';
-    if (this.seat && (game.result === '1-0' || game.result === '0-1')) {
+    if (this.seat && !this.passPlay && (game.result === '1-0' || game.result === '0-1')) {
       const winner = game.result === '1-0' ? 'white' : 'black';
       verdict = winner === this.seat.color ? 'You won!' : 'You lost.';
     }
@@ -606,16 +738,6 @@ class GameView {
       verdict ? h('p', { class: 'banner-verdict' }, verdict) : null,
       h('p', { class: 'banner-result' }, game.result || ''),
       h('div', { class: 'banner-actions' }, rematch, h('a', { class: 'button', href: '/' }, 'New game')));
-  }
-
-  renderDrawOffer() {
-    const game = this.game;
-    const offer = game.status === 'active' ? game.draw_offer : null;
-    this.drawEl.hidden = !offer;
-    if (!offer) return;
-    if (this.seat && offer !== this.seat.color) this.drawEl.textContent = 'Your opponent offers a draw. Accept it, or play on: your next move declines it.';
-    else if (this.seat) this.drawEl.textContent = 'You offered a draw.';
-    else this.drawEl.textContent = `${capitalize(offer)} offers a draw.`;
   }
 
   renderMoves(ply) {
@@ -666,6 +788,13 @@ class GameView {
   }
 
   async rematch(button) {
+    // A player offers the rematch to the same opponent (offers.js); a game
+    // nobody joined has no opponent, and pass and play has no one to ask:
+    // those start a new game as before.
+    if (!this.passPlay && this.offers.canOfferRematch(this.game)) {
+      await this.offers.act('rematch');
+      return;
+    }
     const game = this.game;
     const settings = getSettings(this.gameId);
     const swap = (side) => (side.kind === 'ai' ? { kind: 'ai', level: side.level } : { kind: 'human' });
@@ -674,6 +803,8 @@ class GameView {
       if (this.seat) body.as = opposite(this.seat.color);
       // A rematch is for the same friend: private, with a fresh invite link.
       body.visibility = 'private';
+      // Pass and play continues at the same device.
+      if (this.passPlay) body.as = 'both';
     }
     const clock = settings && 'clock' in settings ? settings.clock : guessClock(game);
     if (clock) body.clock = clock;
@@ -690,6 +821,11 @@ class GameView {
 }
 
 const VALUES = { P: 1, N: 3, B: 3, R: 5, Q: 9 };
+
+// Pieces on the board of a FEN: fewer after a move means a capture.
+function pieceCount(fen) {
+  return (String(fen).split(' ')[0].match(/[a-z]/gi) || []).length;
+}
 
 // Material in the shown position, per side: the roles one side has beyond
 // the other's (shown as the opponent's pieces it has captured), and the

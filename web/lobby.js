@@ -39,6 +39,7 @@ export async function lobbyPage(root) {
   const form = h('form', { class: 'new-game', 'aria-labelledby': 'new-game-title', novalidate: true },
     h('fieldset', { class: 'segmented' }, h('legend', null, 'Opponent'),
       radio('mode', 'friend', 'A friend', true),
+      radio('mode', 'local', 'Pass and play', false),
       radio('mode', 'ai', 'The computer', false),
       radio('mode', 'aivai', 'Computer v computer', false)),
     h('label', { class: 'field', dataset: { show: 'ai' } }, h('span', null, 'Computer level'),
@@ -74,7 +75,7 @@ export async function lobbyPage(root) {
     }
     const seek = form.elements['open-seek'].checked;
     submit.textContent = mode === 'aivai' ? 'Start and watch' : mode === 'ai' ? 'Play the computer'
-      : seek ? 'Post open seek' : 'Create game and get link';
+      : mode === 'local' ? 'Start pass and play' : seek ? 'Post open seek' : 'Create game and get link';
   };
   form.addEventListener('change', sync);
   sync();
@@ -163,6 +164,11 @@ function buildRequest(form) {
     // A friend game is private (the invite link carries its secret) unless
     // the creator asks for an open seek.
     body.visibility = form.elements['open-seek'].checked ? 'open' : 'private';
+  } else if (mode === 'local') {
+    // Pass and play: two players at this device, both seats held here.
+    body.white = { kind: 'human' };
+    body.black = { kind: 'human' };
+    body.as = 'both';
   } else if (mode === 'ai') {
     const ai = { kind: 'ai', level: Number(form.elements.level.value) };
     body.white = color === 'white' ? { kind: 'human' } : ai;

@@ -3,15 +3,31 @@
 // every (re)connect, so nothing has to be replayed after a gap (this is
 // also how a client the server closed as too slow, code 4008, catches up).
 //
+// Heartbeat: a socket can die without a close event (a phone changing
+// networks, a NAT dropping the mapping: a half-open TCP connection), and a
+// browser cannot see the server's WebSocket pings. So the client sends
+// `{"type":"ping"}` when the socket has been quiet for HEARTBEAT_MS and
+// gives it up when nothing at all (no state, presence or pong) arrives for
+// DEAD_MS: it then reconnects, and until a socket is open again it follows
+// the game over HTTP (GET /api/games/{id} every POLL_MS; moves already fall
+// back to HTTP POSTs). When the tab becomes visible again (a phone unlocking,
+// a background tab the browser froze) the socket is probed at once and
+// replaced if it does not answer within PROBE_MS.
+//
 // A seat token travels as a WebSocket subprotocol (`rookery.token.TOKEN`,
 // offered next to `rookery`), not in the URL, so it stays out of access
 // logs and browser history.
 
 const MIN_DELAY_MS = 500;
 const MAX_DELAY_MS = 10000;
+const HEARTBEAT_MS = 5000;
+const DEAD_MS = 12000;
+const PROBE_MS = 3000;
+const POLL_MS = 3000;
 
 export class GameSocket {
-  constructor(gameId, token, { onState, onPresence, onError, onStatus }) {
+  constructor(gameId, token, { onState, onPresence, onError, onStatus, onPoll, onRematch }) {
+    this.stateUrl = `/api/games/${encodeURIComponent(gameId)}`;
     const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws';
     this.url = `${scheme}://${window.location.host}/ws/games/${encodeURIComponent(gameId)}`;
     this.protocols = [];
@@ -20,7 +36,15 @@ export class GameSocket {
     // the server refuses it and the page falls back to watching.
     if (token && /^[0-9A-Za-z._~-]+$/.test(token)) this.protocols = ['rookery', `rookery.token.${token}`];
     else if (token) this.url += `?token=${encodeURIComponent(token)}`;
-    this.handlers = { onState, onPresence, onError, onStatus };
+    this.handlers = { onState, onPresence, onError, onStatus, onPoll, onRematch };
+    this.lastHeard = 0;
+    this.probeTimer = null;
+    this.pollTimer = null;
+    this.heartbeat = setInterval(() => this.beat(), 1000);
+    this.visible = () => {
+      if (document.visibilityState === 'visible') this.probe();
+    };
+    document.addEventListener('visibilitychange', this.visible);
     this.attempt = 0;
     this.timer = null;
     this.stopped = false;
@@ -36,10 +60,14 @@ export class GameSocket {
     const ws = new WebSocket(this.url, this.protocols);
     this.ws = ws;
     ws.addEventListener('open', () => {
-      if (this.ws === ws) this.handlers.onStatus('open');
+      if (this.ws !== ws) return;
+      this.lastHeard = performance.now();
+      this.stopPolling();
+      this.handlers.onStatus('open');
     });
     ws.addEventListener('message', (event) => {
       if (this.ws !== ws) return;
+      this.lastHeard = performance.now();
       let message;
       try {
         message = JSON.parse(event.data);
@@ -53,14 +81,78 @@ export class GameSocket {
         if (this.handlers.onPresence) this.handlers.onPresence(message);
       } else if (message.type === 'error') {
         this.handlers.onError(message);
+      } else if (message.type === 'rematch') {
+        if (this.handlers.onRematch) this.handlers.onRematch(message);
       }
     });
     ws.addEventListener('close', () => {
       if (this.ws !== ws || this.stopped) return;
-      this.ws = null;
-      this.handlers.onStatus('closed');
-      this.schedule();
+      this.lost();
     });
+  }
+
+  // The socket closed, or is presumed dead: follow over HTTP, reconnect.
+  lost() {
+    const ws = this.ws;
+    this.ws = null;
+    clearTimeout(this.probeTimer);
+    this.probeTimer = null;
+    if (ws && ws.readyState <= WebSocket.OPEN) {
+      try {
+        ws.close(4000, 'no answer to heartbeat');
+      } catch {
+        // Closing an already failing socket can throw; it is abandoned anyway.
+      }
+    }
+    this.handlers.onStatus('closed');
+    this.startPolling();
+    this.schedule();
+  }
+
+  // Called every second: a ping after HEARTBEAT_MS of quiet, and the
+  // socket given up after DEAD_MS of it.
+  beat() {
+    if (!this.isOpen()) return;
+    const quiet = performance.now() - this.lastHeard;
+    if (quiet >= DEAD_MS) this.lost();
+    else if (quiet >= HEARTBEAT_MS) this.ws.send('{"type":"ping"}');
+  }
+
+  // The tab is visible again: a closed socket reconnects now, an open one
+  // must answer a ping within PROBE_MS.
+  probe() {
+    if (this.stopped) return;
+    if (!this.isOpen()) {
+      this.reconnectNow();
+      return;
+    }
+    const ws = this.ws;
+    const asked = performance.now();
+    ws.send('{"type":"ping"}');
+    clearTimeout(this.probeTimer);
+    this.probeTimer = setTimeout(() => {
+      this.probeTimer = null;
+      if (this.ws === ws && this.lastHeard < asked) this.lost();
+    }, PROBE_MS);
+  }
+
+  startPolling() {
+    if (this.pollTimer || this.stopped || !this.handlers.onPoll) return;
+    const poll = async () => {
+      try {
+        const response = await fetch(this.stateUrl, { headers: { Accept: 'application/json' } });
+        if (response.ok && this.pollTimer && !this.isOpen()) this.handlers.onPoll(await response.json());
+      } catch {
+        // The server is unreachable too: keep trying at the same pace.
+      }
+    };
+    this.pollTimer = setInterval(poll, POLL_MS);
+    poll();
+  }
+
+  stopPolling() {
+    clearInterval(this.pollTimer);
+    this.pollTimer = null;
   }
 
   schedule() {
@@ -90,7 +182,11 @@ export class GameSocket {
   stop() {
     this.stopped = true;
     clearTimeout(this.timer);
+    clearTimeout(this.probeTimer);
+    clearInterval(this.heartbeat);
+    this.stopPolling();
     window.removeEventListener('online', this.online);
+    document.removeEventListener('visibilitychange', this.visible);
     if (this.ws) {
       const ws = this.ws;
       this.ws = null;

@@ -64,3 +64,34 @@ export function getPlayer() {
 export function savePlayer(player) {
   write('rookery:player', player ? { id: player.id, name: player.name, token: player.token } : null);
 }
+
+// Small preferences of this browser (sound muted, pass-and-play board
+// turning): one key each.
+export function getPreference(name) {
+  return read(`rookery:pref:${name}`);
+}
+
+export function savePreference(name, value) {
+  write(`rookery:pref:${name}`, value);
+}
+
+// The board orientation the user chose for a game (flip), kept across reloads.
+export function getOrientation(gameId) {
+  const value = read(`rookery:orientation:${gameId}`);
+  return value === 'white' || value === 'black' ? value : null;
+}
+
+export function saveOrientation(gameId, orientation) {
+  write(`rookery:orientation:${gameId}`, orientation);
+}
+
+// Both seats of a pass-and-play game, held by this browser.
+export function getBothSeats(gameId) {
+  const seats = read(`rookery:seats:${gameId}`);
+  const valid = (seat, color) => seat && seat.color === color && typeof seat.token === 'string';
+  return seats && valid(seats.white, 'white') && valid(seats.black, 'black') ? seats : null;
+}
+
+export function saveBothSeats(gameId, seats) {
+  write(`rookery:seats:${gameId}`, seats ? { white: seats.white, black: seats.black } : null);
+}

@@ -110,6 +110,12 @@ fn check_create_game(request: CreateGame) {
             "human seat with no creator"
         ),
     }
+    if game.both_seats {
+        assert!(
+            Side::BOTH.into_iter().all(human) && game.creator_side == Some(Side::White),
+            "pass and play without two human seats"
+        );
+    }
     if let Some(clock) = game.clock {
         assert!(
             (1..=3 * 60 * 60 * 1000).contains(&clock.initial_ms),

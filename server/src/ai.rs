@@ -64,6 +64,9 @@ pub const RETRIES: u32 = 2;
 #[derive(Debug)]
 pub struct AiAnswer {
     pub ply: usize,
+    /// The hash of the position searched (a takeback can bring the same ply
+    /// back with another position).
+    pub position: u64,
     /// The move, or why none could be found after every retry.
     pub outcome: Result<Move, SearchFailed>,
 }
@@ -550,6 +553,7 @@ impl Inner {
             return None;
         }
         let ply = job.request.ply;
+        let position = job.request.position.hash();
         if control.preempted.swap(false, Ordering::AcqRel) {
             // Its half-done answer is thrown away; it runs again, first in
             // its class, when a thread is free.
@@ -564,6 +568,7 @@ impl Inner {
         match result {
             Ok(mv) => Some(AiAnswer {
                 ply,
+                position,
                 outcome: Ok(mv),
             }),
             Err(error) => {
@@ -576,6 +581,7 @@ impl Inner {
                 } else {
                     Some(AiAnswer {
                         ply,
+                        position,
                         outcome: Err(SearchFailed {
                             attempts: job.failures,
                             last_error: error,

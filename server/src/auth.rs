@@ -37,6 +37,20 @@ pub fn mint() -> Result<MintedToken, ApiError> {
     Ok(MintedToken { secret, hash })
 }
 
+/// A player's seat token in the rematch `game` of the game where their seat
+/// token is `secret`: SHA-256 over a domain label, the old token and the
+/// new game id. The server stores neither token, only hashes; a player who
+/// presents the old token (HTTP or their seat's WebSocket) can always be
+/// given the new one again, and nobody without it can compute it.
+pub fn rematch_token(secret: &str, game: uuid::Uuid) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(b"rookery rematch seat\0");
+    hasher.update(secret.as_bytes());
+    hasher.update(b"\0");
+    hasher.update(game.to_string().as_bytes());
+    hex(&hasher.finalize())
+}
+
 fn hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(bytes.len() * 2);

@@ -41,6 +41,16 @@ pub enum ApiError {
     SamePlayer,
     #[error("this name is taken")]
     NameTaken,
+    /// A player's abort after each side has moved (an addition).
+    #[error("each side has moved: the game can no longer be aborted (resign instead)")]
+    AbortTooLate,
+    /// A takeback asked with no move of one's own to take back (an addition).
+    #[error("{0}")]
+    NothingToTakeBack(String),
+    /// A rematch that cannot be offered (the game goes on, or had no
+    /// opponent) (an addition).
+    #[error("{0}")]
+    NoRematch(String),
     #[error("{0}")]
     TooLarge(String),
     #[error("too many requests: slow down")]
@@ -96,7 +106,10 @@ impl ApiError {
             | ApiError::GameOver
             | ApiError::SeatTaken
             | ApiError::SamePlayer
-            | ApiError::NameTaken => StatusCode::CONFLICT,
+            | ApiError::NameTaken
+            | ApiError::AbortTooLate
+            | ApiError::NothingToTakeBack(_)
+            | ApiError::NoRematch(_) => StatusCode::CONFLICT,
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::RateLimited | ApiError::Limited(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Unavailable
@@ -120,6 +133,9 @@ impl ApiError {
             ApiError::SeatTaken => "seat_taken",
             ApiError::SamePlayer => "same_player",
             ApiError::NameTaken => "name_taken",
+            ApiError::AbortTooLate => "abort_too_late",
+            ApiError::NothingToTakeBack(_) => "nothing_to_take_back",
+            ApiError::NoRematch(_) => "no_rematch",
             ApiError::TooLarge(_) => "too_large",
             ApiError::RateLimited | ApiError::Limited(_) => "rate_limited",
             ApiError::Unavailable

@@ -40,7 +40,7 @@ pub struct CreateGame {
     pub white: SeatRequest,
     pub black: SeatRequest,
     #[serde(rename = "as", default)]
-    pub as_side: Option<Side>,
+    pub as_side: Option<SeatChoice>,
     #[serde(default)]
     pub clock: Option<ClockRequest>,
     #[serde(default)]
@@ -49,6 +49,16 @@ pub struct CreateGame {
     /// contract's join by id).
     #[serde(default)]
     pub visibility: Option<Visibility>,
+}
+
+/// The `as` of a new game: one seat, or (added) `both` for pass and play,
+/// one device holding both human seats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SeatChoice {
+    White,
+    Black,
+    Both,
 }
 
 /// Who may take a game's free human seat.
@@ -91,6 +101,9 @@ pub struct NewGame {
     pub seats: [SeatKind; 2],
     /// The human seat the creator takes, if any.
     pub creator_side: Option<Side>,
+    /// Pass and play: the creator takes both human seats (`creator_side`
+    /// is then white).
+    pub both_seats: bool,
     pub clock: Option<ClockSettings>,
     pub fen: Option<String>,
     pub visibility: Visibility,
@@ -118,17 +131,30 @@ impl CreateGame {
             .into_iter()
             .filter(|side| seats[side.index()] == SeatKind::Human)
             .collect();
-        let creator_side = match (self.as_side, humans.as_slice()) {
-            (Some(side), _) if humans.contains(&side) => Some(side),
-            (Some(side), _) => {
-                return Err(ApiError::BadRequest(format!(
-                    "\"as\": {} is not a human seat",
-                    side.as_str()
-                )))
+        let (creator_side, both_seats) = match (self.as_side, humans.as_slice()) {
+            (Some(SeatChoice::Both), [_, _]) => (Some(Side::White), true),
+            (Some(SeatChoice::Both), _) => {
+                return Err(ApiError::BadRequest(
+                    "\"as\": both needs two human seats".into(),
+                ))
             }
-            (None, []) => None,
-            (None, [only]) => Some(*only),
-            (None, _) => Some(Side::White),
+            (Some(choice), _) => {
+                let side = if choice == SeatChoice::White {
+                    Side::White
+                } else {
+                    Side::Black
+                };
+                if !humans.contains(&side) {
+                    return Err(ApiError::BadRequest(format!(
+                        "\"as\": {} is not a human seat",
+                        side.as_str()
+                    )));
+                }
+                (Some(side), false)
+            }
+            (None, []) => (None, false),
+            (None, [only]) => (Some(*only), false),
+            (None, _) => (Some(Side::White), false),
         };
         let clock = match self.clock {
             None => None,
@@ -141,6 +167,7 @@ impl CreateGame {
         Ok(NewGame {
             seats,
             creator_side,
+            both_seats,
             clock,
             fen,
             visibility: self.visibility.unwrap_or_default(),
@@ -220,11 +247,36 @@ pub enum ClientMessage {
     },
     Resign,
     Draw,
+    /// Added (offers): decline the opponent's draw offer.
+    #[serde(rename = "draw_decline")]
+    DrawDecline,
+    /// Added: withdraw one's own draw offer.
+    #[serde(rename = "draw_withdraw")]
+    DrawWithdraw,
+    /// Added: ask to take back one's last move, or accept the opponent's
+    /// request.
+    Takeback,
+    #[serde(rename = "takeback_decline")]
+    TakebackDecline,
+    #[serde(rename = "takeback_withdraw")]
+    TakebackWithdraw,
+    /// Added: offer or accept a rematch of the finished game.
+    Rematch,
+    #[serde(rename = "rematch_decline")]
+    RematchDecline,
+    #[serde(rename = "rematch_withdraw")]
+    RematchWithdraw,
+    /// Added: end the game without a result before each side has moved.
+    Abort,
     /// Added: take a seat on an open connection, so the token need not be
     /// in the URL.
     Auth {
         token: String,
     },
+    /// Added: an application-level heartbeat, answered with `pong`
+    /// (browsers cannot see WebSocket pings, so they cannot tell a
+    /// half-open socket from a quiet game without it).
+    Ping,
 }
 
 // ---------------------------------------------------------------- responses
@@ -247,6 +299,14 @@ pub struct GameState {
     pub termination: Option<String>,
     pub clock: Option<ClockView>,
     pub draw_offer: Option<Side>,
+    /// Added (offers): the side asking to take back its last move.
+    pub takeback_offer: Option<Side>,
+    /// Added: takebacks granted in this game.
+    pub takebacks: u32,
+    /// Added: the side offering a rematch of this finished game.
+    pub rematch_offer: Option<Side>,
+    /// Added: the id of the agreed rematch game.
+    pub rematch: Option<String>,
     /// Added to the contract: read-only WebSocket connections watching now.
     pub spectators: u32,
     /// Added to the contract: creation time, milliseconds since the Unix epoch.
@@ -304,6 +364,25 @@ pub struct GameWithSeat {
     /// absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub invite: Option<String>,
+    /// Added: a pass-and-play game's two seats, white then black (`seat`
+    /// is the white one); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seats: Option<[Seat; 2]>,
+}
+
+/// `POST /api/games/{id}/rematch`: the game, and once the rematch is
+/// agreed, the caller's seat in the new game.
+#[derive(Debug, Clone, Serialize)]
+pub struct RematchAnswer {
+    pub game: GameState,
+    pub rematch: Option<RematchSeat>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RematchSeat {
+    /// The new game's id.
+    pub id: String,
+    pub seat: Seat,
 }
 
 /// `POST /api/players`.
@@ -386,6 +465,15 @@ pub enum ServerMessage<'a> {
     Authenticated {
         color: Side,
     },
+    /// Added: the rematch was agreed; sent only to a seat's own
+    /// connections, with that seat's token in the new game.
+    Rematch {
+        game: &'a str,
+        color: Side,
+        token: &'a str,
+    },
+    /// Added: the answer to a client's `ping`.
+    Pong,
 }
 
 /// The connection counts of a game, as `presence` messages carry them:
@@ -433,6 +521,9 @@ pub enum Broadcast {
 #[derive(Debug)]
 pub struct SharedState {
     pub finished: bool,
+    /// The agreed rematch's game id, if any (a seat's connection then sends
+    /// its own player the new seat token).
+    pub rematch: Option<String>,
     /// `{"type":"state","game":...}`, a WebSocket text frame's payload.
     pub message: Utf8Bytes,
     /// The GameState and a newline: one NDJSON line.
@@ -448,6 +539,7 @@ impl SharedState {
         line.push(b'\n');
         Arc::new(SharedState {
             finished: game.is_finished(),
+            rematch: game.rematch.clone(),
             message: Utf8Bytes::from(message),
             line: Bytes::from(line),
         })
@@ -491,6 +583,10 @@ mod tests {
             termination: None,
             clock: None,
             draw_offer: None,
+            takeback_offer: None,
+            takebacks: 0,
+            rematch_offer: None,
+            rematch: None,
             spectators: 7,
             created_at: 1,
             rated: true,
@@ -531,5 +627,40 @@ mod tests {
             text.as_str(),
             r#"{"type":"presence","white":true,"black":false,"spectators":7}"#
         );
+    }
+
+    /// `as` and the seats it leaves: (creator's seat, both seats), or an
+    /// error, for each kind of game.
+    #[test]
+    fn the_creator_seat_follows_as() {
+        let human = r#"{"kind":"human"}"#;
+        let ai = r#"{"kind":"ai","level":2}"#;
+        let cases = [
+            (human, human, None, Some((Some(Side::White), false))),
+            (
+                human,
+                human,
+                Some("black"),
+                Some((Some(Side::Black), false)),
+            ),
+            (human, human, Some("both"), Some((Some(Side::White), true))),
+            (ai, human, None, Some((Some(Side::Black), false))),
+            (ai, human, Some("both"), None),
+            (ai, human, Some("white"), None),
+            (ai, ai, None, Some((None, false))),
+            (ai, ai, Some("both"), None),
+        ];
+        for (white, black, choice, expected) in cases {
+            let choice = choice
+                .map(|c| format!(r#","as":"{c}""#))
+                .unwrap_or_default();
+            let text = format!(r#"{{"white":{white},"black":{black}{choice}}}"#);
+            let request: CreateGame = serde_json::from_str(&text).expect(&text);
+            let got = request
+                .validate()
+                .ok()
+                .map(|game| (game.creator_side, game.both_seats));
+            assert_eq!(got, expected, "{text}");
+        }
     }
 }

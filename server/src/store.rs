@@ -279,10 +279,29 @@ impl Store {
     /// transaction, with other games' writes. Returns once that transaction
     /// is committed: durable.
     pub async fn record(&self, live: &LiveGame, mv: Option<&PlayedMove>) -> Result<(), ApiError> {
+        self.record_change(live, mv, None, None).await
+    }
+
+    /// [`Store::record`], and in the same transaction: the plies from
+    /// `taken_back_from` on deleted (a takeback), a rematch game inserted.
+    pub async fn record_change(
+        &self,
+        live: &LiveGame,
+        mv: Option<&PlayedMove>,
+        taken_back_from: Option<usize>,
+        rematch: Option<&LiveGame>,
+    ) -> Result<(), ApiError> {
         let now = now_ms();
-        let game = StoredGame::of(live, Instant::now(), now);
+        let instant = Instant::now();
+        let game = StoredGame::of(live, instant, now);
         let mv = mv.map(|mv| rows::StoredMove::of(live.id, mv, now));
-        self.write(Write::UpdateGame { game, mv }).await?;
+        let write = Write::UpdateGame {
+            game,
+            mv,
+            taken_back_from: taken_back_from.map(|ply| ply as i64),
+            rematch: rematch.map(|new| Box::new(StoredGame::of(new, instant, now))),
+        };
+        self.write(write).await?;
         if live.is_finished() {
             // A new result: the next scoreboard read counts it.
             let mut cache = self.scoreboard_cache();

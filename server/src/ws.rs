@@ -45,8 +45,11 @@ use crate::auth::TokenHash;
 use crate::client_ip::ClientIp;
 use crate::error::ApiError;
 use crate::extract::{game_id, ApiQuery};
-use crate::live::actor::{Action, Command, GameHandle, StateReceiver};
-use crate::protocol::{server_text, Broadcast, ClientMessage, ServerMessage, Side, WsQuery};
+use crate::live::actor::{Action, Command, GameHandle, SeatSecret, StateReceiver};
+use crate::live::game::Answer;
+use crate::protocol::{
+    server_text, Broadcast, ClientMessage, ServerMessage, SharedState, Side, WsQuery,
+};
 use crate::rate_limit::limit_requests;
 use crate::AppState;
 
@@ -117,7 +120,10 @@ async fn upgrade(
         .or_else(|| protocol_token(&ws));
     let seat = match token {
         None => None,
-        Some(token) => Some(authorize(&state, id, &token).await?),
+        Some(token) => {
+            let (side, hash) = authorize(&state, id, &token).await?;
+            Some((side, hash, SeatSecret(token)))
+        }
     };
     let cap = HARD_MESSAGE_CAP.max(state.config.max_ws_message_bytes);
     Ok(ws
@@ -145,13 +151,7 @@ fn protocol_token(ws: &WebSocketUpgrade) -> Option<String> {
 /// token, `forbidden` for another game's seat.
 async fn authorize(state: &AppState, id: Uuid, token: &str) -> Result<(Side, TokenHash), ApiError> {
     let token = TokenHash::of(token);
-    let side = state
-        .registry
-        .call(id, |reply| Command::Authorize {
-            token: token.clone(),
-            reply,
-        })
-        .await?;
+    let side = state.registry.seat_of(id, &token).await?;
     match side {
         Some(side) => Ok((side, token)),
         None if state.store().is_seat_token(&token).await? => Err(ApiError::Forbidden(
@@ -166,10 +166,10 @@ async fn session(
     state: AppState,
     id: Uuid,
     handle: GameHandle,
-    seat: Option<(Side, TokenHash)>,
+    seat: Option<(Side, TokenHash, SeatSecret)>,
     client: IpAddr,
 ) {
-    let side = seat.as_ref().map(|(side, _)| *side);
+    let side = seat.as_ref().map(|(side, _, _)| *side);
     // Count this connection before subscribing, so the first state it gets
     // already shows it.
     if handle
@@ -199,15 +199,12 @@ async fn session(
         id,
         seat,
         client,
+        rematch_told: None,
     };
-    if connection
-        .write(Message::Text(first.message.clone()))
-        .await
-        .is_ok()
-    {
+    if connection.write_state(&first).await.is_ok() {
         connection.serve(updates).await;
     }
-    let side = connection.seat.as_ref().map(|(side, _)| *side);
+    let side = connection.seat.as_ref().map(|(side, _, _)| *side);
     if handle
         .send(Command::Presence { side, delta: -1 })
         .await
@@ -224,10 +221,14 @@ struct Connection<'a> {
     state: &'a AppState,
     handle: &'a GameHandle,
     id: Uuid,
-    /// The seat this connection plays, if it has one.
-    seat: Option<(Side, TokenHash)>,
+    /// The seat this connection plays, if it has one: its colour, token
+    /// hash and the token itself (kept in this task's memory only, to derive
+    /// the player's seat token in a rematch).
+    seat: Option<(Side, TokenHash, SeatSecret)>,
     /// The client's address: its sockets share one message budget.
     client: IpAddr,
+    /// The rematch game whose seat token this connection already sent.
+    rematch_told: Option<String>,
 }
 
 /// The connection cannot go on (the peer is gone or too slow to write to).
@@ -245,7 +246,7 @@ impl Connection<'_> {
             let outcome = tokio::select! {
                 frame = self.socket.recv() => self.on_frame(frame).await,
                 update = updates.recv() => match update {
-                    Ok(Broadcast::State(game)) => self.write(Message::Text(game.message.clone())).await,
+                    Ok(Broadcast::State(game)) => self.write_state(&game).await,
                     Ok(Broadcast::Presence(text)) => self.write(Message::Text(text)).await,
                     // The slow-reader policy: a peer this far behind gets
                     // no partial catch-up; it reconnects for a fresh state.
@@ -344,20 +345,76 @@ impl Connection<'_> {
         }
         let message: ClientMessage = serde_json::from_str(text)
             .map_err(|err| ApiError::BadRequest(format!("bad message: {err}")))?;
+        // The heartbeat, for players and spectators alike: it changes nothing.
+        if let ClientMessage::Ping = message {
+            let text = server_text(&ServerMessage::Pong);
+            return self
+                .write(Message::Text(text))
+                .await
+                .map(|_| ())
+                .map_err(|Gone| ApiError::Unavailable);
+        }
+        let Some((_, token, secret)) = &self.seat else {
+            return match message {
+                ClientMessage::Auth { token } => self.authenticate(&token).await,
+                _ => Err(ApiError::Forbidden("spectators cannot act".into())),
+            };
+        };
         let action = match message {
             ClientMessage::Auth { token } => return self.authenticate(&token).await,
+            // Answered above.
+            ClientMessage::Ping => return Ok(()),
             ClientMessage::Move { uci } => Action::Move(uci),
             ClientMessage::Resign => Action::Resign,
             ClientMessage::Draw => Action::Draw,
-        };
-        let Some((_, token)) = &self.seat else {
-            return Err(ApiError::Forbidden("spectators cannot act".into()));
+            ClientMessage::DrawDecline => Action::DropDrawOffer(Answer::Decline),
+            ClientMessage::DrawWithdraw => Action::DropDrawOffer(Answer::Withdraw),
+            ClientMessage::Takeback => Action::Takeback,
+            ClientMessage::TakebackDecline => Action::DropTakeback(Answer::Decline),
+            ClientMessage::TakebackWithdraw => Action::DropTakeback(Answer::Withdraw),
+            ClientMessage::Rematch => Action::Rematch(secret.clone()),
+            ClientMessage::RematchDecline => Action::DropRematch(Answer::Decline),
+            ClientMessage::RematchWithdraw => Action::DropRematch(Answer::Withdraw),
+            ClientMessage::Abort => Action::Abort,
         };
         self.state
             .registry
             .act(self.id, token, action)
             .await
             .map(|_| ())
+    }
+
+    /// Sends a state and, when it shows an agreed rematch this seat has
+    /// not been told about, the seat's token in the new game (to this
+    /// connection only: spectators hold no token to derive one from).
+    async fn write_state(&mut self, game: &SharedState) -> Result<Frame, Gone> {
+        let frame = self.write(Message::Text(game.message.clone())).await?;
+        match &game.rematch {
+            Some(rematch) => self.tell_rematch(rematch).await,
+            None => Ok(frame),
+        }
+    }
+
+    /// Sends this seat its token in the agreed rematch game `rematch`,
+    /// once per connection.
+    async fn tell_rematch(&mut self, rematch: &str) -> Result<Frame, Gone> {
+        let Some((side, _, secret)) = &self.seat else {
+            return Ok(Frame::Other);
+        };
+        if self.rematch_told.as_deref() == Some(rematch) {
+            return Ok(Frame::Other);
+        }
+        let Ok(id) = Uuid::parse_str(rematch) else {
+            return Ok(Frame::Other);
+        };
+        let token = crate::auth::rematch_token(&secret.0, id);
+        let text = server_text(&ServerMessage::Rematch {
+            game: rematch,
+            color: side.other(),
+            token: &token,
+        });
+        self.rematch_told = Some(rematch.to_string());
+        self.write(Message::Text(text)).await
     }
 
     /// An `auth` message: a spectator connection takes the token's seat.
@@ -370,6 +427,7 @@ impl Connection<'_> {
         if token.is_empty() {
             return Err(ApiError::Unauthorized);
         }
+        let secret = SeatSecret(token.to_string());
         let (side, token) = authorize(self.state, self.id, token).await?;
         // From spectator to player: one presence change each way (the
         // actor sends them together).
@@ -383,12 +441,19 @@ impl Connection<'_> {
                 return Err(ApiError::Unavailable);
             }
         }
-        self.seat = Some((side, token));
+        self.seat = Some((side, token, secret));
         let text = server_text(&ServerMessage::Authenticated { color: side });
         self.write(Message::Text(text))
             .await
-            .map(|_| ())
-            .map_err(|Gone| ApiError::Unavailable)
+            .map_err(|Gone| ApiError::Unavailable)?;
+        // A rematch agreed before this connection took its seat.
+        let rematch = self.state.registry.state(self.id).await?.rematch;
+        if let Some(rematch) = rematch {
+            self.tell_rematch(&rematch)
+                .await
+                .map_err(|Gone| ApiError::Unavailable)?;
+        }
+        Ok(())
     }
 
     /// Sends an `error` message answering the client.

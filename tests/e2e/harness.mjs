@@ -167,3 +167,32 @@ export async function unnamedControls(page) {
     })
     .map((el) => el.outerHTML.slice(0, 120)));
 }
+
+// Seats a browser context in a game, the way the client itself remembers
+// seats (localStorage, one entry per game); returns the context.
+export async function seatIn(context, gameId, seat) {
+  await context.addInitScript(([key, value]) => {
+    if (!window.localStorage.getItem(key)) window.localStorage.setItem(key, value);
+  }, [`rookery:seat:${gameId}`, JSON.stringify(seat)]);
+  return context;
+}
+
+// A move by clicks: the piece's square, then the target.
+export async function clickMove(page, uci) {
+  await page.click(`.board [data-square="${uci.slice(0, 2)}"]`);
+  await page.click(`.board [data-square="${uci.slice(2, 4)}"]`);
+}
+
+export async function expectPiece(page, square, piece, timeout = 15_000) {
+  await page.waitForSelector(`.board [data-square="${square}"] [data-piece="${piece}"]`, { timeout });
+}
+
+// A human v human game created and joined through the API: its id and
+// both seats.
+export async function friendGame(base, body = {}) {
+  const created = await api(base, 'POST', '/api/games', {
+    body: { white: { kind: 'human' }, black: { kind: 'human' }, as: 'white', ...body },
+  });
+  const joined = await api(base, 'POST', `/api/games/${created.game.id}/join`);
+  return { id: created.game.id, white: created.seat, black: joined.seat };
+}

@@ -536,6 +536,24 @@ impl DbReader {
     }
 }
 
+/// Starts the real `rookery-server` binary on port 0 with its database at
+/// `db` (errors only on stderr): the child, killed when dropped, and its
+/// base URL `http://HOST:PORT`.
+pub async fn spawn_server_binary(db: &std::path::Path) -> (tokio::process::Child, String) {
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_rookery-server"))
+        .args(["--addr", "127.0.0.1:0", "--database"])
+        .arg(db)
+        .env("RUST_LOG", "error")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start rookery-server");
+    let base = listening_base(&mut child).await;
+    (child, base)
+}
+
 /// Raises this process's soft open-files limit to the hard one: the server
 /// and 1,000 clients in one process need about 2,000 descriptors, more than
 /// a common soft default (1024).

@@ -10,6 +10,7 @@ use axum::extract::{Path, State};
 use axum::http::header::CONTENT_TYPE;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
+use axum::routing::{post, MethodRouter};
 use axum::{Extension, Json};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::time::Instant;
@@ -19,11 +20,11 @@ use crate::auth::{self, TokenHash};
 use crate::client_ip::ClientIp;
 use crate::error::ApiError;
 use crate::extract::{game_id, ApiJson, ApiQuery, MaybeJson};
-use crate::live::actor::{Action, Command, StateReceiver};
+use crate::live::actor::{Action, Command, SeatSecret, StateReceiver};
 use crate::live::game::{LiveGame, PlayerRef};
 use crate::protocol::{
     Broadcast, CreateGame, GameList, GameState, GameWithSeat, JoinRequest, ListQuery, MoveRequest,
-    Seat, SharedState, Status, Visibility,
+    RematchAnswer, RematchSeat, Seat, SharedState, Side, Status, Visibility,
 };
 use crate::store::now_ms;
 use crate::AppState;
@@ -60,17 +61,32 @@ pub async fn create(
         request.clock,
         request.fen.as_deref(),
     )?;
-    let seat = match request.creator_side {
-        Some(side) => {
+    let mut seats = Vec::with_capacity(2);
+    if let Some(side) = request.creator_side {
+        let sides: &[Side] = if request.both_seats {
+            &Side::BOTH
+        } else {
+            std::slice::from_ref(&side)
+        };
+        for &side in sides {
             let token = auth::mint()?;
-            live.take_seat(side, token.hash, player, Instant::now())?;
-            Some(Seat {
+            // Pass and play seats nobody by name: one player cannot play
+            // themselves, so such a game counts for colours only.
+            let owner = if request.both_seats {
+                None
+            } else {
+                player.clone()
+            };
+            live.take_seat(side, token.hash, owner, Instant::now())?;
+            seats.push(Seat {
                 color: side,
                 token: token.secret,
-            })
+            });
         }
-        None => None,
-    };
+    }
+    let seat = seats.first().cloned();
+    // Pass and play: both seats, white then black.
+    let both = <[Seat; 2]>::try_from(seats).ok();
     // A private game's free seat needs the invite secret: minted here,
     // shown once in this answer, kept only as a hash. Without a free seat
     // (human v AI) there is nothing to invite to.
@@ -111,7 +127,12 @@ pub async fn create(
     tracing::info!(game = %game.id, "game created");
     Ok((
         StatusCode::CREATED,
-        Json(GameWithSeat { game, seat, invite }),
+        Json(GameWithSeat {
+            game,
+            seat,
+            invite,
+            seats: both,
+        }),
     ))
 }
 
@@ -168,6 +189,7 @@ pub async fn join(
             token: token.secret,
         }),
         invite: None,
+        seats: None,
     }))
 }
 
@@ -371,6 +393,51 @@ pub async fn draw(
     headers: HeaderMap,
 ) -> Result<Json<GameState>, ApiError> {
     act_http(&state, &id, &headers, Action::Draw).await
+}
+
+/// The route of a seat holder's action that has no body (the offers'
+/// answers, takeback, abort): `POST` with the seat token, answering the
+/// GameState.
+pub fn action(make: fn() -> Action) -> MethodRouter<AppState> {
+    post(
+        move |State(state): State<AppState>, Path(id): Path<String>, headers: HeaderMap| async move {
+            act_http(&state, &id, &headers, make()).await
+        },
+    )
+}
+
+/// `POST /api/games/{id}/rematch`: offers or accepts a rematch. Once it is
+/// agreed (now or before), the answer carries the caller's seat in the new
+/// game; asking again gives the same seat again (the token is derived from
+/// the caller's token here, see [`auth::rematch_token`]).
+pub async fn rematch(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Json<RematchAnswer>, ApiError> {
+    let secret = auth::required_bearer(&headers)?;
+    let id = game_id(&id)?;
+    let token = TokenHash::of(&secret);
+    let game = state
+        .registry
+        .act(id, &token, Action::Rematch(SeatSecret(secret.clone())))
+        .await?;
+    // The action checked the token; its seat's colour, to name the new one.
+    let side = state.registry.seat_of(id, &token).await?;
+    let rematch = match (&game.rematch, side) {
+        (Some(new_id), Some(side)) => {
+            let new = Uuid::parse_str(new_id).map_err(ApiError::internal)?;
+            Some(RematchSeat {
+                id: new_id.to_string(),
+                seat: Seat {
+                    color: side.other(),
+                    token: auth::rematch_token(&secret, new),
+                },
+            })
+        }
+        _ => None,
+    };
+    Ok(Json(RematchAnswer { game, rematch }))
 }
 
 #[cfg(test)]

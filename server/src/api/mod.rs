@@ -13,7 +13,10 @@ use axum::extract::DefaultBodyLimit;
 use axum::routing::{any, get, post};
 use axum::Router;
 
+use self::games::action;
 use crate::error::ApiError;
+use crate::live::actor::Action::{self, DropDrawOffer, DropRematch, DropTakeback};
+use crate::live::game::Answer::{Decline, Withdraw};
 use crate::rate_limit::limit_requests;
 use crate::AppState;
 
@@ -30,6 +33,34 @@ pub fn router(state: AppState) -> Router {
         .route("/api/games/{id}/move", post(games::play))
         .route("/api/games/{id}/resign", post(games::resign))
         .route("/api/games/{id}/draw", post(games::draw))
+        // Offers, takebacks and abort (issue 11).
+        .route(
+            "/api/games/{id}/draw/decline",
+            action(|| DropDrawOffer(Decline)),
+        )
+        .route(
+            "/api/games/{id}/draw/withdraw",
+            action(|| DropDrawOffer(Withdraw)),
+        )
+        .route("/api/games/{id}/takeback", action(|| Action::Takeback))
+        .route(
+            "/api/games/{id}/takeback/decline",
+            action(|| DropTakeback(Decline)),
+        )
+        .route(
+            "/api/games/{id}/takeback/withdraw",
+            action(|| DropTakeback(Withdraw)),
+        )
+        .route("/api/games/{id}/rematch", post(games::rematch))
+        .route(
+            "/api/games/{id}/rematch/decline",
+            action(|| DropRematch(Decline)),
+        )
+        .route(
+            "/api/games/{id}/rematch/withdraw",
+            action(|| DropRematch(Withdraw)),
+        )
+        .route("/api/games/{id}/abort", action(|| Action::Abort))
         .route("/api", any(not_found))
         .route("/api/", any(not_found))
         .route("/api/{*rest}", any(not_found))

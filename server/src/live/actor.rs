@@ -24,7 +24,7 @@ use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::game::{LiveGame, PlayedMove, PlayerRef};
+use super::game::{Answer, LiveGame, PlayedMove, PlayerRef, RematchStep};
 use crate::ai::{AiAnswer, AiScheduler, ClockSnapshot, Priority, SearchRequest, Thinking};
 use crate::auth::TokenHash;
 use crate::error::ApiError;
@@ -37,6 +37,25 @@ pub enum Action {
     Move(String),
     Resign,
     Draw,
+    DropDrawOffer(Answer),
+    Takeback,
+    DropTakeback(Answer),
+    /// Offer or accept a rematch; the seat's token (its secret) derives the
+    /// player's seat token in the new game.
+    Rematch(SeatSecret),
+    DropRematch(Answer),
+    Abort,
+}
+
+/// A seat token as the player sent it. Its `Debug` hides it, so an action
+/// can be logged.
+#[derive(Clone)]
+pub struct SeatSecret(pub String);
+
+impl std::fmt::Debug for SeatSecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SeatSecret([redacted])")
+    }
 }
 
 /// Subscribers get every state as it changes, and presence changes, each
@@ -184,6 +203,9 @@ pub struct ActorContext {
     pub max_lag: usize,
     /// Called with the actor's handle when it leaves memory.
     pub on_exit: Arc<dyn Fn(&GameHandle) + Send + Sync>,
+    /// Puts a new game (an agreed rematch, already stored) live, before
+    /// anyone is told its id.
+    pub start_game: Arc<dyn Fn(LiveGame) + Send + Sync>,
 }
 
 /// How long a game with no subscribers and nothing to wait for (finished, or
@@ -427,12 +449,66 @@ impl GameActor {
                 })
                 .await?;
             }
-            Action::Draw => {
-                self.change(None, |live, now| live.draw(side, now).map(|()| ((), None)))
-                    .await?;
+            Action::Draw => self.change_if(|live, now| live.draw(side, now)).await?,
+            Action::DropDrawOffer(answer) => {
+                self.change_if(|live, _| live.drop_draw_offer(side, answer))
+                    .await?
+            }
+            Action::Takeback => self.change_if(|live, now| live.takeback(side, now)).await?,
+            Action::DropTakeback(answer) => {
+                self.change_if(|live, _| live.drop_takeback_offer(side, answer))
+                    .await?
+            }
+            Action::Rematch(secret) => self.rematch(side, &secret).await?,
+            Action::DropRematch(answer) => {
+                self.change_if(|live, _| live.drop_rematch_offer(side, answer))
+                    .await?
+            }
+            Action::Abort => {
+                self.change(None, |live, now| {
+                    live.abort_by_player(now).map(|()| ((), None))
+                })
+                .await?;
             }
         }
         Ok(self.state())
+    }
+
+    /// Offers or accepts a rematch. The new game's id is the one already
+    /// offered, or a fresh one; the player's seat token in it is derived
+    /// from the token they hold here.
+    async fn rematch(&mut self, side: Side, secret: &SeatSecret) -> Result<(), ApiError> {
+        let game = self
+            .live
+            .rematch()
+            .map_or_else(Uuid::new_v4, |rematch| rematch.game);
+        let token = TokenHash::of(&crate::auth::rematch_token(&secret.0, game));
+        let now = Instant::now();
+        let mut next = self.live.clone();
+        match next.offer_rematch(side, game, token, crate::store::now_ms(), now)? {
+            RematchStep::Unchanged => Ok(()),
+            RematchStep::Offered => self.commit(next, None, None, now).await,
+            RematchStep::Agreed(new) => {
+                self.commit(next, None, Some(*new), now).await?;
+                tracing::info!(game = %self.live.id, rematch = %game, "rematch agreed");
+                Ok(())
+            }
+        }
+    }
+
+    /// Like [`Self::change`] for an action that may change nothing (an
+    /// offer made twice, a decline with no offer standing): then nothing
+    /// is written or broadcast.
+    async fn change_if(
+        &mut self,
+        apply: impl FnOnce(&mut LiveGame, Instant) -> Result<bool, ApiError>,
+    ) -> Result<(), ApiError> {
+        let now = Instant::now();
+        let mut next = self.live.clone();
+        if apply(&mut next, now)? {
+            self.commit(next, None, None, now).await?;
+        }
+        Ok(())
     }
 
     /// Runs `apply` on a copy of the game; if it succeeds, records the copy
@@ -445,8 +521,34 @@ impl GameActor {
         let now = now.unwrap_or_else(Instant::now);
         let mut next = self.live.clone();
         let (value, played) = apply(&mut next, now)?;
+        self.commit(next, played, None, now).await?;
+        Ok(value)
+    }
+
+    /// Records `next` (with its move, the plies a takeback removed, and an
+    /// agreed rematch's new game, all in one transaction), then adopts it
+    /// and broadcasts.
+    async fn commit(
+        &mut self,
+        mut next: LiveGame,
+        played: Option<PlayedMove>,
+        rematch: Option<LiveGame>,
+        now: Instant,
+    ) -> Result<(), ApiError> {
         next.updated_at = crate::store::now_ms();
-        if let Err(err) = self.context.store.record(&next, played.as_ref()).await {
+        let plies = next.game().moves().len();
+        let taken_back = plies < self.live.game().moves().len();
+        let recorded = self
+            .context
+            .store
+            .record_change(
+                &next,
+                played.as_ref(),
+                taken_back.then_some(plies),
+                rematch.as_ref(),
+            )
+            .await;
+        if let Err(err) = recorded {
             self.on_write_failed(&err).await;
             return Err(err);
         }
@@ -471,13 +573,19 @@ impl GameActor {
             self.last_move_at = now;
             self.held_ai_move = None;
         }
-        if self.live.is_finished() {
+        if self.live.is_finished() || taken_back {
+            // A takeback while the computer thinks: its search is for a
+            // position that is gone (dropping it stops it).
             self.thinking = None;
             self.held_ai_move = None;
         }
+        if let Some(rematch) = rematch {
+            // Live before anyone learns its id from the broadcast.
+            (self.context.start_game)(rematch);
+        }
         self.broadcast();
         self.start_ai_if_needed();
-        Ok(value)
+        Ok(())
     }
 
     /// After a failed write: back off, and if the write may have been stored
@@ -619,7 +727,12 @@ impl GameActor {
 
     async fn on_ai_answer(&mut self, answer: AiAnswer) {
         let current = self.live.game().moves().len();
-        if answer.ply != current || self.live.ai_to_move().is_none() {
+        // The position too: after a takeback the same ply can come back
+        // with another position, and an answer sent before the takeback may
+        // still be queued.
+        let position = self.live.game().position().hash();
+        if answer.ply != current || answer.position != position || self.live.ai_to_move().is_none()
+        {
             tracing::debug!(game = %self.live.id, ply = answer.ply, current, "stale AI answer dropped");
             return;
         }

@@ -1,7 +1,8 @@
 //! [`LiveGame`]: everything the server knows about one game, as a plain
 //! state machine with no I/O. The chess rules stay in the engine's
-//! [`Game`]; seats, clocks, draw offers and the endings players cause
-//! (resignation, agreement, timeout) live here.
+//! [`Game`]; seats, clocks, the offers between players (draw, takeback,
+//! rematch) and the endings players cause (resignation, agreement, abort,
+//! timeout) live here.
 //!
 //! Every method either changes the game and returns `Ok`, or returns an
 //! [`ApiError`] and leaves it untouched. The actor runs a method on a copy,
@@ -32,6 +33,34 @@ pub const MIN_RATED_INITIAL_MS: u64 = 60_000;
 fn counts_as_rated(game: &Game, clock: Option<ClockSettings>) -> bool {
     let standard = game.initial_position().to_fen() == Position::startpos().to_fen();
     standard && clock.is_none_or(|clock| clock.initial_ms >= MIN_RATED_INITIAL_MS)
+}
+
+/// A rematch of a finished game, offered or agreed.
+///
+/// The new game's id is chosen when the rematch is first offered, so the
+/// offerer's seat token in it can be fixed then: a seat token of a rematch
+/// is derived from the player's seat token in this game and the new id
+/// ([`crate::auth::rematch_token`]), and the server keeps only its hash
+/// until the new game is created.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rematch {
+    pub game: Uuid,
+    pub offered_by: Side,
+    /// The hash of the offerer's seat token in the new game.
+    pub offerer_token: TokenHash,
+    /// Both players agreed: the new game exists.
+    pub agreed: bool,
+}
+
+/// What [`LiveGame::offer_rematch`] did.
+#[derive(Debug)]
+pub enum RematchStep {
+    /// Nothing new (the caller's own standing offer, or an agreed rematch
+    /// asked for again): nothing to write.
+    Unchanged,
+    Offered,
+    /// Agreed now: the new game, to store with this one.
+    Agreed(Box<LiveGame>),
 }
 
 /// A registered player holding a seat.
@@ -108,6 +137,29 @@ impl LiveSeat {
     }
 }
 
+/// What a player does with a standing offer they do not accept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    /// The opponent's offer: refuse it.
+    Decline,
+    /// One's own offer: take it back.
+    Withdraw,
+}
+
+/// Clears `offer` if `side` may drop it with `answer`; whether it did.
+fn drop_offer(offer: &mut Option<Side>, side: Side, answer: Answer) -> bool {
+    let allowed = match answer {
+        Answer::Decline => side.other(),
+        Answer::Withdraw => side,
+    };
+    if *offer == Some(allowed) {
+        *offer = None;
+        true
+    } else {
+        false
+    }
+}
+
 /// How a game ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Ending {
@@ -162,7 +214,11 @@ pub struct SavedGame<'a> {
     pub clock: Option<SavedClock>,
     pub ending: Option<Ending>,
     pub draw_offer: Option<Side>,
-    /// The terms fixed at creation.
+    pub takeback_offer: Option<Side>,
+    pub takebacks: u32,
+    pub rematch: Option<Rematch>,
+    /// The terms fixed at creation (`rated` also turns false when a
+    /// computer grants a takeback).
     pub rated: bool,
     pub visibility: Visibility,
     pub invite: Option<TokenHash>,
@@ -192,8 +248,14 @@ pub struct LiveGame {
     clock: Option<Clock>,
     ending: Option<Ending>,
     draw_offer: Option<Side>,
+    /// The side asking to take its last move back, if any.
+    takeback_offer: Option<Side>,
+    /// Takebacks granted in this game.
+    takebacks: u32,
+    rematch: Option<Rematch>,
     spectators: u32,
-    /// Whether the result counts on the main scoreboard (fixed at creation).
+    /// Whether the result counts on the main scoreboard (fixed at creation,
+    /// except that a takeback granted by the computer makes a game casual).
     rated: bool,
     visibility: Visibility,
     /// The hash of a private game's invite secret.
@@ -232,6 +294,9 @@ impl LiveGame {
             clock_settings,
             ending: None,
             draw_offer: None,
+            takeback_offer: None,
+            takebacks: 0,
+            rematch: None,
             spectators: 0,
             visibility: Visibility::Open,
             invite: None,
@@ -264,6 +329,9 @@ impl LiveGame {
             clock,
             ending: saved.ending,
             draw_offer: saved.draw_offer,
+            takeback_offer: saved.takeback_offer,
+            takebacks: saved.takebacks,
+            rematch: saved.rematch,
             spectators: 0,
             visibility: saved.visibility,
             invite: saved.invite,
@@ -407,6 +475,18 @@ impl LiveGame {
 
     pub fn draw_offer(&self) -> Option<Side> {
         self.draw_offer
+    }
+
+    pub fn takeback_offer(&self) -> Option<Side> {
+        self.takeback_offer
+    }
+
+    pub fn takebacks(&self) -> u32 {
+        self.takebacks
+    }
+
+    pub fn rematch(&self) -> Option<&Rematch> {
+        self.rematch.as_ref()
     }
 
     pub fn turn(&self) -> Side {
@@ -572,6 +652,8 @@ impl LiveGame {
         if self.draw_offer == Some(mover.other()) {
             self.draw_offer = None;
         }
+        // A takeback request is about the position it was made in.
+        self.takeback_offer = None;
         if let Some(outcome) = self.game.outcome() {
             self.finish(Ending::from_outcome(outcome), now);
         }
@@ -625,8 +707,9 @@ impl LiveGame {
         Ok(())
     }
 
-    /// Offers a draw, or accepts the opponent's standing offer.
-    pub fn draw(&mut self, side: Side, now: Instant) -> Result<(), ApiError> {
+    /// Offers a draw, or accepts the opponent's standing offer. Offering
+    /// again changes nothing (`Ok(false)`).
+    pub fn draw(&mut self, side: Side, now: Instant) -> Result<bool, ApiError> {
         self.ensure_playing()?;
         match self.draw_offer {
             Some(offerer) if offerer == side.other() => {
@@ -638,9 +721,205 @@ impl LiveGame {
                     now,
                 );
             }
-            _ => self.draw_offer = Some(side),
+            Some(_) => return Ok(false),
+            None => self.draw_offer = Some(side),
         }
-        Ok(())
+        Ok(true)
+    }
+
+    /// Declines the opponent's draw offer (`answer: Decline`) or withdraws
+    /// one's own (`Withdraw`). `Ok(false)`: there was no such offer, nothing
+    /// changed.
+    pub fn drop_draw_offer(&mut self, side: Side, answer: Answer) -> Result<bool, ApiError> {
+        self.ensure_playing()?;
+        Ok(drop_offer(&mut self.draw_offer, side, answer))
+    }
+
+    /// Asks to take back one's last move, or accepts the opponent's
+    /// request. Against the computer the request is granted at once (and
+    /// the game becomes casual: a player who may retract moves against the
+    /// engine is not playing the game the scoreboard counts). Asking again
+    /// changes nothing (`Ok(false)`).
+    pub fn takeback(&mut self, side: Side, now: Instant) -> Result<bool, ApiError> {
+        self.ensure_playing()?;
+        match self.takeback_offer {
+            Some(asker) if asker == side.other() => {
+                self.take_back(asker, now);
+                return Ok(true);
+            }
+            Some(_) => return Ok(false),
+            None => {}
+        }
+        if self.plies_to_take_back(side).is_none() {
+            return Err(ApiError::NothingToTakeBack(
+                "you have no move to take back".into(),
+            ));
+        }
+        if self.seat(side.other()).ai_level().is_some() {
+            self.take_back(side, now);
+            self.rated = false;
+        } else {
+            self.takeback_offer = Some(side);
+        }
+        Ok(true)
+    }
+
+    /// Declines or withdraws a takeback request (see [`Self::drop_draw_offer`]).
+    pub fn drop_takeback_offer(&mut self, side: Side, answer: Answer) -> Result<bool, ApiError> {
+        self.ensure_playing()?;
+        Ok(drop_offer(&mut self.takeback_offer, side, answer))
+    }
+
+    /// How many plies a takeback for `side` undoes: its own last move, and
+    /// the opponent's reply if there is one. `None` if `side` has not moved
+    /// in this game.
+    fn plies_to_take_back(&self, side: Side) -> Option<usize> {
+        let plies = self.game.moves().len();
+        let undo = if self.turn() == side { 2 } else { 1 };
+        (plies >= undo).then_some(undo)
+    }
+
+    /// Undoes `asker`'s last move (and the reply to it): the position is
+    /// rebuilt from the start without them. The clocks keep the times they
+    /// show (no time is given back), and the asker's time runs.
+    fn take_back(&mut self, asker: Side, now: Instant) {
+        let Some(undo) = self.plies_to_take_back(asker) else {
+            return;
+        };
+        let keep = self.game.moves().len() - undo;
+        let mut game = Game::new(self.game.initial_position().clone());
+        for mv in &self.game.moves()[..keep] {
+            // Each of these moves was legal when it was played from the
+            // same start: replaying them cannot fail.
+            if game.play(*mv).is_err() {
+                return;
+            }
+        }
+        self.game = game;
+        self.takeback_offer = None;
+        self.takebacks = self.takebacks.saturating_add(1);
+        let turn = self.turn();
+        if let Some(clock) = &mut self.clock {
+            clock.stop(now);
+            clock.start(turn, now);
+        }
+    }
+
+    /// A player aborts the game: allowed until each side has made its first
+    /// move (no result, it counts nowhere), refused with `abort_too_late`
+    /// after that (resign instead).
+    pub fn abort_by_player(&mut self, now: Instant) -> Result<(), ApiError> {
+        if self.is_finished() {
+            return Err(ApiError::GameOver);
+        }
+        if self.status() == Status::Active && self.game.moves().len() >= 2 {
+            return Err(ApiError::AbortTooLate);
+        }
+        self.abort(now)
+    }
+
+    /// Offers a rematch of a finished game, or accepts the opponent's
+    /// offer; against the computer the rematch starts at once. `game` is
+    /// the new game's id ([`Rematch::game`] once one is offered) and
+    /// `token` the hash of `side`'s seat token in it. The new game swaps
+    /// the colours and keeps the start position, clock and visibility.
+    pub fn offer_rematch(
+        &mut self,
+        side: Side,
+        game: Uuid,
+        token: TokenHash,
+        created_at: i64,
+        now: Instant,
+    ) -> Result<RematchStep, ApiError> {
+        if !self.is_finished() {
+            return Err(ApiError::NoRematch("the game is not over yet".into()));
+        }
+        if let Some(rematch) = &self.rematch {
+            if rematch.agreed || rematch.offered_by == side {
+                return Ok(RematchStep::Unchanged);
+            }
+            let mut tokens = [None, None];
+            tokens[rematch.offered_by.index()] = Some(rematch.offerer_token.clone());
+            tokens[side.index()] = Some(token);
+            let new = self.new_game_for_rematch(rematch.game, tokens, created_at, now)?;
+            if let Some(rematch) = &mut self.rematch {
+                rematch.agreed = true;
+            }
+            return Ok(RematchStep::Agreed(Box::new(new)));
+        }
+        let opponent = self.seat(side.other());
+        if opponent.ai_level().is_none() && opponent.token().is_none() {
+            return Err(ApiError::NoRematch(
+                "nobody took the other seat of this game".into(),
+            ));
+        }
+        let against_ai = opponent.ai_level().is_some();
+        let mut tokens = [None, None];
+        tokens[side.index()] = Some(token.clone());
+        let new = if against_ai {
+            Some(self.new_game_for_rematch(game, tokens, created_at, now)?)
+        } else {
+            None
+        };
+        self.rematch = Some(Rematch {
+            game,
+            offered_by: side,
+            offerer_token: token,
+            agreed: against_ai,
+        });
+        Ok(match new {
+            Some(new) => RematchStep::Agreed(Box::new(new)),
+            None => RematchStep::Offered,
+        })
+    }
+
+    /// Declines or withdraws a rematch offer (see [`Self::drop_draw_offer`]).
+    /// An agreed rematch cannot be undone: `Ok(false)`.
+    pub fn drop_rematch_offer(&mut self, side: Side, answer: Answer) -> Result<bool, ApiError> {
+        let Some(rematch) = &self.rematch else {
+            return Ok(false);
+        };
+        let mut offer = (!rematch.agreed).then_some(rematch.offered_by);
+        if !drop_offer(&mut offer, side, answer) {
+            return Ok(false);
+        }
+        self.rematch = None;
+        Ok(true)
+    }
+
+    /// The new game of a rematch: the seats swap colours (`tokens` are the
+    /// human players' new seat token hashes, by their colour in this game).
+    fn new_game_for_rematch(
+        &self,
+        id: Uuid,
+        tokens: [Option<TokenHash>; 2],
+        created_at: i64,
+        now: Instant,
+    ) -> Result<LiveGame, ApiError> {
+        let kind = |seat: &LiveSeat| match seat.ai_level() {
+            Some(level) => SeatKind::Ai { level },
+            None => SeatKind::Human,
+        };
+        let old = |side: Side| self.seat(side.other());
+        let fen = self.game.initial_position().to_fen();
+        let mut new = LiveGame::new(
+            id,
+            created_at,
+            [kind(old(Side::White)), kind(old(Side::Black))],
+            self.clock_settings,
+            Some(&fen),
+        )?;
+        for side in Side::BOTH {
+            if let (Some(token), LiveSeat::Human { player, .. }) =
+                (&tokens[side.other().index()], old(side))
+            {
+                new.take_seat(side, token.clone(), player.clone(), now)?;
+            }
+        }
+        if self.visibility == Visibility::Private {
+            new.make_private(None);
+        }
+        Ok(new)
     }
 
     /// Ends the game on time if the running side's flag has fallen. Losing
@@ -684,6 +963,7 @@ impl LiveGame {
     fn finish(&mut self, ending: Ending, now: Instant) {
         self.ending = Some(ending);
         self.draw_offer = None;
+        self.takeback_offer = None;
         if let Some(clock) = &mut self.clock {
             clock.stop(now);
         }
@@ -740,6 +1020,18 @@ impl LiveGame {
             termination: self.ending.map(|e| e.termination.as_str().to_string()),
             clock: self.clock.as_ref().map(|clock| clock.view(now)),
             draw_offer: self.draw_offer,
+            takeback_offer: self.takeback_offer,
+            takebacks: self.takebacks,
+            rematch_offer: self
+                .rematch
+                .as_ref()
+                .filter(|r| !r.agreed)
+                .map(|r| r.offered_by),
+            rematch: self
+                .rematch
+                .as_ref()
+                .filter(|r| r.agreed)
+                .map(|r| r.game.to_string()),
             spectators: self.spectators,
             created_at: self.created_at,
             rated: self.rated,
@@ -916,6 +1208,163 @@ mod tests {
         let played = live.play(Side::White, "e2e4", Instant::now()).unwrap();
         assert_eq!(played.clock_ms, Some((8_500, 10_000)));
         assert_eq!(live.clock().unwrap().running(), Some(Side::Black));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn offers_are_declined_and_withdrawn_only_when_standing() {
+        let mut live = seated(human_game(None, None));
+        let now = Instant::now();
+        for answer in [Answer::Decline, Answer::Withdraw] {
+            assert!(!live.drop_draw_offer(Side::White, answer).unwrap());
+            assert!(!live.drop_takeback_offer(Side::White, answer).unwrap());
+        }
+        assert!(live.draw(Side::White, now).unwrap());
+        assert!(!live.draw(Side::White, now).unwrap(), "offering twice");
+        // White cannot decline its own offer, black cannot withdraw it.
+        assert!(!live.drop_draw_offer(Side::White, Answer::Decline).unwrap());
+        assert!(!live.drop_draw_offer(Side::Black, Answer::Withdraw).unwrap());
+        assert!(live.drop_draw_offer(Side::Black, Answer::Decline).unwrap());
+        assert_eq!(live.draw_offer(), None);
+        live.draw(Side::Black, now).unwrap();
+        assert!(live.drop_draw_offer(Side::Black, Answer::Withdraw).unwrap());
+        assert_eq!(live.draw_offer(), None);
+        assert!(!live.is_finished());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn takebacks_undo_the_askers_move_and_the_reply() {
+        let mut live = seated(human_game(None, None));
+        let now = Instant::now();
+        assert!(matches!(
+            live.takeback(Side::White, now),
+            Err(ApiError::NothingToTakeBack(_))
+        ));
+        live.play(Side::White, "e2e4", now).unwrap();
+        assert!(matches!(
+            live.takeback(Side::Black, now),
+            Err(ApiError::NothingToTakeBack(_))
+        ));
+        // White asks right after its move: one ply.
+        assert!(live.takeback(Side::White, now).unwrap());
+        assert!(!live.takeback(Side::White, now).unwrap(), "asking twice");
+        assert_eq!(live.takeback_offer(), Some(Side::White));
+        assert!(live.takeback(Side::Black, now).unwrap());
+        assert_eq!(live.game().moves().len(), 0);
+        assert_eq!((live.takebacks(), live.takeback_offer()), (1, None));
+        assert!(live.is_rated(), "agreed between people: still rated");
+        // After the reply: two plies, back to white's turn.
+        live.play(Side::White, "d2d4", now).unwrap();
+        live.play(Side::Black, "d7d5", now).unwrap();
+        live.takeback(Side::White, now).unwrap();
+        // A move answers the request: it is dropped.
+        live.play(Side::White, "c2c4", now).unwrap();
+        assert_eq!(live.takeback_offer(), None);
+        live.takeback(Side::Black, now).unwrap();
+        live.takeback(Side::White, now).unwrap();
+        assert_eq!(live.state(now).moves, vec!["d2d4"]);
+        assert_eq!(live.turn(), Side::Black);
+        assert_eq!(live.takebacks(), 2);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_computer_grants_takebacks_and_the_game_turns_casual() {
+        let mut live = LiveGame::new(
+            Uuid::new_v4(),
+            0,
+            [SeatKind::Human, SeatKind::Ai { level: 1 }],
+            Some(ClockSettings {
+                initial_ms: 60_000,
+                increment_ms: 0,
+            }),
+            None,
+        )
+        .unwrap();
+        live.take_seat(Side::White, mint().unwrap().hash, None, Instant::now())
+            .unwrap();
+        live.play(Side::White, "e2e4", Instant::now()).unwrap();
+        live.play_move(
+            live.game().position().parse_uci("e7e5").unwrap(),
+            Instant::now(),
+        )
+        .unwrap();
+        tokio::time::advance(Duration::from_secs(5)).await;
+        assert!(live.takeback(Side::White, Instant::now()).unwrap());
+        assert!(live.game().moves().is_empty());
+        assert!(!live.is_rated());
+        let clock = live.clock().unwrap();
+        assert_eq!(clock.running(), Some(Side::White));
+        assert_eq!(
+            clock.remaining(Side::White, Instant::now()),
+            Duration::from_secs(55),
+            "no time is given back"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn abort_until_each_side_has_moved() {
+        let mut live = seated(human_game(None, None));
+        let now = Instant::now();
+        live.play(Side::White, "e2e4", now).unwrap();
+        let mut early = live.clone();
+        early.abort_by_player(now).unwrap();
+        assert_eq!(early.state(now).termination.as_deref(), Some("aborted"));
+        assert_eq!(early.state(now).result, None);
+        live.play(Side::Black, "e7e5", now).unwrap();
+        assert!(matches!(
+            live.abort_by_player(now),
+            Err(ApiError::AbortTooLate)
+        ));
+        assert!(!live.is_finished());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn rematch_offer_accept_swaps_the_seats() {
+        let now = Instant::now();
+        let clock = Some(ClockSettings {
+            initial_ms: 120_000,
+            increment_ms: 1_000,
+        });
+        let mut live = seated(human_game(clock, None));
+        live.make_private(None);
+        assert!(matches!(
+            live.offer_rematch(Side::White, Uuid::new_v4(), mint().unwrap().hash, 0, now),
+            Err(ApiError::NoRematch(_))
+        ));
+        live.resign(Side::White, now).unwrap();
+        let id = Uuid::new_v4();
+        let white_next = mint().unwrap().hash;
+        let black_next = mint().unwrap().hash;
+        assert!(matches!(
+            live.offer_rematch(Side::White, id, white_next.clone(), 0, now),
+            Ok(RematchStep::Offered)
+        ));
+        assert_eq!(live.state(now).rematch_offer, Some(Side::White));
+        assert!(matches!(
+            live.offer_rematch(Side::White, id, white_next.clone(), 0, now),
+            Ok(RematchStep::Unchanged)
+        ));
+        let mut declined = live.clone();
+        assert!(declined
+            .drop_rematch_offer(Side::Black, Answer::Decline)
+            .unwrap());
+        assert_eq!(declined.rematch(), None);
+        let Ok(RematchStep::Agreed(new)) =
+            live.offer_rematch(Side::Black, id, black_next.clone(), 1, now)
+        else {
+            panic!("the rematch is agreed");
+        };
+        let state = live.state(now);
+        assert_eq!(state.rematch.as_deref(), Some(id.to_string().as_str()));
+        assert_eq!(state.rematch_offer, None);
+        assert!(!live
+            .drop_rematch_offer(Side::White, Answer::Withdraw)
+            .unwrap());
+        assert_eq!(new.id, id);
+        assert_eq!(new.side_of(&white_next), Some(Side::Black));
+        assert_eq!(new.side_of(&black_next), Some(Side::White));
+        assert_eq!(new.status(), Status::Active);
+        assert_eq!(new.clock_settings(), clock);
+        assert_eq!(new.visibility(), Visibility::Private);
     }
 
     #[test]

@@ -134,6 +134,7 @@ impl Registry {
 
     fn context(&self) -> ActorContext {
         let weak = Arc::downgrade(&self.inner);
+        let starter = weak.clone();
         ActorContext {
             store: self.inner.store.clone(),
             ai: self.inner.ai.clone(),
@@ -144,6 +145,26 @@ impl Registry {
                     Registry { inner }.forget(handle);
                 }
             }),
+            start_game: Arc::new(move |live: LiveGame| {
+                if let Some(inner) = starter.upgrade() {
+                    Registry { inner }.adopt(live);
+                }
+            }),
+        }
+    }
+
+    /// Puts a stored game live that nobody can have loaded yet (a rematch,
+    /// before its id is told to anyone). An entry already there wins; at
+    /// shutdown the game stays stored and loads when asked for.
+    fn adopt(&self, live: LiveGame) {
+        if self.is_shutting_down() {
+            return;
+        }
+        let mut games = self.games();
+        if let std::collections::hash_map::Entry::Vacant(entry) = games.entry(live.id) {
+            // Spawning only takes the actor set's lock, never this map's.
+            let handle = self.spawn_actor(live);
+            entry.insert(Arc::new(OnceCell::new_with(Some(handle))));
         }
     }
 
@@ -256,6 +277,19 @@ impl Registry {
         tokio::time::timeout(self.inner.options.deadline, attempts)
             .await
             .unwrap_or(Err(ApiError::GameTimeout))
+    }
+
+    /// The seat of game `id` that `token` holds, if any.
+    pub async fn seat_of(
+        &self,
+        id: Uuid,
+        token: &crate::auth::TokenHash,
+    ) -> Result<Option<crate::protocol::Side>, ApiError> {
+        self.call(id, |reply| Command::Authorize {
+            token: token.clone(),
+            reply,
+        })
+        .await
     }
 
     /// Runs a seat holder's action on game `id`. The token must be a seat

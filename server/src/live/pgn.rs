@@ -53,6 +53,12 @@ pub fn write_pgn(live: &LiveGame) -> String {
             )
         }),
     ));
+    // Takebacks granted (a tag of our own; PGN readers keep unknown tags):
+    // the moves are the game as it stands, the count says it was not
+    // played straight through.
+    if live.takebacks() > 0 {
+        tags.push(("Takebacks".to_string(), live.takebacks().to_string()));
+    }
     let result = ending.and_then(|e| e.result()).unwrap_or("*");
     let termination = match ending {
         Some(ending) => pgn_termination(ending.termination),

@@ -11,7 +11,9 @@ use super::backend::{on_conn, Conn, Dialect};
 use super::Store;
 use crate::auth::TokenHash;
 use crate::error::ApiError;
-use crate::live::game::{Ending, LiveGame, LiveSeat, PlayedMove, PlayerRef, SavedClock, SavedGame};
+use crate::live::game::{
+    Ending, LiveGame, LiveSeat, PlayedMove, PlayerRef, Rematch, SavedClock, SavedGame,
+};
 use crate::protocol::{ClockSettings, ClockView, GameState, SeatView, Side, Status, Visibility};
 
 /// One seat's columns.
@@ -63,6 +65,13 @@ pub struct StoredGame {
     pub rated: bool,
     pub visibility: &'static str,
     pub invite_hash: Option<String>,
+    /// Offers (migration 0006).
+    pub takeback_offer: Option<&'static str>,
+    pub takebacks: i64,
+    pub rematch_id: Option<String>,
+    pub rematch_offer: Option<&'static str>,
+    pub rematch_token_hash: Option<String>,
+    pub rematch_agreed: bool,
 }
 
 fn ms(duration: std::time::Duration) -> i64 {
@@ -105,6 +114,12 @@ impl StoredGame {
             rated: live.is_rated(),
             visibility: live.visibility().as_str(),
             invite_hash: live.invite().map(|t| t.0.clone()),
+            takeback_offer: live.takeback_offer().map(Side::as_str),
+            takebacks: i64::from(live.takebacks()),
+            rematch_id: live.rematch().map(|r| r.game.to_string()),
+            rematch_offer: live.rematch().map(|r| r.offered_by.as_str()),
+            rematch_token_hash: live.rematch().map(|r| r.offerer_token.0.clone()),
+            rematch_agreed: live.rematch().is_some_and(|r| r.agreed),
         }
     }
 
@@ -116,9 +131,12 @@ impl StoredGame {
                  initial_fen, fen, clock_initial_ms, clock_increment_ms,
                  status, result, termination, draw_offer,
                  created_at, updated_at, finished_at, white_ms, black_ms, turn_started_at,
-                 rated, visibility, invite_hash)
+                 rated, visibility, invite_hash,
+                 takeback_offer, takebacks, rematch_id, rematch_offer, rematch_token_hash,
+                 rematch_agreed)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
-                     $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)",
+                     $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30,
+                     $31, $32)",
         )
         .bind(&self.id)
         .bind(self.white.kind)
@@ -146,6 +164,12 @@ impl StoredGame {
         .bind(self.rated)
         .bind(self.visibility)
         .bind(&self.invite_hash)
+        .bind(self.takeback_offer)
+        .bind(self.takebacks)
+        .bind(&self.rematch_id)
+        .bind(self.rematch_offer)
+        .bind(&self.rematch_token_hash)
+        .bind(self.rematch_agreed)
         .execute(conn)
         .await
         .map(|_| ()))
@@ -159,8 +183,10 @@ impl StoredGame {
                  black_player_id = $3, black_token_hash = $4,
                  fen = $5, status = $6, result = $7, termination = $8, draw_offer = $9,
                  updated_at = $10, finished_at = COALESCE(finished_at, $11),
-                 white_ms = $12, black_ms = $13, turn_started_at = $14
-             WHERE id = $15",
+                 white_ms = $12, black_ms = $13, turn_started_at = $14,
+                 rated = $15, takeback_offer = $16, takebacks = $17, rematch_id = $18,
+                 rematch_offer = $19, rematch_token_hash = $20, rematch_agreed = $21
+             WHERE id = $22",
         )
         .bind(&self.white.player_id)
         .bind(&self.white.token_hash)
@@ -176,6 +202,13 @@ impl StoredGame {
         .bind(self.white_ms)
         .bind(self.black_ms)
         .bind(self.turn_started_at)
+        .bind(self.rated)
+        .bind(self.takeback_offer)
+        .bind(self.takebacks)
+        .bind(&self.rematch_id)
+        .bind(self.rematch_offer)
+        .bind(&self.rematch_token_hash)
+        .bind(self.rematch_agreed)
         .bind(&self.id)
         .execute(conn)
         .await?
@@ -263,6 +296,12 @@ pub struct GameRow {
     pub rated: bool,
     pub visibility: String,
     pub invite_hash: Option<String>,
+    pub takeback_offer: Option<String>,
+    pub takebacks: i64,
+    pub rematch_id: Option<String>,
+    pub rematch_offer: Option<String>,
+    pub rematch_token_hash: Option<String>,
+    pub rematch_agreed: bool,
 }
 
 const GAME_COLUMNS: &str = "g.*, wp.name AS white_name, bp.name AS black_name,
@@ -338,6 +377,20 @@ impl GameRow {
         Visibility::parse(&self.visibility).ok_or_else(|| self.bad("visibility"))
     }
 
+    fn takebacks(&self) -> u32 {
+        u32::try_from(self.takebacks).unwrap_or(0)
+    }
+
+    /// The stored rematch; an incomplete one (from a bad row) is none.
+    fn rematch(&self) -> Option<Rematch> {
+        Some(Rematch {
+            game: Uuid::parse_str(self.rematch_id.as_deref()?).ok()?,
+            offered_by: Side::parse(self.rematch_offer.as_deref()?)?,
+            offerer_token: TokenHash(self.rematch_token_hash.clone()?),
+            agreed: self.rematch_agreed,
+        })
+    }
+
     fn clock_settings(&self) -> Option<ClockSettings> {
         self.clock_initial_ms.map(|initial| ClockSettings {
             initial_ms: non_negative(initial),
@@ -406,6 +459,9 @@ impl GameRow {
                 clock: self.saved_clock(store, now_ms),
                 ending: self.ending()?,
                 draw_offer: self.draw_offer.as_deref().and_then(Side::parse),
+                takeback_offer: self.takeback_offer.as_deref().and_then(Side::parse),
+                takebacks: self.takebacks(),
+                rematch: self.rematch(),
                 rated: self.rated,
                 visibility: self.visibility()?,
                 invite: self.invite_hash.clone().map(TokenHash),
@@ -513,6 +569,13 @@ impl ListRow {
             termination: ending.map(|e| e.termination.as_str().to_string()),
             clock,
             draw_offer: row.draw_offer.as_deref().and_then(Side::parse),
+            takeback_offer: row.takeback_offer.as_deref().and_then(Side::parse),
+            takebacks: row.takebacks(),
+            rematch_offer: row.rematch().filter(|r| !r.agreed).map(|r| r.offered_by),
+            rematch: row
+                .rematch()
+                .filter(|r| r.agreed)
+                .map(|r| r.game.to_string()),
             spectators: 0,
             created_at: row.created_at,
             rated: row.rated,

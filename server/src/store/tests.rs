@@ -58,6 +58,8 @@ fn move_write(live: &mut LiveGame, uci: &str) -> Write {
     Write::UpdateGame {
         game: StoredGame::of(live, now, now_ms()),
         mv: Some(StoredMove::of(live.id, &played, now_ms())),
+        taken_back_from: None,
+        rematch: None,
     }
 }
 
@@ -250,5 +252,31 @@ async fn a_list_is_the_games_state_without_replay() {
     expected.clock = None;
     got.clock = None;
     assert_eq!(got, expected);
+    store.close().await;
+}
+
+#[tokio::test]
+async fn a_takeback_deletes_its_plies_with_the_game_row() {
+    let (_dir, store) = file_store().await;
+    let mut live = stored_game(&store).await;
+    for uci in ["e2e4", "e7e5", "g1f3"] {
+        store.write(move_write(&mut live, uci)).await.unwrap();
+    }
+    let now = Instant::now();
+    live.takeback(Side::White, now).unwrap();
+    live.takeback(Side::Black, now).unwrap();
+    assert_eq!(live.game().moves().len(), 2);
+    store
+        .record_change(&live, None, Some(2), None)
+        .await
+        .unwrap();
+    let loaded = store.load_game(live.id, now).await.unwrap().unwrap();
+    assert_eq!(loaded.game().moves().len(), 2);
+    assert_eq!(loaded.takebacks(), 1);
+    // The freed ply takes another move.
+    store.write(move_write(&mut live, "b1c3")).await.unwrap();
+    let state = store.game_state(live.id).await.unwrap().unwrap();
+    assert_eq!(state.san, ["e4", "e5", "Nc3"]);
+    assert_eq!(state.takebacks, 1);
     store.close().await;
 }

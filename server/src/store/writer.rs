@@ -53,6 +53,10 @@ pub enum Write {
     UpdateGame {
         game: StoredGame,
         mv: Option<StoredMove>,
+        /// A takeback: the plies from this one on are deleted first.
+        taken_back_from: Option<i64>,
+        /// An agreed rematch: the new game, inserted with this change.
+        rematch: Option<Box<StoredGame>>,
     },
 }
 
@@ -79,11 +83,29 @@ impl Write {
                 .map(|_| ()))
             }
             Write::InsertGame(game) => game.insert(conn).await,
-            Write::UpdateGame { game, mv } => {
+            Write::UpdateGame {
+                game,
+                mv,
+                taken_back_from,
+                rematch,
+            } => {
+                if let Some(ply) = taken_back_from {
+                    on_conn!(conn.reborrow(), conn =>
+                        sqlx::query("DELETE FROM moves WHERE game_id = $1 AND ply >= $2")
+                            .bind(&game.id)
+                            .bind(ply)
+                            .execute(conn)
+                            .await
+                            .map(|_| ()))?;
+                }
                 if let Some(mv) = mv {
                     mv.insert(conn.reborrow()).await?;
                 }
-                game.update(conn).await
+                game.update(conn.reborrow()).await?;
+                if let Some(rematch) = rematch {
+                    rematch.insert(conn).await?;
+                }
+                Ok(())
             }
         }
     }

@@ -1,0 +1,162 @@
+// Offers between the players of a game page: draw, takeback and rematch
+// offers with their answers (accept, decline, withdraw), a takeback
+// request, and the abort allowed before each side has moved. Everything
+// shown comes from the last GameState; a click only becomes a request.
+//
+// Answers go over the game's socket when it is open, else over HTTP. A
+// rematch always goes over HTTP: its answer carries this player's seat in
+// the new game once both agreed (asked again, it gives the same seat).
+// The opponent learns of it on their socket, which brings their own seat.
+
+import { api } from './api.js';
+import { h, clear } from './dom.js';
+import { capitalize, opposite } from './format.js';
+import { getSettings, saveSeat, saveSettings } from './storage.js';
+
+// The HTTP path of each action (`draw_decline` is POST .../draw/decline).
+const PATHS = {
+  draw: 'draw',
+  draw_decline: 'draw/decline',
+  draw_withdraw: 'draw/withdraw',
+  takeback: 'takeback',
+  takeback_decline: 'takeback/decline',
+  takeback_withdraw: 'takeback/withdraw',
+  rematch: 'rematch',
+  rematch_decline: 'rematch/decline',
+  rematch_withdraw: 'rematch/withdraw',
+  abort: 'abort',
+};
+
+export class OfferControls {
+  // `view` is the game page: its seat, socket, last state and update().
+  constructor(view) {
+    this.view = view;
+    this.message = h('p', { class: 'offer-message' });
+    this.answers = h('div', { class: 'offer-answers' });
+    this.box = h('div', { class: 'offer', role: 'group', 'aria-label': 'Offer', hidden: true }, this.message, this.answers);
+    this.takebackButton = h('button', { type: 'button', onclick: () => this.act('takeback') }, 'Take back move');
+    this.abortButton = h('button', { type: 'button', onclick: () => this.act('abort') }, 'Abort game');
+    this.takebacksEl = h('p', { class: 'takebacks muted', hidden: true });
+    // The region is announced when an offer arrives or is answered.
+    this.el = h('div', { class: 'offers', 'aria-live': 'polite' }, this.box, this.takebacksEl,
+      h('div', { class: 'actions offer-actions' }, this.takebackButton, this.abortButton));
+    this.shown = '';
+  }
+
+  // Whether a finished game's page should keep its socket: a seat holder
+  // against a person hears of rematch offers and of the agreed rematch.
+  wantsSocket(game) {
+    const seat = this.view.seat;
+    if (!seat) return false;
+    const other = game[opposite(seat.color)];
+    return !!other && other.kind === 'human';
+  }
+
+  // Whether this page's player can offer a rematch: the other seat is the
+  // computer or was taken.
+  canOfferRematch(game) {
+    const seat = this.view.seat;
+    if (!seat) return false;
+    const other = game[opposite(seat.color)];
+    return !!other && (other.kind === 'ai' || other.taken !== false);
+  }
+
+  async act(type) {
+    const view = this.view;
+    if (!view.seat || !PATHS[type]) return;
+    view.flash('');
+    if (type !== 'rematch' && view.socket && view.socket.send({ type })) return;
+    try {
+      const answer = await api('POST', `/api/games/${encodeURIComponent(view.gameId)}/${PATHS[type]}`, { token: view.seat.token });
+      if (type === 'rematch') {
+        view.update(answer.game);
+        if (answer.rematch) this.goToRematch(answer.rematch.id, answer.rematch.seat);
+      } else {
+        view.update(answer);
+      }
+    } catch (error) {
+      view.onServerError({ code: error.code, message: error.message });
+    }
+  }
+
+  // The socket's `rematch` message: our seat in the agreed new game.
+  onRematch(message) {
+    if (!this.view.seat || typeof message.game !== 'string' || typeof message.token !== 'string') return;
+    this.goToRematch(message.game, { color: message.color, token: message.token });
+  }
+
+  goToRematch(id, seat) {
+    if (this.leaving) return;
+    this.leaving = true;
+    saveSeat(id, seat);
+    // Same clock: keep the settings the label is read from.
+    const settings = getSettings(this.view.gameId);
+    if (settings) saveSettings(id, settings);
+    window.location.assign(`/games/${encodeURIComponent(id)}`);
+  }
+
+  render(game) {
+    const seat = this.view.seat;
+    const mine = seat ? seat.color : null;
+    const active = game.status === 'active';
+    const finished = game.status === 'finished';
+    const offer = this.currentOffer(game);
+
+    let text = '';
+    let buttons = [];
+    if (offer) {
+      const { kind, by } = offer;
+      const what = { draw: 'a draw', takeback: 'to take back their last move', rematch: 'a rematch' }[kind];
+      if (!mine) {
+        text = kind === 'takeback' ? `${capitalize(by)} asks to take back their last move.` : `${capitalize(by)} offers ${what}.`;
+      } else if (by === mine) {
+        text = { draw: 'You offered a draw.', takeback: 'You asked to take back your last move.', rematch: 'You offered a rematch. Waiting for your opponent…' }[kind];
+        buttons = [this.button(`Withdraw ${kind} offer`, `${kind}_withdraw`)];
+      } else {
+        text = kind === 'takeback'
+          ? 'Your opponent asks to take back their last move.'
+          : `Your opponent offers ${what}.${kind === 'draw' ? ' Accept it, or play on: your next move declines it.' : ''}`;
+        buttons = [
+          this.button(`Accept ${kind}`, kind, 'primary'),
+          this.button(`Decline ${kind}`, `${kind}_decline`),
+        ];
+      }
+    } else if (finished && game.rematch) {
+      text = 'The rematch was agreed.';
+      if (mine) buttons = [this.button('Go to the rematch', 'rematch', 'primary')];
+    }
+    const key = `${text}|${buttons.map((b) => b.textContent).join('|')}`;
+    if (key !== this.shown) {
+      this.shown = key;
+      this.box.hidden = !text;
+      this.message.textContent = text;
+      clear(this.answers, buttons);
+    }
+
+    const takebacks = game.takebacks || 0;
+    this.takebacksEl.hidden = takebacks === 0;
+    this.takebacksEl.textContent = takebacks === 1 ? 'One move was taken back.' : `${takebacks} takebacks in this game.`;
+    this.takebackButton.hidden = !mine || !active || !!game.takeback_offer || !hasMoveToTakeBack(game, mine);
+    this.abortButton.hidden = !mine || !active || game.moves.length >= 2;
+  }
+
+  currentOffer(game) {
+    if (game.status === 'active') {
+      if (game.takeback_offer) return { kind: 'takeback', by: game.takeback_offer };
+      if (game.draw_offer) return { kind: 'draw', by: game.draw_offer };
+    } else if (game.status === 'finished' && game.rematch_offer) {
+      return { kind: 'rematch', by: game.rematch_offer };
+    }
+    return null;
+  }
+
+  button(label, type, className) {
+    return h('button', { type: 'button', class: className, onclick: () => this.act(type) }, label);
+  }
+}
+
+// Whether `color` has a move of its own to take back: its last move, after
+// which the opponent may have replied.
+function hasMoveToTakeBack(game, color) {
+  return game.moves.length >= (game.turn === color ? 2 : 1);
+}

@@ -1,0 +1,96 @@
+// Game sounds, synthesised with the Web Audio API (no audio files to serve):
+// a short tone shape per event. Muting is remembered in localStorage.
+//
+// Browsers keep an AudioContext suspended until the page has had a user
+// gesture, so the context is created on first use and resumed on the next
+// click or key press; before that, sounds are silently skipped by the
+// browser. Every sound played is also announced as a `rookery:sound` event
+// on window (detail: the sound's name), which the mute test and any future
+// visual cue can listen to.
+
+import { getPreference, savePreference } from './storage.js';
+
+const MUTED_KEY = 'muted';
+
+// Each sound: tones of [frequency Hz, start s, duration s, wave, gain].
+const SOUNDS = {
+  move: [[520, 0, 0.07, 'triangle', 0.25]],
+  capture: [[330, 0, 0.06, 'square', 0.12], [220, 0.05, 0.09, 'square', 0.12]],
+  check: [[880, 0, 0.08, 'sawtooth', 0.1], [660, 0.09, 0.1, 'sawtooth', 0.1]],
+  end: [[523, 0, 0.15, 'sine', 0.25], [659, 0.15, 0.15, 'sine', 0.25], [784, 0.3, 0.3, 'sine', 0.25]],
+  lowtime: [[990, 0, 0.08, 'square', 0.08], [990, 0.16, 0.08, 'square', 0.08]],
+};
+
+let context = null;
+
+function audio() {
+  const Context = window.AudioContext || window.webkitAudioContext;
+  if (!Context) return null;
+  if (!context) {
+    context = new Context();
+    const resume = () => {
+      if (context.state === 'suspended') context.resume().catch(() => {});
+    };
+    window.addEventListener('pointerdown', resume, { capture: true });
+    window.addEventListener('keydown', resume, { capture: true });
+  }
+  return context;
+}
+
+export function isMuted() {
+  return getPreference(MUTED_KEY) === true;
+}
+
+export function setMuted(muted) {
+  savePreference(MUTED_KEY, !!muted);
+}
+
+export function playSound(name) {
+  const tones = SOUNDS[name];
+  if (!tones || isMuted()) return;
+  window.dispatchEvent(new CustomEvent('rookery:sound', { detail: name }));
+  const ctx = audio();
+  if (!ctx) return;
+  const now = ctx.currentTime;
+  for (const [frequency, start, duration, wave, gain] of tones) {
+    const oscillator = ctx.createOscillator();
+    const envelope = ctx.createGain();
+    oscillator.type = wave;
+    oscillator.frequency.value = frequency;
+    // A quick attack and an exponential fade: no click at either end.
+    envelope.gain.setValueAtTime(0.0001, now + start);
+    envelope.gain.exponentialRampToValueAtTime(gain, now + start + 0.01);
+    envelope.gain.exponentialRampToValueAtTime(0.0001, now + start + duration);
+    oscillator.connect(envelope).connect(ctx.destination);
+    oscillator.start(now + start);
+    oscillator.stop(now + start + duration + 0.02);
+  }
+}
+
+// Which sound a new state deserves, from the previous one: the end of the
+// game, else check, else a capture, else a plain move; null when no move
+// was added (a presence change, a draw offer, the first state of a page).
+export function soundFor(previous, game, capture) {
+  if (!previous) return null;
+  if (game.status === 'finished' && previous.status !== 'finished') return 'end';
+  if (game.moves.length <= previous.moves.length) return null;
+  if (game.check) return 'check';
+  return capture ? 'capture' : 'move';
+}
+
+// The mute toggle for the game page: a button whose pressed state is
+// "sound on".
+export function muteButton(h) {
+  const button = h('button', { type: 'button', class: 'mute', 'aria-label': 'Sound' });
+  const draw = () => {
+    const muted = isMuted();
+    button.setAttribute('aria-pressed', String(!muted));
+    button.textContent = muted ? 'Sound off' : 'Sound on';
+  };
+  button.addEventListener('click', () => {
+    setMuted(!isMuted());
+    draw();
+  });
+  draw();
+  return button;
+}
