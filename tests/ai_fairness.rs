@@ -1,7 +1,7 @@
-//! The AI is fair and bounded: a human's opponent is not stuck behind AI v
-//! AI searches, a search that keeps failing ends its game instead of
+//! The AI is bounded: a search that keeps failing ends its game instead of
 //! hanging it, and AI v AI games are capped (and can be stopped by an
-//! operator).
+//! operator), restarts included. That a human's opponent is not stuck
+//! behind AI v AI searches (the AI flood) is in `adversarial.rs`.
 
 mod support;
 
@@ -18,82 +18,6 @@ use serde_json::{json, Value};
 use support::*;
 use tokio::time::Instant;
 use uuid::Uuid;
-
-/// AI v AI games that keep one search thread busy: a master (level 8)
-/// on a clock thinks for a good fraction of a second per move.
-const AI_V_AI_GAMES: usize = 4;
-
-async fn plies(server: &TestServer, id: &str) -> usize {
-    moves(&server.state(id).await).len()
-}
-
-async fn total_plies(server: &TestServer, ids: &[String]) -> usize {
-    let mut total = 0;
-    for id in ids {
-        total += plies(server, id).await;
-    }
-    total
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_humans_ai_answers_before_queued_ai_v_ai_searches() {
-    let db = TestDb::new();
-    let mut config = test_config(&db);
-    config.ai_threads = Some(1);
-    config.max_ai_games = Some(AI_V_AI_GAMES);
-    config.max_ai_games_per_client = AI_V_AI_GAMES;
-    let server = TestServer::start(config).await;
-
-    let mut shows = Vec::new();
-    for _ in 0..AI_V_AI_GAMES {
-        let (game, _) = server
-            .create_game(
-                json!({"white": {"kind": "ai", "level": 8}, "black": {"kind": "ai", "level": 8},
-                       "clock": {"initial": 30, "increment": 0}}),
-                None,
-            )
-            .await;
-        shows.push(game["id"].as_str().expect("id").to_string());
-    }
-    // With one thread, every AI v AI game now has a search running or
-    // queued; wait until they are under way.
-    within(WAIT, "the AI v AI games to start moving", async {
-        while total_plies(&server, &shows).await < AI_V_AI_GAMES {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    })
-    .await;
-
-    let (game, token) = server
-        .create_game(
-            json!({"white": {"kind": "human"}, "black": {"kind": "ai", "level": 1}}),
-            None,
-        )
-        .await;
-    let id = game["id"].as_str().expect("id").to_string();
-    let token = token.expect("seat token");
-    // Three rounds: each time, the AI v AI games get at most the one
-    // search that was already finishing when the human's came in. First
-    // come, first served would run every queued AI v AI search first
-    // (three or four of them).
-    for (round, uci) in ["e2e4", "g1f3", "f1c4"].into_iter().enumerate() {
-        let before = total_plies(&server, &shows).await;
-        let state = server.play(&id, &token, uci).await;
-        let ply = moves(&state).len();
-        let answered = server
-            .wait_state(&id, "the AI's answer", |state: &Value| {
-                moves(state).len() > ply || state["status"] == "finished"
-            })
-            .await;
-        assert_eq!(answered["status"], "active", "{answered}");
-        let between = total_plies(&server, &shows).await - before;
-        assert!(
-            between <= 1,
-            "round {round}: {between} AI v AI moves were played before the human's AI answered"
-        );
-    }
-    server.stop().await;
-}
 
 /// A search that always panics.
 fn broken_search() -> SearchFn {
@@ -169,17 +93,23 @@ async fn delete_game(server: &TestServer, id: &str, token: Option<&str>) -> (u16
     read(request.send().await.expect("DELETE")).await
 }
 
-#[tokio::test]
-async fn ai_v_ai_games_are_capped_and_operators_can_stop_one() {
-    let db = TestDb::new();
-    let mut config = test_config(&db);
-    config.max_ai_games = Some(3);
+/// At most `total` AI v AI games, 2 per client (read from a trusted
+/// proxy's header), an admin token, and AI moves too slow to end a game.
+fn capped(db: &TestDb, total: usize) -> rookery_server::Config {
+    let mut config = test_config(db);
+    config.max_ai_games = Some(total);
     config.max_ai_games_per_client = 2;
     config.admin_token = Some(ADMIN.parse().expect("token"));
     config.trusted_proxies = vec!["127.0.0.1".parse().expect("range")];
     // One move a minute: no game ends by itself during the test.
     config.ai_move_delay_ms = 60_000;
-    let server = TestServer::start(config).await;
+    config
+}
+
+#[tokio::test]
+async fn ai_v_ai_games_are_capped_and_operators_can_stop_one() {
+    let db = TestDb::new();
+    let server = TestServer::start(capped(&db, 3)).await;
 
     let first = create_show(&server, "198.51.100.1").await;
     assert_eq!(first.0, 201, "{}", first.1);
@@ -250,5 +180,50 @@ async fn without_an_admin_token_operator_actions_are_off() {
         "forbidden",
     );
     assert_eq!(server.state(id).await["status"], "waiting");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn ai_v_ai_games_resumed_after_a_restart_still_count_in_the_cap() {
+    let db = TestDb::new();
+    let config = || capped(&db, 2);
+    let server = TestServer::start(config()).await;
+    let mut ids = Vec::new();
+    for client in ["198.51.100.1", "198.51.100.2"] {
+        let (status, created) = create_show(&server, client).await;
+        assert_eq!(status, 201, "{created}");
+        ids.push(created["game"]["id"].as_str().expect("id").to_string());
+    }
+    assert_error(
+        &create_show(&server, "198.51.100.3").await,
+        429,
+        "rate_limited",
+    );
+    server.stop().await;
+
+    // After the restart the two games run again and fill the server's cap.
+    let server = TestServer::start(config()).await;
+    for id in &ids {
+        assert_eq!(server.state(id).await["status"], "active");
+    }
+    let answer = create_show(&server, "198.51.100.3").await;
+    assert_error(&answer, 429, "rate_limited");
+    println!("after a restart: {}", answer.1["error"]["message"]);
+    // Their creators are not stored: they count for no client, so the
+    // refusal is the server's cap.
+    assert!(answer.1["error"]["message"]
+        .as_str()
+        .unwrap_or("")
+        .contains("server"));
+    // One ends (an operator stops it): its place is free again.
+    let (status, stopped) = delete_game(&server, &ids[0], Some(ADMIN)).await;
+    assert_eq!(status, 200, "{stopped}");
+    let (status, created) = create_show(&server, "198.51.100.3").await;
+    assert_eq!(status, 201, "{created}");
+    assert_error(
+        &create_show(&server, "198.51.100.4").await,
+        429,
+        "rate_limited",
+    );
     server.stop().await;
 }

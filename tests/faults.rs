@@ -10,31 +10,6 @@ use serde_json::json;
 use sqlx::Connection;
 use support::*;
 
-/// A second connection to the test's database file, holding the write lock
-/// until released (another process, or a backup tool, doing the same).
-struct Lock {
-    connection: sqlx::SqliteConnection,
-}
-
-impl Lock {
-    async fn take(db: &TestDb) -> Lock {
-        let mut connection = sqlx::SqliteConnection::connect(&db.url()).await.unwrap();
-        sqlx::query("BEGIN EXCLUSIVE")
-            .execute(&mut connection)
-            .await
-            .unwrap();
-        Lock { connection }
-    }
-
-    async fn release(mut self) {
-        sqlx::query("ROLLBACK")
-            .execute(&mut self.connection)
-            .await
-            .unwrap();
-        self.connection.close().await.unwrap();
-    }
-}
-
 async fn try_move(
     server: &TestServer,
     id: &str,

@@ -184,11 +184,13 @@ async fn human_v_human_to_checkmate_watched_live() {
     let players = board["players"].as_array().unwrap();
     assert_eq!(
         players[0],
-        json!({"name": "alice", "games": 1, "wins": 1, "losses": 0, "draws": 0})
+        json!({"name": "alice", "games": 1, "wins": 1, "losses": 0, "draws": 0,
+               "rating": 1662, "rating_deviation": 290, "provisional": true})
     );
     assert_eq!(
         players[1],
-        json!({"name": "Bob_2", "games": 1, "wins": 0, "losses": 1, "draws": 0})
+        json!({"name": "Bob_2", "games": 1, "wins": 0, "losses": 1, "draws": 0,
+               "rating": 1338, "rating_deviation": 290, "provisional": true})
     );
     assert_eq!(board["ai"], json!([]));
 

@@ -13,45 +13,10 @@ use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::Message;
 
-/// A client that opens a fresh connection for every request.
-fn fresh_connections() -> reqwest::Client {
-    reqwest::Client::builder()
-        .pool_max_idle_per_host(0)
-        .build()
-        .expect("HTTP client")
-}
-
 /// A rate limit of `burst` requests and then (practically) none.
 fn tight(config: &mut rookery_server::Config, burst: u32) {
     config.rate_limit = 0.001;
     config.rate_burst = burst;
-}
-
-#[tokio::test]
-async fn new_connections_do_not_escape_the_per_ip_rate_limit() {
-    let db = TestDb::new();
-    let mut config = test_config(&db);
-    tight(&mut config, 5);
-    let server = TestServer::start(config).await;
-    // /healthz is outside /api and not limited: the start-up probe left
-    // the bucket full.
-    let http = fresh_connections();
-    let mut statuses = Vec::new();
-    for _ in 0..8 {
-        let answer = read(
-            http.get(server.url("/api/levels"))
-                .send()
-                .await
-                .expect("GET"),
-        )
-        .await;
-        if answer.0 == 429 {
-            assert_error(&answer, 429, "rate_limited");
-        }
-        statuses.push(answer.0);
-    }
-    assert_eq!(statuses, [200, 200, 200, 200, 200, 429, 429, 429]);
-    server.stop().await;
 }
 
 /// A GET of `/api/levels` claiming to come, through a proxy, from `client`.
@@ -224,10 +189,11 @@ async fn the_global_connection_cap_refuses_extra_connections() {
 }
 
 #[tokio::test]
-async fn slow_and_idle_connections_are_closed_after_the_header_timeout() {
+async fn slow_and_idle_connections_are_closed_after_their_timers() {
     let db = TestDb::new();
     let mut config = test_config(&db);
     config.header_timeout_ms = 300;
+    config.keepalive_idle_ms = 300;
     let server = TestServer::start(config).await;
     let cases: [(&str, &[u8]); 3] = [
         (
@@ -253,6 +219,106 @@ async fn slow_and_idle_connections_are_closed_after_the_header_timeout() {
     // The server still serves.
     let (status, _) = server.get("/api/levels").await;
     assert_eq!(status, 200);
+    server.stop().await;
+}
+
+/// Sends a keep-alive `GET /healthz` on `stream` and reads its whole
+/// answer (head and `content-length` body); `None` if the connection closed.
+async fn healthz_on(stream: &mut TcpStream) -> Option<String> {
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+        .await
+        .ok()?;
+    let mut received = Vec::new();
+    within(WAIT, "an answer on a kept connection", async {
+        let mut buffer = [0u8; 1024];
+        loop {
+            let text = String::from_utf8_lossy(&received).into_owned();
+            if let Some((head, body)) = text.split_once("\r\n\r\n") {
+                let length = head
+                    .lines()
+                    .find_map(|l| {
+                        l.to_ascii_lowercase()
+                            .strip_prefix("content-length: ")
+                            .map(str::to_string)
+                    })
+                    .and_then(|n| n.trim().parse::<usize>().ok())
+                    .unwrap_or(0);
+                if body.len() >= length {
+                    return Some(text);
+                }
+            }
+            match stream.read(&mut buffer).await {
+                Ok(0) | Err(_) => return None,
+                Ok(n) => received.extend_from_slice(&buffer[..n]),
+            }
+        }
+    })
+    .await
+}
+
+#[tokio::test]
+async fn keep_alive_idle_has_its_own_timer_apart_from_the_header_timer() {
+    // A short idle timer under a long header timer: an idle keep-alive
+    // connection is closed by the idle timer; an active one is kept.
+    let db = TestDb::new();
+    let mut config = test_config(&db);
+    config.header_timeout_ms = 60_000;
+    config.keepalive_idle_ms = 300;
+    let server = TestServer::start(config).await;
+    let mut idle = TcpStream::connect(server.addr).await.expect("connect");
+    let answer = healthz_on(&mut idle).await.expect("first answer");
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    let since = std::time::Instant::now();
+    let rest = read_to_close(&mut idle).await;
+    assert_eq!(rest, "", "closed without another answer");
+    println!(
+        "idle keep-alive (idle 300 ms, header 60 s) closed after {} ms",
+        since.elapsed().as_millis()
+    );
+    let mut active = TcpStream::connect(server.addr).await.expect("connect");
+    let kept = std::time::Instant::now();
+    for round in 0..15 {
+        let answer = healthz_on(&mut active).await;
+        assert!(
+            answer
+                .as_deref()
+                .is_some_and(|a| a.starts_with("HTTP/1.1 200")),
+            "round {round}: {answer:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    println!(
+        "active keep-alive (a request every 100 ms) kept {} ms",
+        kept.elapsed().as_millis()
+    );
+    server.stop().await;
+
+    // The other way round: a long idle timer under a short header timer.
+    // An idle connection outlives the header timer several times over and
+    // still serves its next request.
+    let db = TestDb::new();
+    let mut config = test_config(&db);
+    config.header_timeout_ms = 200;
+    config.keepalive_idle_ms = 60_000;
+    let server = TestServer::start(config).await;
+    let mut stream = TcpStream::connect(server.addr).await.expect("connect");
+    assert!(healthz_on(&mut stream).await.is_some());
+    tokio::time::sleep(Duration::from_millis(1_000)).await;
+    let again = healthz_on(&mut stream).await;
+    assert!(
+        again
+            .as_deref()
+            .is_some_and(|a| a.starts_with("HTTP/1.1 200")),
+        "idle 1 s under a 200 ms header timer: {again:?}"
+    );
+    // The header timer still cuts a trickled head on that server.
+    let mut slow = TcpStream::connect(server.addr).await.expect("connect");
+    slow.write_all(b"GET /healthz HTTP/1.1\r\nHost: te")
+        .await
+        .expect("write");
+    let answer = read_to_close(&mut slow).await;
+    assert!(!answer.contains(" 200 "), "{answer}");
     server.stop().await;
 }
 

@@ -122,6 +122,14 @@ async fn a_ping_message_is_answered_with_pong_for_players_and_spectators() {
         // and no state was broadcast in between.
         ws.send(json!({"type": "ping"})).await;
         assert_eq!(ws.next().await, json!({"type": "pong"}));
+        // A seat leaving is a state for whoever watches (the contract's
+        // `connected`): let it be counted gone before the next connects.
+        drop(ws);
+        server
+            .wait_state(&id, "the connection gone", |s| {
+                s["white"]["connected"] == false && s["spectators"] == 0
+            })
+            .await;
     }
     assert!(moves(&server.state(&id).await).is_empty());
     server.stop().await;

@@ -6,11 +6,10 @@
 mod support;
 
 use futures_util::StreamExt;
-use rookery_engine::{Game, Position};
 use serde_json::{json, Value};
 use support::*;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpSocket, TcpStream};
+use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::Message;
@@ -305,30 +304,6 @@ async fn the_token_can_come_as_a_subprotocol() {
     server.stop().await;
 }
 
-/// A legal line of `plies` moves that never ends the game.
-fn long_line(plies: usize) -> Vec<String> {
-    let mut game = Game::new(Position::startpos());
-    let mut line = Vec::new();
-    let mut seed: u64 = 7;
-    while line.len() < plies {
-        let moves: Vec<_> = game.position().legal_moves().iter().copied().collect();
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        let start = (seed >> 33) as usize % moves.len();
-        let mv = (0..moves.len())
-            .map(|i| moves[(start + i) % moves.len()])
-            .find(|mv| {
-                let mut after = game.clone();
-                after.play(*mv).is_ok() && after.outcome().is_none()
-            })
-            .expect("a move that does not end the game");
-        game.play(mv).expect("legal");
-        line.push(mv.to_uci());
-    }
-    line
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reader_that_falls_behind_is_closed_with_4008() {
     let db = TestDb::new();
@@ -336,27 +311,10 @@ async fn a_reader_that_falls_behind_is_closed_with_4008() {
     config.ws_max_lag = 4;
     // Lag, not the write timeout, is what this test is about.
     config.ws_write_timeout_ms = 120_000;
-    // Small kernel buffers on both ends (accepted sockets inherit the
-    // listener's), so a peer that stops reading blocks the server's writes
-    // after a few states rather than a few megabytes.
-    let socket = TcpSocket::new_v4().expect("socket");
-    socket.set_send_buffer_size(4096).expect("SO_SNDBUF");
-    socket
-        .bind("127.0.0.1:0".parse().expect("address"))
-        .expect("bind");
-    let listener: TcpListener = socket.listen(128).expect("listen");
-    let server = TestServer::start_on(listener, config).await;
+    // Small kernel buffers on both ends.
+    let server = TestServer::start_on(small_buffer_listener(), config).await;
     let (id, white, black) = server.human_game(json!({})).await;
-
-    let client = TcpSocket::new_v4().expect("socket");
-    client.set_recv_buffer_size(4096).expect("SO_RCVBUF");
-    let stream = client.connect(server.addr).await.expect("connect");
-    let (socket, _) = tokio_tungstenite::client_async(
-        server.ws_url(&format!("/ws/games/{id}")),
-        tokio_tungstenite::MaybeTlsStream::Plain(stream),
-    )
-    .await
-    .expect("upgrade");
+    let socket = small_buffer_spectator(&server, &id).await;
     let mut slow = WsClient { socket };
     assert_eq!(slow.next_state().await["spectators"], 1);
 

@@ -10,6 +10,10 @@ clock runs out loses (draw if the opponent cannot mate). Draws by the
 usual rules (threefold, fifty moves, insufficient material) are claimed
 at once; games still running after --max-plies plies are scored as draws.
 
+Fixed-node matches (--nodes N: every move searched to N nodes, no clock)
+measure a search or evaluation change independently of the machine's load;
+they ignore the change's speed cost, so report `bench` nodes/s beside them.
+
 Example:
   tools/match.py --engine1 target/release/rookery-engine --opt1 Level=8 \\
       --engine2 /usr/games/stockfish --opt2 UCI_LimitStrength=true --opt2 UCI_Elo=2000 \\
@@ -59,8 +63,11 @@ def start_engine(command, options):
     return engine
 
 
-def play_game(opening, white, black, base, inc, max_plies, time_margin):
-    """Returns (result, reason) with result "1-0", "0-1" or "1/2-1/2"."""
+def play_game(opening, white, black, base, inc, max_plies, time_margin, nodes=None):
+    """Returns (result, reason) with result "1-0", "0-1" or "1/2-1/2".
+
+    With `nodes`, every move is searched to that many nodes and the clocks
+    are not used: the game is the same however busy the machine is."""
     board = opening.copy()
     clocks = {chess.WHITE: base, chess.BLACK: base}
     engines = {chess.WHITE: white, chess.BLACK: black}
@@ -72,12 +79,15 @@ def play_game(opening, white, black, base, inc, max_plies, time_margin):
         if plies >= max_plies:
             return "1/2-1/2", "max_plies"
         side = board.turn
-        limit = chess.engine.Limit(
-            white_clock=clocks[chess.WHITE],
-            black_clock=clocks[chess.BLACK],
-            white_inc=inc,
-            black_inc=inc,
-        )
+        if nodes:
+            limit = chess.engine.Limit(nodes=nodes)
+        else:
+            limit = chess.engine.Limit(
+                white_clock=clocks[chess.WHITE],
+                black_clock=clocks[chess.BLACK],
+                white_inc=inc,
+                black_inc=inc,
+            )
         started = time.monotonic()
         try:
             result = engines[side].play(board, limit, game=id(board))
@@ -86,7 +96,7 @@ def play_game(opening, white, black, base, inc, max_plies, time_margin):
             return ("0-1" if side == chess.WHITE else "1-0"), "engine_error"
         used = time.monotonic() - started
         clocks[side] -= used
-        if clocks[side] < -time_margin:
+        if not nodes and clocks[side] < -time_margin:
             if board.has_insufficient_material(not side):
                 return "1/2-1/2", "timeout_vs_insufficient"
             return ("0-1" if side == chess.WHITE else "1-0"), "timeout"
@@ -130,6 +140,9 @@ def main():
     ap.add_argument("--first", type=int, default=0, help="index of the first opening to use")
     ap.add_argument("--pairs", type=int, default=50, help="openings to play (two games each)")
     ap.add_argument("--tc", default="5+0.05", help="base+increment in seconds")
+    ap.add_argument("--nodes", type=int, default=None,
+                    help="search every move to this many nodes instead of playing on the "
+                         "clock (--tc is then ignored): results independent of the machine's load")
     ap.add_argument("--concurrency", type=int, default=2)
     ap.add_argument("--max-plies", type=int, default=400)
     ap.add_argument("--name", default="match")
@@ -164,7 +177,8 @@ def main():
                 all_engines.extend([e1, e2])
         engine1_white = index % 2 == 0
         white, black = (e1, e2) if engine1_white else (e2, e1)
-        result, reason = play_game(opening, white, black, base, inc, args.max_plies, args.time_margin)
+        result, reason = play_game(opening, white, black, base, inc, args.max_plies,
+                                   args.time_margin, args.nodes)
         if reason in ("timeout", "illegal_move", "engine_error"):
             engine1_lost = (result == "0-1") == engine1_white
             reason += "_engine1" if engine1_lost else "_engine2"

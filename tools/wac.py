@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Runs an EPD test suite (default: Win At Chess) against a UCI engine at a
-fixed time per position and prints the number solved.
+fixed time (or, with --nodes, a fixed node budget) per position and prints
+the number solved. A node budget gives the same count on a busy machine as
+on an idle one.
 
 A position counts as solved when the engine's move is one of the `bm` moves
 (and none of the `am` moves).
@@ -21,6 +23,8 @@ def main():
     ap.add_argument("--engine", required=True)
     ap.add_argument("--epd", default="engine/tests/data/wac.epd")
     ap.add_argument("--time", type=float, default=0.5, help="seconds per position")
+    ap.add_argument("--nodes", type=int, default=None,
+                    help="nodes per position instead of --time (independent of the machine's load)")
     ap.add_argument("--opt", action="append", help="UCI option NAME=VALUE")
     ap.add_argument("--verbose", action="store_true", help="list the failures")
     args = ap.parse_args()
@@ -38,7 +42,8 @@ def main():
                 continue
             board, ops = chess.Board.from_epd(line)
             total += 1
-            result = engine.play(board, chess.engine.Limit(time=args.time), game=total)
+            limit = chess.engine.Limit(nodes=args.nodes) if args.nodes else chess.engine.Limit(time=args.time)
+            result = engine.play(board, limit, game=total)
             good = result.move in ops.get("bm", []) and result.move not in ops.get("am", [])
             if good:
                 solved += 1
@@ -48,7 +53,8 @@ def main():
     engine.quit()
     if args.verbose:
         print("\n".join(failures))
-    print(f"solved {solved} / {total} at {args.time} s per position")
+    budget = f"{args.nodes} nodes" if args.nodes else f"{args.time} s"
+    print(f"solved {solved} / {total} at {budget} per position")
     return 0 if total else 1
 
 

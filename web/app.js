@@ -1,9 +1,10 @@
-// Entry point: the server serves this one page for /, /games/{id}, /watch
-// and /scoreboard; the path decides which page to draw.
+// Entry point: the server serves this one page for /, /games/{id}, /watch,
+// /scoreboard and /players/{name}; the path decides which page to draw.
 
 import { h, clear } from './dom.js';
 import { gamePage } from './game.js';
 import { lobbyPage } from './lobby.js';
+import { playerPage } from './player.js';
 import { scoreboardPage } from './scoreboard.js';
 import { watchPage } from './watch.js';
 
@@ -13,6 +14,8 @@ function route(root, path) {
   if (path === '/' || path === '/index.html') return { nav: '/', run: () => lobbyPage(root) };
   if (path === '/watch') return { nav: '/watch', run: () => watchPage(root) };
   if (path === '/scoreboard') return { nav: '/scoreboard', run: () => scoreboardPage(root) };
+  const player = path.match(/^\/players\/([^/]+)$/);
+  if (player) return { nav: null, run: () => playerPage(root, decodeURIComponent(player[1])) };
   return {
     nav: null,
     run: async () => {

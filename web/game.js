@@ -2,6 +2,7 @@
 // replay once finished. Everything drawn comes from the last GameState the
 // server sent; user input only ever becomes a request to the server.
 
+import { AnalysisPanel } from './analysis.js';
 import { api, asPlayer, createGame, loadLevels, timeControlOf } from './api.js';
 import { h, clear } from './dom.js';
 import { BoardView, destsOf } from './board.js';
@@ -17,6 +18,7 @@ import { lowTimeThresholdMs } from './lowtime.js';
 import { PassAndPlay } from './passplay.js';
 import { premoveDests, premoveToPlay } from './premove.js';
 import { muteButton, playSound, soundFor } from './sound.js';
+import { changeText, playerLink, ratingChanges, ratingText } from './player.js';
 
 const PENDING_TIMEOUT_MS = 8000;
 
@@ -180,6 +182,7 @@ class GameView {
       download: `rookery-${gameId}.pgn`,
     }, 'Download PGN');
 
+    this.analysis = new AnalysisPanel(this);
     clear(root, h('section', { class: 'game-page' },
       h('div', { class: 'board-area' }, this.bars.top.el, h('div', { class: 'board-holder' }, this.board.el), this.bars.bottom.el),
       h('aside', { class: 'panel' },
@@ -192,7 +195,8 @@ class GameView {
         h('div', { class: 'moves-box' }, this.movesEl),
         h('nav', { class: 'replay-nav', 'aria-label': 'Move navigation' }, Object.values(this.navButtons)),
         h('div', { class: 'actions' }, this.resignButton, this.drawButton, this.cancelButton, this.flipButton, this.pgnLink, muteButton(h)),
-        this.passPlay ? this.passPlay.control() : null)));
+        this.passPlay ? this.passPlay.control() : null,
+        this.analysis.el)));
 
     this.movesEl.addEventListener('click', (event) => {
       const button = event.target instanceof Element ? event.target.closest('[data-ply]') : null;
@@ -208,12 +212,13 @@ class GameView {
 
   playerBar() {
     const name = h('span', { class: 'player-name' });
+    const rating = h('span', { class: 'player-rating' });
     const tag = h('span', { class: 'player-tag' });
     const presence = h('span', { class: 'presence' });
     const clock = h('div', { class: 'clock', role: 'timer', 'aria-live': 'off' });
     const material = h('span', { class: 'material' });
-    const el = h('div', { class: 'player-bar' }, h('div', { class: 'player' }, presence, name, tag, material), clock);
-    return { el, name, tag, presence, clock, material, color: null };
+    const el = h('div', { class: 'player-bar' }, h('div', { class: 'player' }, presence, name, rating, tag, material), clock);
+    return { el, name, rating, tag, presence, clock, material, color: null };
   }
 
   connect() {
@@ -564,6 +569,7 @@ class GameView {
     this.drawButton.hidden = !playing || game.status !== 'active' || this.opponentIsAi() || !!game.draw_offer;
     this.cancelButton.hidden = !playing || game.status !== 'waiting';
     this.renderConnection();
+    this.analysis.render(ply);
   }
 
   opponentIsAi() {
@@ -574,6 +580,11 @@ class GameView {
 
   renderBars(position) {
     const game = this.game;
+    if (game.status === 'finished' && game.rated && !this.ratingChangesAsked) {
+      // Once per page: what the result did to the players' ratings.
+      this.ratingChangesAsked = true;
+      ratingChanges(game).then((changes) => { this.ratingChanges = changes; this.render(); });
+    }
     const advantage = materialAdvantage(position.board);
     const placement = { bottom: this.orientation, top: opposite(this.orientation) };
     for (const [where, color] of Object.entries(placement)) {
@@ -584,6 +595,11 @@ class GameView {
       bar.clock.dataset.clock = color;
       bar.clock.setAttribute('aria-label', `${capitalize(color)} clock`);
       bar.name.textContent = sideLabel(side, color, this.levels);
+      const rated = side && side.kind === 'human' && side.name && typeof side.rating === 'number';
+      if (rated) clear(bar.name, playerLink(side.name));
+      bar.rating.textContent = rated ? ratingText(side.rating, side.provisional) : '';
+      const change = this.ratingChanges && this.ratingChanges[color];
+      if (rated && typeof change === 'number') bar.rating.textContent += ` ${changeText(change)}`;
       const mine = this.seat && this.seat.color === color;
       bar.tag.textContent = mine && !this.passPlay ? '(you)' : '';
       let presence = '';

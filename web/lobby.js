@@ -1,9 +1,11 @@
 // The lobby (/): start a game against a friend, the AI, or AI v AI; register
 // a name for the scoreboard; see what is being played now.
 
+import { importCard } from './import.js';
 import { api, createGame, loadLevels } from './api.js';
 import { h, clear } from './dom.js';
 import { levelLabel, timeControlText } from './format.js';
+import { playerHref } from './player.js';
 import { getPlayer, savePlayer } from './storage.js';
 import { gameList, sortForWatching } from './watch.js';
 
@@ -110,7 +112,8 @@ export async function lobbyPage(root) {
       playerCard(),
       h('section', { class: 'card' }, h('h2', null, 'Open seeks'), seekList),
       h('section', { class: 'card' }, h('h2', null, 'Live now'), liveList,
-        h('p', null, h('a', { href: '/watch' }, 'All live and finished games →'))))));
+        h('p', null, h('a', { href: '/watch' }, 'All live and finished games →'))),
+      importCard())));
 
   const refresh = async () => {
     const [seeks, live] = await Promise.allSettled([
@@ -203,6 +206,7 @@ function playerCard() {
       clear(card,
         h('h2', null, 'Your name'),
         h('p', null, 'Your games count on the scoreboard as ', h('strong', { class: 'player-self' }, player.name), '.'),
+        h('p', null, h('a', { href: playerHref(player.name), id: 'my-player-page' }, 'Your rating and games')),
         h('button', { type: 'button', onclick: () => { savePlayer(null); draw(); } }, 'Play anonymously'));
       return;
     }

@@ -3,6 +3,7 @@
 import { api, loadLevels } from './api.js';
 import { h, clear } from './dom.js';
 import { levelLabel } from './format.js';
+import { playerLink, ratingText, recordsSection } from './player.js';
 
 export async function scoreboardPage(root) {
   document.title = 'Scoreboard · Rookery';
@@ -29,14 +30,15 @@ export async function scoreboardPage(root) {
         h('div', null, h('dt', null, 'Black wins'), h('dd', { id: 'score-black' }, String(colors.black))))),
     h('section', { class: 'card' },
       h('h2', null, 'Players'),
-      table('Registered players', ['Player', 'Games', 'Wins', 'Losses', 'Draws'],
-        (board.players || []).map((p) => [p.name, p.games, p.wins, p.losses, p.draws]),
+      table('Registered players', ['Player', 'Games', 'Wins', 'Losses', 'Draws', 'Rating'],
+        (board.players || []).map((p) => [playerLink(p.name), p.games, p.wins, p.losses, p.draws, ratingText(p.rating, p.provisional)]),
         'No registered player has finished a game yet. Pick a name in the lobby to appear here.')),
     h('section', { class: 'card' },
       h('h2', null, 'Computer'),
       table('Results of the computer by level', ['Level', 'Games', 'Wins', 'Losses', 'Draws'],
         (board.ai || []).map((row) => [levelLabel(row.level, levels), row.games, row.wins, row.losses, row.draws]),
         'The computer has not finished a game yet.')),
+    recordsSection(board.records, levels),
     h('section', { class: 'card' },
       h('h2', null, 'Casual games'),
       h('p', { class: 'muted' }, 'Games from a custom position or with less than a minute on the clock count only here, not above.'),

@@ -57,7 +57,7 @@ pub use fen::FenError;
 pub use game::{Game, Outcome, Termination};
 pub use movegen::MoveList;
 pub use moves::{Move, MoveKind};
-pub use pgn::{read_pgn, write_pgn, PgnError, PgnGame};
+pub use pgn::{read_pgn, write_pgn, write_pgn_annotated, MoveNote, PgnError, PgnGame};
 pub use position::{CastlingRights, IllegalMoveError, Position, UciMoveError};
 pub use san::SanError;
 pub use types::{Color, Piece, Role, Square};

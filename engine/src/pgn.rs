@@ -50,6 +50,26 @@ pub fn write_pgn(
     result: &str,
     termination: Option<&str>,
 ) -> String {
+    write_pgn_annotated(tags, game, result, termination, &[])
+}
+
+/// What an annotated export adds after one move: a suffix annotation
+/// (`?!`, `?`, `??`, written onto the SAN) and a comment (written `{ ... }`;
+/// braces inside it are dropped, as a comment cannot contain them).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MoveNote {
+    pub suffix: &'static str,
+    pub comment: Option<String>,
+}
+
+/// [`write_pgn`] with `notes[i]` after move `i` (missing notes: none).
+pub fn write_pgn_annotated(
+    tags: &[(String, String)],
+    game: &Game,
+    result: &str,
+    termination: Option<&str>,
+    notes: &[MoveNote],
+) -> String {
     let result = match result {
         "1-0" | "0-1" | "1/2-1/2" => result,
         _ => "*",
@@ -94,7 +114,18 @@ pub fn write_pgn(
             Color::Black if i == 0 => tokens.push(format!("{number}...")),
             Color::Black => {}
         }
-        tokens.push(san.clone());
+        let note = notes.get(i);
+        tokens.push(format!("{san}{}", note.map_or("", |note| note.suffix)));
+        if let Some(comment) = note.and_then(|note| note.comment.as_deref()) {
+            // Word by word, so long comments wrap like the moves.
+            tokens.push("{".to_string());
+            tokens.extend(
+                comment
+                    .split_whitespace()
+                    .map(|word| word.replace(['{', '}'], "")),
+            );
+            tokens.push("}".to_string());
+        }
         if turn == Color::Black {
             number += 1;
         }
@@ -495,6 +526,30 @@ mod tests {
         let read = read_pgn(&pgn).unwrap();
         assert_eq!(read.game, game);
         assert_eq!(read.game.initial_position().to_fen(), fen);
+    }
+
+    #[test]
+    fn annotations_are_written_and_read_back() {
+        let game = game_from(None, "f2f3 e7e5 g2g4 d8h4");
+        let notes = [
+            MoveNote {
+                suffix: "?!",
+                comment: Some("[%eval -0.5] Inaccuracy. {Best} move was e4.".into()),
+            },
+            MoveNote::default(),
+            MoveNote {
+                suffix: "??",
+                comment: Some("[%eval #-1]".into()),
+            },
+        ];
+        let pgn = write_pgn_annotated(&[], &game, "0-1", None, &notes);
+        assert!(
+            pgn.ends_with(
+                "1. f3?! { [%eval -0.5] Inaccuracy. Best move was e4. } e5 2. g4?? { [%eval #-1]\n} Qh4# 0-1\n"
+            ),
+            "{pgn}"
+        );
+        assert_eq!(read_pgn(&pgn).unwrap().game, game);
     }
 
     #[test]

@@ -20,6 +20,11 @@
 //! v AI games run, and answers within its level's think time (plus the time
 //! other humans' searches take, when there are more of them than threads).
 //!
+//! Post-game analysis borrows the same slots through a third, lowest
+//! class ([`AiScheduler::lease`]): it gets a slot only when no game's
+//! search waits, and any game's search arriving while every slot is taken
+//! preempts it first (see [`Priority::Analysis`]).
+//!
 //! Clocks: a timed AI's budget is computed when its search *starts*
 //! running, from a snapshot of its clock and the instant the snapshot was
 //! taken, because its clock keeps running while it waits. A search that
@@ -50,7 +55,7 @@ use std::time::Duration;
 
 use rookery_engine::ai::{choose_move, ClockBudget};
 use rookery_engine::{Move, Position};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use uuid::Uuid;
 
@@ -86,6 +91,9 @@ pub enum Priority {
     Human,
     /// An AI v AI game.
     Background,
+    /// Post-game analysis ([`AiScheduler::lease`]): runs only when no
+    /// game's search waits, and is the first to be preempted.
+    Analysis,
 }
 
 /// A timed AI's clock as it was when its search was asked for.
@@ -204,6 +212,8 @@ struct Running {
 struct Queues {
     human: VecDeque<Job>,
     background: VecDeque<Job>,
+    /// Analysis leases waiting for a slot (lowest class).
+    leases: VecDeque<LeaseWaiter>,
     running: Vec<Running>,
     next_id: u64,
     /// The scheduler is gone: search threads exit when they see it.
@@ -214,7 +224,8 @@ impl Queues {
     fn queue(&mut self, priority: Priority) -> &mut VecDeque<Job> {
         match priority {
             Priority::Human => &mut self.human,
-            Priority::Background => &mut self.background,
+            // Analysis never queues a `Job` (it waits as a lease).
+            Priority::Background | Priority::Analysis => &mut self.background,
         }
     }
 
@@ -258,6 +269,7 @@ impl Drop for Pool {
         // Nobody is left to want the queued searches' answers.
         queues.human.clear();
         queues.background.clear();
+        queues.leases.clear();
         for running in &queues.running {
             running.control.interrupt.store(true, Ordering::Release);
         }
@@ -393,6 +405,7 @@ impl AiScheduler {
         if priority == Priority::Human {
             inner.preempt_for_human(&mut queues);
         }
+        inner.preempt_analysis(&mut queues);
         drop(queues);
         inner.work.notify_one();
         thinking
@@ -434,7 +447,14 @@ impl Inner {
     /// there are more human searches waiting than running AI v AI searches
     /// already being preempted, interrupts one more AI v AI search.
     fn preempt_for_human(&self, queues: &mut Queues) {
-        if queues.running.len() < self.threads {
+        // Analysis leases do not hold a search thread (they are preempted
+        // by `preempt_analysis`).
+        let searching = queues
+            .running
+            .iter()
+            .filter(|running| running.priority != Priority::Analysis)
+            .count();
+        if searching < self.threads {
             return;
         }
         let waiting = queues
@@ -526,7 +546,9 @@ impl Inner {
         let answer = {
             let mut queues = self.lock();
             queues.running.retain(|running| running.id != job.id);
-            self.settle(&mut queues, &mut job, result)
+            let answer = self.settle(&mut queues, &mut job, result);
+            self.grant_leases(&mut queues);
+            answer
         };
         if let Some(answer) = answer {
             if job.control.is_cancelled() {
@@ -612,21 +634,160 @@ fn clone_job(job: &Job) -> Job {
     }
 }
 
+// ---------------------------------------------------------------- analysis
+
+/// A lease asked for and not yet granted.
+struct LeaseWaiter {
+    id: u64,
+    control: Arc<Control>,
+    granted: oneshot::Sender<()>,
+}
+
+/// One search thread lent to post-game analysis. The holder runs its own
+/// blocking work (on `spawn_blocking`) polling [`Lease::stop_flag`]; when a
+/// game's search needs the thread the flag is raised and
+/// [`Lease::was_preempted`] says so: the holder drops its half-done result
+/// and asks for a new lease. Dropping the lease gives the thread back.
+pub struct Lease {
+    id: u64,
+    control: Arc<Control>,
+    inner: Arc<Inner>,
+}
+
+impl Lease {
+    /// The flag the leased work polls: raised when a game's search needs
+    /// the thread (or the lease is dropped). It can move to a blocking
+    /// thread.
+    pub fn stop_flag(&self) -> StopFlag {
+        StopFlag(self.control.clone())
+    }
+
+    /// Whether a game's search took the thread back.
+    pub fn was_preempted(&self) -> bool {
+        self.control.preempted.load(Ordering::Acquire)
+    }
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        self.control.cancelled.store(true, Ordering::Release);
+        self.control.interrupt.store(true, Ordering::Release);
+        let mut queues = self.inner.lock();
+        queues.running.retain(|running| running.id != self.id);
+        self.inner.grant_leases(&mut queues);
+    }
+}
+
+/// A lease's stop flag, owned, for the blocking thread doing the work.
+#[derive(Clone)]
+pub struct StopFlag(Arc<Control>);
+
+impl StopFlag {
+    pub fn get(&self) -> &AtomicBool {
+        &self.0.interrupt
+    }
+}
+
+impl AiScheduler {
+    /// Waits for a search thread at the lowest priority ([`Priority::Analysis`]).
+    pub async fn lease(&self) -> Lease {
+        let control = Arc::new(Control::default());
+        let (granted, wait) = oneshot::channel();
+        let inner = &self.pool.inner;
+        let id = {
+            let mut queues = inner.lock();
+            let id = queues.next_id;
+            queues.next_id += 1;
+            queues.leases.push_back(LeaseWaiter {
+                id,
+                control: control.clone(),
+                granted,
+            });
+            inner.grant_leases(&mut queues);
+            id
+        };
+        // The lease exists from here: if this future is dropped before the
+        // grant arrives, dropping it frees the slot it may have been given.
+        let lease = Lease {
+            id,
+            control,
+            inner: inner.clone(),
+        };
+        // The sender lives in the queue until granted; the scheduler lives
+        // as long as `self`, so it cannot be dropped unanswered.
+        let _ = wait.await;
+        lease
+    }
+}
+
+impl Inner {
+    /// Grants waiting analysis leases while slots are free and no game's
+    /// search waits.
+    fn grant_leases(&self, queues: &mut Queues) {
+        let waiting = |jobs: &VecDeque<Job>| jobs.iter().any(|job| !job.control.is_cancelled());
+        if queues.closed || waiting(&queues.human) || waiting(&queues.background) {
+            return;
+        }
+        while queues.running.len() < self.threads {
+            let Some(waiter) = queues.leases.pop_front() else {
+                return;
+            };
+            if waiter.granted.is_closed() {
+                continue; // its holder stopped waiting
+            }
+            queues.running.push(Running {
+                id: waiter.id,
+                priority: Priority::Analysis,
+                control: waiter.control.clone(),
+            });
+            // A holder that stopped waiting just now drops its lease, which
+            // frees the slot again.
+            let _ = waiter.granted.send(());
+        }
+    }
+
+    /// A game's search arrived: when every thread is busy, one running
+    /// analysis gives its thread back.
+    fn preempt_analysis(&self, queues: &mut Queues) {
+        if queues.running.len() < self.threads {
+            return;
+        }
+        let already = queues.running.iter().any(|running| {
+            running.priority == Priority::Analysis
+                && running.control.preempted.load(Ordering::Acquire)
+        });
+        if already {
+            return;
+        }
+        if let Some(running) = queues
+            .running
+            .iter()
+            .find(|running| running.priority == Priority::Analysis)
+        {
+            running.control.preempted.store(true, Ordering::Release);
+            running.control.interrupt.store(true, Ordering::Release);
+            tracing::debug!(lease = running.id, "analysis preempted");
+        }
+    }
+}
+
 /// Live AI v AI games and the client (address) that created each: what
 /// `--max-ai-games` and `--max-ai-games-per-client` count. An AI v AI game
 /// costs a search thread for as long as it runs and nobody has to be there,
 /// so without caps one client could queue the whole machine.
 ///
 /// Entries leave when their game is seen finished (the creation path sweeps
-/// before counting) or an operator stops it. Games resumed after a restart
-/// are not in the ledger: they count towards no cap.
+/// before counting) or an operator stops it. Games still unfinished when the
+/// server starts (a restart) are counted again from the database towards
+/// the server's cap; their creator's address is not stored, so they count
+/// towards no client's cap (the owner is `None`).
 #[derive(Debug, Default)]
 pub struct AiGameLedger {
-    games: Mutex<HashMap<Uuid, IpAddr>>,
+    games: Mutex<HashMap<Uuid, Option<IpAddr>>>,
 }
 
 impl AiGameLedger {
-    fn lock(&self) -> MutexGuard<'_, HashMap<Uuid, IpAddr>> {
+    fn lock(&self) -> MutexGuard<'_, HashMap<Uuid, Option<IpAddr>>> {
         // One insert or remove at a time: a poisoned lock is still whole.
         self.games.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -638,6 +799,14 @@ impl AiGameLedger {
 
     pub fn forget(&self, id: Uuid) {
         self.lock().remove(&id);
+    }
+
+    /// Counts games found unfinished at start-up, whose creator is unknown.
+    pub fn count_resumed(&self, ids: impl IntoIterator<Item = Uuid>) {
+        let mut games = self.lock();
+        for id in ids {
+            games.entry(id).or_insert(None);
+        }
     }
 
     /// Counts game `id` for `client`, unless a cap is reached: then 429
@@ -656,14 +825,17 @@ impl AiGameLedger {
                 games.len()
             )));
         }
-        let mine = games.values().filter(|owner| **owner == client).count();
+        let mine = games
+            .values()
+            .filter(|owner| **owner == Some(client))
+            .count();
         if mine >= max_per_client {
             return Err(ApiError::Limited(format!(
                 "you already have {mine} live AI v AI games, the limit per client: \
                  wait for one to end"
             )));
         }
-        games.insert(id, client);
+        games.insert(id, Some(client));
         Ok(())
     }
 }
@@ -820,6 +992,44 @@ mod tests {
         ledger.forget(ids[0]);
         ledger.reserve(ids[3], a, 3, 2).unwrap();
         assert_eq!(ledger.ids().len(), 3);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_analysis_lease_yields_to_any_game_search_and_waits_behind_them() {
+        let scheduler = AiScheduler::new(1, Duration::ZERO);
+        let lease = scheduler.lease().await;
+        let stop = lease.stop_flag();
+        assert!(!stop.get().load(Ordering::Acquire));
+        // A game's search arrives while the only slot is lent: the lease is
+        // told to give it back, and the search answers.
+        let (tx, mut rx) = mpsc::channel(4);
+        let _thinking = scheduler.start(request(1, Priority::Background), tx);
+        assert!(lease.was_preempted());
+        assert!(stop.get().load(Ordering::Acquire));
+        drop(lease);
+        let answer = rx.recv().await.expect("the game's answer");
+        assert_eq!(answer.ply, 1);
+        // The slot is free again: a new lease is granted.
+        let again = tokio::time::timeout(Duration::from_secs(30), scheduler.lease())
+            .await
+            .expect("a new lease");
+        assert!(!again.was_preempted());
+    }
+
+    #[test]
+    fn resumed_games_count_for_the_server_not_for_a_client() {
+        let ledger = AiGameLedger::default();
+        let a: IpAddr = "192.0.2.1".parse().unwrap();
+        let resumed = [Uuid::new_v4(), Uuid::new_v4()];
+        ledger.count_resumed(resumed);
+        ledger.count_resumed(resumed);
+        assert_eq!(ledger.ids().len(), 2);
+        // Per client 2: the resumed games are nobody's.
+        ledger.reserve(Uuid::new_v4(), a, 3, 2).unwrap();
+        let refused = ledger.reserve(Uuid::new_v4(), a, 3, 2).unwrap_err();
+        assert!(refused.message().contains("server"), "{refused}");
+        ledger.forget(resumed[0]);
+        ledger.reserve(Uuid::new_v4(), a, 3, 2).unwrap();
     }
 
     #[test]

@@ -173,10 +173,16 @@ pub struct Config {
     pub max_connections_per_ip: usize,
 
     /// How long a client may take to send a request's headers, counted
-    /// from when the server starts waiting for them (so it also closes
-    /// idle keep-alive connections), in milliseconds.
+    /// from their first byte (or from connecting, for a connection's first
+    /// request), in milliseconds.
     #[arg(long, env = "ROOKERY_HEADER_TIMEOUT_MS", default_value_t = 10_000)]
     pub header_timeout_ms: u64,
+
+    /// How long a keep-alive connection may wait, after a response, for
+    /// the first byte of its next request before it is closed, in
+    /// milliseconds.
+    #[arg(long, env = "ROOKERY_KEEPALIVE_IDLE_MS", default_value_t = 10_000)]
+    pub keepalive_idle_ms: u64,
 
     /// How long the server may take to answer a request once its body is
     /// in, in milliseconds (streams and WebSockets are not cut: only the
@@ -201,6 +207,20 @@ pub struct Config {
         value_delimiter = ','
     )]
     pub allowed_origins: Vec<AllowedOrigin>,
+
+    // ---- Post-game analysis (issue 11).
+    /// Analyses that search at once, server-wide (others wait, queued).
+    #[arg(long, env = "ROOKERY_MAX_ANALYSES", default_value_t = 1)]
+    pub max_analyses: usize,
+
+    /// Unfinished analyses one client (IP address) may have asked for.
+    #[arg(long, env = "ROOKERY_MAX_ANALYSES_PER_CLIENT", default_value_t = 2)]
+    pub max_analyses_per_client: usize,
+
+    /// The search budget of each analysed position, in nodes (the same
+    /// budget gives the same results on any machine).
+    #[arg(long, env = "ROOKERY_ANALYSIS_NODES", default_value_t = 200_000)]
+    pub analysis_nodes: u64,
 }
 
 /// What a `rookery-server` process is.
@@ -270,9 +290,21 @@ impl Config {
             max_connections: 4096,
             max_connections_per_ip: 64,
             header_timeout_ms: 10_000,
+            keepalive_idle_ms: 10_000,
             request_timeout_ms: 30_000,
             trusted_proxies: Vec::new(),
             allowed_origins: Vec::new(),
+            max_analyses: 1,
+            max_analyses_per_client: 2,
+            analysis_nodes: 200_000,
+        }
+    }
+
+    pub fn analysis_options(&self) -> crate::analysis::AnalysisOptions {
+        crate::analysis::AnalysisOptions {
+            max_running: self.max_analyses.max(1),
+            max_per_client: self.max_analyses_per_client,
+            nodes_per_ply: self.analysis_nodes.max(1),
         }
     }
 
@@ -317,6 +349,10 @@ impl Config {
 
     pub fn header_timeout(&self) -> Duration {
         Duration::from_millis(self.header_timeout_ms.max(1))
+    }
+
+    pub fn keepalive_idle(&self) -> Duration {
+        Duration::from_millis(self.keepalive_idle_ms.max(1))
     }
 
     pub fn request_timeout(&self) -> Duration {
@@ -415,12 +451,15 @@ mod tests {
             "https://chess.example.org",
             "--header-timeout-ms",
             "250",
+            "--keepalive-idle-ms",
+            "750",
         ])
         .unwrap();
         assert_eq!(config.max_ai_games(), 3);
         assert_eq!(config.trusted_proxies.len(), 2);
         assert_eq!(config.allowed_origins.len(), 1);
         assert_eq!(config.header_timeout(), Duration::from_millis(250));
+        assert_eq!(config.keepalive_idle(), Duration::from_millis(750));
         assert!(!format!("{config:?}").contains("0123456789abcdef0123"));
         for bad in [
             ["--trusted-proxy", "10.0.0.0/33"],
@@ -467,9 +506,13 @@ mod tests {
             "ROOKERY_MAX_CONNECTIONS",
             "ROOKERY_MAX_CONNECTIONS_PER_IP",
             "ROOKERY_HEADER_TIMEOUT_MS",
+            "ROOKERY_KEEPALIVE_IDLE_MS",
             "ROOKERY_REQUEST_TIMEOUT_MS",
             "ROOKERY_TRUSTED_PROXIES",
             "ROOKERY_ALLOWED_ORIGINS",
+            "ROOKERY_MAX_ANALYSES",
+            "ROOKERY_MAX_ANALYSES_PER_CLIENT",
+            "ROOKERY_ANALYSIS_NODES",
         ];
         if variables.iter().any(|v| std::env::var_os(v).is_some()) {
             return; // the environment chose other values on purpose

@@ -10,6 +10,8 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
+use crate::live::game::GameError;
+
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
     /// Malformed JSON, an unknown field value, a bad FEN, a bad query.
@@ -35,6 +37,9 @@ pub enum ApiError {
     GameOver,
     #[error("no free seat in this game")]
     SeatTaken,
+    /// Analysis of a game still being played (an addition to the table).
+    #[error("the game is not over yet: only finished games can be analysed")]
+    NotFinished,
     /// Joining with the registered player who holds the other seat (an
     /// addition to the contract's table).
     #[error("you already hold the other seat of this game: a player cannot play themselves")]
@@ -105,6 +110,7 @@ impl ApiError {
             ApiError::NotYourTurn(_)
             | ApiError::GameOver
             | ApiError::SeatTaken
+            | ApiError::NotFinished
             | ApiError::SamePlayer
             | ApiError::NameTaken
             | ApiError::AbortTooLate
@@ -131,6 +137,7 @@ impl ApiError {
             ApiError::NotYourTurn(_) => "not_your_turn",
             ApiError::GameOver => "game_over",
             ApiError::SeatTaken => "seat_taken",
+            ApiError::NotFinished => "not_finished",
             ApiError::SamePlayer => "same_player",
             ApiError::NameTaken => "name_taken",
             ApiError::AbortTooLate => "abort_too_late",
@@ -183,6 +190,27 @@ impl ApiError {
             other => {
                 tracing::debug!(code = other.code(), message = %other.message(), "client error")
             }
+        }
+    }
+}
+
+impl From<GameError> for ApiError {
+    /// A live game's refusal, as the contract's code.
+    fn from(err: GameError) -> ApiError {
+        let message = err.to_string();
+        match err {
+            GameError::BadFen(_) | GameError::OverBeforeStart(_) => ApiError::BadRequest(message),
+            GameError::GameOver => ApiError::GameOver,
+            GameError::SeatTaken => ApiError::SeatTaken,
+            GameError::InviteRequired | GameError::WrongInvite => ApiError::Forbidden(message),
+            GameError::SamePlayer => ApiError::SamePlayer,
+            GameError::NotStarted | GameError::NotYourTurn => ApiError::NotYourTurn(message),
+            GameError::NotUci(_) | GameError::Illegal(_) | GameError::Rejected(_) => {
+                ApiError::IllegalMove(message)
+            }
+            GameError::NothingToTakeBack(_) => ApiError::NothingToTakeBack(message),
+            GameError::AbortTooLate => ApiError::AbortTooLate,
+            GameError::NoRematch(_) => ApiError::NoRematch(message),
         }
     }
 }

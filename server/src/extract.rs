@@ -7,6 +7,8 @@ use axum::extract::rejection::{BytesRejection, QueryRejection};
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::StatusCode;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
 use serde::de::DeserializeOwned;
 use uuid::Uuid;
 
@@ -15,6 +17,45 @@ use crate::error::ApiError;
 /// A game id from the path. Something that is not a UUID names no game.
 pub fn game_id(text: &str) -> Result<Uuid, ApiError> {
     Uuid::parse_str(text).map_err(|_| ApiError::game_not_found())
+}
+
+/// Middleware: a path whose percent-escapes do not decode to UTF-8 (say
+/// `/api/games/%FF`) names nothing we serve: 404 `not_found` in our shape.
+/// Without it axum's path extractor would answer such a request in plain
+/// text.
+pub async fn require_decodable_path(request: Request, next: Next) -> Response {
+    if decodes_to_utf8(request.uri().path()) {
+        next.run(request).await
+    } else {
+        ApiError::NotFound("no such resource: the path is not UTF-8 once decoded".into())
+            .into_response()
+    }
+}
+
+/// Whether `path`, its `%XX` escapes decoded, is UTF-8. A `%` not followed
+/// by two hex digits stays as it is (the router then finds no such path).
+fn decodes_to_utf8(path: &str) -> bool {
+    let bytes = path.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let escape = bytes.get(i + 1..i + 3).and_then(|hex| {
+            std::str::from_utf8(hex)
+                .ok()
+                .and_then(|hex| u8::from_str_radix(hex, 16).ok())
+        });
+        match (bytes[i], escape) {
+            (b'%', Some(byte)) => {
+                decoded.push(byte);
+                i += 3;
+            }
+            (byte, _) => {
+                decoded.push(byte);
+                i += 1;
+            }
+        }
+    }
+    std::str::from_utf8(&decoded).is_ok()
 }
 
 /// `axum::Json`, except that a bad body is answered with our error shape,
@@ -89,5 +130,26 @@ where
                 .await
                 .map_err(|rejection: QueryRejection| ApiError::BadRequest(rejection.body_text()))?;
         Ok(ApiQuery(value))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_that_decode_to_utf8() {
+        for good in [
+            "/api/games/abc",
+            "/api/%C3%A9",
+            "/api/100%",
+            "/api/%zz",
+            "/api/%4",
+        ] {
+            assert!(decodes_to_utf8(good), "{good}");
+        }
+        for bad in ["/api/games/%FF", "/api/%C3", "/api/%c3%28"] {
+            assert!(!decodes_to_utf8(bad), "{bad}");
+        }
     }
 }

@@ -14,6 +14,8 @@
 //!   its error, clock, domain types (`Side`, `Status`, seats, clock
 //!   settings), PGN export.
 //! - [`ai`]: the AI scheduler (searches on blocking threads, bounded).
+//! - [`analysis`]: post-game analysis jobs (the AI's threads, lowest
+//!   priority).
 //! - [`api`]: HTTP handlers per resource; [`ws`]: the WebSocket endpoint;
 //!   [`web`]: the static web client.
 //! - [`rate_limit`]: per-client token buckets; [`client_ip`]: who the
@@ -29,11 +31,13 @@
 //! waits for signals.
 
 pub mod ai;
+pub mod analysis;
 pub mod api;
 pub mod auth;
 pub mod body;
 pub mod client_ip;
 pub mod config;
+pub mod connection_timers;
 pub mod error;
 pub mod extract;
 pub mod live;
@@ -55,6 +59,7 @@ use axum::Router;
 use tokio::net::TcpListener;
 
 use crate::ai::{AiGameLedger, AiScheduler};
+use crate::analysis::Analyses;
 pub use crate::config::Config;
 use crate::live::Registry;
 use crate::rate_limit::{ClientBuckets, Limits};
@@ -70,6 +75,8 @@ pub struct AppState {
     pub limits: Arc<Limits>,
     /// Live AI v AI games, for their caps.
     pub ai_games: Arc<AiGameLedger>,
+    /// Post-game analysis jobs.
+    pub analyses: Analyses,
 }
 
 impl AppState {
@@ -100,6 +107,11 @@ impl App {
                 AiScheduler::with_nice(config.ai_threads(), config.ai_nice, config.ai_move_delay())
             }
         };
+        let analyses = Analyses::new(store.clone(), ai.clone(), config.analysis_options());
+        // AI v AI games left unfinished by the last run count towards the
+        // caps from the first request on (one read, before serving).
+        let ai_games = Arc::new(AiGameLedger::default());
+        ai_games.count_resumed(store.unfinished_ai_v_ai_games().await?);
         let registry = Registry::new(store, ai, config.registry_options());
         registry.set_max_lag(config.ws_max_lag);
         let limits = Limits {
@@ -111,7 +123,8 @@ impl App {
                 registry,
                 config: Arc::new(config),
                 limits: Arc::new(limits),
-                ai_games: Arc::default(),
+                ai_games,
+                analyses,
             },
         })
     }
@@ -141,11 +154,14 @@ impl App {
             max_connections: config.max_connections.max(1),
             max_connections_per_ip: config.max_connections_per_ip.max(1),
             header_timeout: config.header_timeout(),
+            keepalive_idle: config.keepalive_idle(),
             trusted: config.trusted(),
             shutdown_grace: config.shutdown_grace(),
         };
         let stop_games = registry.clone();
+        let analyses = self.state.analyses.clone();
         registry.start_background();
+        analyses.start_background();
         serve::serve(listener, router, limits, async move {
             shutdown.await;
             tracing::info!("shutting down");
@@ -154,6 +170,9 @@ impl App {
             stop_games.shutdown().await;
         })
         .await;
+        // Analyses stop first (their positions so far are stored; they
+        // resume at the next start), then the games.
+        analyses.shutdown().await;
         registry.shutdown().await;
         self.state.store().close().await;
         tracing::info!("stopped");

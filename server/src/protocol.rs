@@ -49,6 +49,10 @@ pub struct CreateGame {
     /// contract's join by id).
     #[serde(default)]
     pub visibility: Option<Visibility>,
+    /// Added (issue 11): continue a game from a PGN: the new game starts
+    /// from the PGN's last position (not with both `fen` and `pgn`).
+    #[serde(default)]
+    pub pgn: Option<String>,
 }
 
 /// The `as` of a new game: one seat, or (added) `both` for pass and play,
@@ -164,6 +168,15 @@ impl CreateGame {
             .fen
             .map(|fen| fen.trim().to_string())
             .filter(|fen| !fen.is_empty());
+        let fen = match self.pgn.as_deref().map(str::trim) {
+            None | Some("") => fen,
+            Some(_) if fen.is_some() => {
+                return Err(ApiError::BadRequest(
+                    "send either fen or pgn, not both".into(),
+                ))
+            }
+            Some(pgn) => Some(continue_from_pgn(pgn)?),
+        };
         Ok(NewGame {
             seats,
             creator_side,
@@ -173,6 +186,19 @@ impl CreateGame {
             visibility: self.visibility.unwrap_or_default(),
         })
     }
+}
+
+/// The last position of a PGN's game, to continue it: 400 `bad_request`
+/// for a PGN that cannot be read or whose game is already over.
+fn continue_from_pgn(pgn: &str) -> Result<String, ApiError> {
+    let read = crate::api::analysis::parse_pgn(pgn)?;
+    if let Some(outcome) = read.game.outcome() {
+        return Err(ApiError::BadRequest(format!(
+            "the PGN's game is already over ({}): it can be replayed, not continued",
+            outcome.termination
+        )));
+    }
+    Ok(read.game.position().to_fen())
 }
 
 fn validate_clock(clock: ClockRequest) -> Result<ClockSettings, ApiError> {
@@ -229,6 +255,21 @@ pub struct ListQuery {
     /// Added: `true` lists only open seeks (waiting games anyone may join).
     #[serde(default)]
     pub joinable: Option<String>,
+    /// Added (issue 11): only this registered player's games.
+    #[serde(default)]
+    pub player: Option<String>,
+    /// Added (issue 11), with `player`: the cursor of the next page.
+    #[serde(default)]
+    pub before: Option<String>,
+}
+
+/// `GET /api/players/{name}/games?before=&limit=`.
+#[derive(Debug, Deserialize)]
+pub struct PlayerGamesQuery {
+    #[serde(default)]
+    pub before: Option<String>,
+    #[serde(default)]
+    pub limit: Option<String>,
 }
 
 /// `GET /ws/games/{id}?token=`.
@@ -334,10 +375,38 @@ pub enum SeatView {
         connected: bool,
         /// Added to the contract: whether someone holds this seat.
         taken: bool,
+        /// Added (issue 11): a registered player's rating, as `rating` and
+        /// `provisional` fields of the seat; absent for anonymous seats.
+        #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+        rating: Option<SeatRating>,
     },
     Ai {
         level: u8,
     },
+}
+
+/// A registered player's Glicko-2 rating as a seat shows it: before the game
+/// for a game that has been rated, else the player's rating when the seat
+/// was taken or the game read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatRating {
+    /// Rounded to a whole number.
+    pub rating: i64,
+    /// The rating deviation is still above [`PROVISIONAL_DEVIATION`].
+    pub provisional: bool,
+}
+
+/// Above this rating deviation a rating is shown as provisional (lichess's
+/// threshold: about ten rated games from the start).
+pub const PROVISIONAL_DEVIATION: f64 = 110.0;
+
+impl SeatRating {
+    pub fn of(rating: f64, deviation: f64) -> SeatRating {
+        SeatRating {
+            rating: rating.round() as i64,
+            provisional: deviation > PROVISIONAL_DEVIATION,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -396,6 +465,10 @@ pub struct PlayerCreated {
 #[derive(Debug, Serialize)]
 pub struct GameList {
     pub games: Vec<GameState>,
+    /// Added (issue 11), lists of one player's games only: the `before`
+    /// cursor of the next page, `null` on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next: Option<Option<String>>,
 }
 
 #[derive(Debug, Serialize)]
@@ -421,6 +494,8 @@ pub struct Scoreboard {
     /// Added: finished casual games (custom start or a clock under the
     /// minimum) by winning color; they count nowhere else.
     pub casual: ColorScore,
+    /// Added (issue 11): the records, in a fixed order (see docs/API.md).
+    pub records: Vec<RecordView>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -437,6 +512,72 @@ pub struct PlayerScore {
     pub wins: i64,
     pub losses: i64,
     pub draws: i64,
+    /// Added (issue 11): Glicko-2 rating and deviation, rounded.
+    pub rating: i64,
+    pub rating_deviation: i64,
+    /// Added: the deviation is above [`PROVISIONAL_DEVIATION`].
+    pub provisional: bool,
+}
+
+/// One record of the scoreboard.
+#[derive(Debug, Clone, Serialize)]
+pub struct RecordView {
+    /// `fastest_checkmate`, `fastest_checkmate_vs_ai`, `longest_game`,
+    /// `biggest_upset` or `longest_win_streak`.
+    pub record: &'static str,
+    /// The AI level of a per-level record, else absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub level: Option<u8>,
+    /// Moves, rating points or wins, by record.
+    pub value: i64,
+    /// The holder's name.
+    pub player: String,
+    /// Who they played in the game that set it: a player's name,
+    /// `anonymous` or `level N`; absent for a win streak.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub opponent: Option<String>,
+    /// The game that set it.
+    pub game: String,
+    /// When it was set, ms since the Unix epoch.
+    pub at: i64,
+}
+
+/// `GET /api/players/{name}`.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlayerProfile {
+    pub name: String,
+    /// When the player registered, ms since the Unix epoch.
+    pub created_at: i64,
+    pub rating: i64,
+    pub rating_deviation: i64,
+    pub provisional: bool,
+    /// Finished games that count on the scoreboard (against anyone).
+    pub games: i64,
+    pub wins: i64,
+    pub losses: i64,
+    pub draws: i64,
+    pub win_streak: i64,
+    pub best_win_streak: i64,
+    /// The rating after each of the last [`HISTORY_POINTS`] rated games,
+    /// oldest first.
+    pub history: Vec<RatingPoint>,
+}
+
+/// The most rating history points a profile carries.
+pub const HISTORY_POINTS: u32 = 500;
+
+/// One rated game in a player's history.
+#[derive(Debug, Clone, Serialize)]
+pub struct RatingPoint {
+    pub game: String,
+    /// When the result was stored, ms since the Unix epoch.
+    pub at: i64,
+    pub opponent: String,
+    /// `win`, `loss` or `draw`.
+    pub result: &'static str,
+    pub before: i64,
+    pub after: i64,
+    pub deviation: i64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -570,6 +711,10 @@ mod tests {
                 name: Some("alice".into()),
                 connected: true,
                 taken: true,
+                rating: Some(SeatRating {
+                    rating: 1500,
+                    provisional: true,
+                }),
             },
             black: SeatView::Ai { level: 3 },
             initial_fen: "startpos".into(),

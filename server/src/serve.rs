@@ -10,12 +10,14 @@
 //!   answer written without waiting (503 `unavailable` or 429
 //!   `rate_limited`, in the contract's error shape) and is closed at once:
 //!   it costs no task, no buffer and no file descriptor beyond that moment.
-//! - hyper's header timer (`--header-timeout-ms`) closes a connection that
-//!   does not finish sending a request's headers in time. The timer runs
-//!   whenever the server waits for a request, so it also closes idle
-//!   keep-alive connections and connections that never send anything: a
-//!   slowloris client cannot hold descriptors. Bodies have their own timer
-//!   ([`crate::body`]), and answers the request timer ([`limit_time`]).
+//! - Two waiting timers ([`crate::connection_timers`]): the header timer
+//!   (`--header-timeout-ms`) closes a connection that does not finish
+//!   sending a request's headers in time (or sends nothing at all after
+//!   connecting), so a slowloris client cannot hold descriptors; the
+//!   keep-alive idle timer (`--keepalive-idle-ms`) closes a connection
+//!   that sends no new request after a response. Bodies have their own
+//!   timer ([`crate::body`]), and answers the request timer
+//!   ([`limit_time`]).
 //! - On shutdown the loop stops accepting, asks every connection to close
 //!   after its current request, and waits for them, at most
 //!   [`SHUTDOWN_GRACE`]: a client that stopped reading or sending cannot
@@ -41,9 +43,11 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
+use tokio::time::Instant;
 use tower::ServiceExt;
 
 use crate::client_ip::{client_key, TrustedProxies};
+use crate::connection_timers::{sleep_until_opt, ConnectionTimers, ServedBody};
 use crate::error::ApiError;
 use crate::rate_limit::Connection;
 
@@ -53,6 +57,8 @@ pub struct ConnectionLimits {
     pub max_connections: usize,
     pub max_connections_per_ip: usize,
     pub header_timeout: Duration,
+    /// How long a connection may wait between requests.
+    pub keepalive_idle: Duration,
     /// Exempt from the per-IP cap: one proxy carries many clients.
     pub trusted: TrustedProxies,
     /// How long shutdown waits for open connections (`--shutdown-grace-ms`,
@@ -201,15 +207,17 @@ pub async fn serve(
         };
         match admit(&open, &limits, remote.ip()) {
             Ok(admitted) => {
+                let timers = ConnectionTimers::new(limits.header_timeout, limits.keepalive_idle);
                 let stream = CountedStream {
                     inner: stream,
                     _admitted: admitted,
+                    timers: timers.clone(),
                 };
                 connections.spawn(serve_connection(
                     stream,
                     remote,
                     router.clone(),
-                    limits.header_timeout,
+                    timers,
                     stopping_rx.clone(),
                 ));
             }
@@ -238,10 +246,12 @@ pub async fn serve(
 }
 
 /// A socket that holds its place in the connection counts until it is
-/// closed: an upgraded WebSocket keeps it after hyper lets go.
+/// closed: an upgraded WebSocket keeps it after hyper lets go. It tells the
+/// connection's timers when bytes arrive.
 struct CountedStream {
     inner: TcpStream,
     _admitted: Admitted,
+    timers: Arc<ConnectionTimers>,
 }
 
 impl AsyncRead for CountedStream {
@@ -250,7 +260,12 @@ impl AsyncRead for CountedStream {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.inner).poll_read(cx, buf)
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
+        if buf.filled().len() > before {
+            self.timers.on_read();
+        }
+        polled
     }
 }
 
@@ -288,24 +303,33 @@ async fn serve_connection(
     stream: CountedStream,
     remote: SocketAddr,
     router: Router,
-    header_timeout: Duration,
+    timers: Arc<ConnectionTimers>,
     mut stopping: watch::Receiver<bool>,
 ) {
     if let Err(err) = stream.inner.set_nodelay(true) {
         tracing::debug!(%err, "TCP_NODELAY");
     }
     let connection = Connection { remote };
-    let service = router.map_request(move |request: hyper::Request<Incoming>| {
+    let served_by = timers.clone();
+    let service = tower::service_fn(move |request: hyper::Request<Incoming>| {
+        // hyper calls the service once a request's head is complete.
+        let served = served_by.serving();
         let mut request = request.map(Body::new);
         request
             .extensions_mut()
             .insert(ConnectInfo(connection.clone()));
-        request
+        let answer = router.clone().oneshot(request);
+        async move {
+            let response = answer.await?;
+            Ok::<_, std::convert::Infallible>(response.map(|body| ServedBody::wrap(body, served)))
+        }
     });
     let mut builder = hyper::server::conn::http1::Builder::new();
+    // Our own timers replace hyper's header timer, which would also run
+    // while the connection waits idle between requests.
     builder
         .timer(TokioTimer::new())
-        .header_read_timeout(header_timeout)
+        .header_read_timeout(None)
         .keep_alive(true);
     let conn = builder
         .serve_connection(TokioIo::new(stream), TowerToHyperService::new(service))
@@ -313,12 +337,23 @@ async fn serve_connection(
     let mut conn = std::pin::pin!(conn);
     let mut asked_to_stop = false;
     loop {
+        let deadline = timers.deadline();
         tokio::select! {
             result = conn.as_mut() => {
                 if let Err(err) = result {
                     tracing::debug!(%remote, %err, "connection ended with an error");
                 }
                 return;
+            }
+            // The phase moved: read the new deadline.
+            () = timers.changed() => {}
+            () = sleep_until_opt(deadline) => {
+                if let Some(expired) = timers.expired(Instant::now()) {
+                    // No request is being served (the timers do not run
+                    // then): dropping the connection loses nothing.
+                    tracing::debug!(%remote, ?expired, "connection timer ran out: closed");
+                    return;
+                }
             }
             changed = stopping.wait_for(|stop| *stop), if !asked_to_stop => {
                 // Either shutdown began or the loop is gone: close after the
@@ -363,6 +398,7 @@ mod tests {
             max_connections: total,
             max_connections_per_ip: per_ip,
             header_timeout: Duration::from_secs(1),
+            keepalive_idle: Duration::from_secs(1),
             trusted: TrustedProxies::new(vec!["10.0.0.1".parse().unwrap()]),
             shutdown_grace: SHUTDOWN_GRACE,
         }

@@ -5,9 +5,9 @@
 //! One query style for the whole workspace: runtime-checked `sqlx::query`
 //! with `.bind()` and `$1`-style placeholders, rows read into
 //! `sqlx::FromRow` structs, so a clean CI machine builds without a database
-//! or an offline query cache. Every query of the service is in this file
-//! (and the rows it reads and writes in [`rows`]), written once for both
-//! databases: see [`backend`] for how.
+//! or an offline query cache. Every query of the service is in this module
+//! (here, in [`rows`], in `ratings` and in `analysis`), written once for
+//! both databases: see [`backend`] for how.
 //!
 //! PostgreSQL: every connection runs with `synchronous_commit = on`, so a
 //! commit (an acknowledged move) is flushed to the server's log before the
@@ -34,7 +34,9 @@
 //! separate read-only pool: in WAL mode they never wait for the writer, and a
 //! heavy read never delays a commit.
 
+pub mod analysis;
 mod backend;
+mod ratings;
 mod rows;
 mod writer;
 
@@ -52,9 +54,13 @@ use uuid::Uuid;
 use crate::auth::TokenHash;
 use crate::error::ApiError;
 use crate::live::game::{LiveGame, PlayedMove, PlayerRef};
-use crate::protocol::{AiScore, ColorScore, GameState, PlayerScore, Scoreboard, Status};
+use crate::protocol::{
+    AiScore, ColorScore, GameState, PlayerScore, Scoreboard, SeatRating, Status,
+    PROVISIONAL_DEVIATION,
+};
 
 use self::backend::{on_pool, Dialect, Pool};
+pub use self::ratings::{Cursor, PlayerGamesFilter};
 pub use self::rows::StoredGame;
 use self::rows::{GameRow, ListRow};
 pub use self::writer::WriterStats;
@@ -118,6 +124,13 @@ impl std::fmt::Debug for Store {
 }
 
 /// Milliseconds since the Unix epoch, now.
+/// Game ids read as text; a row that is not a UUID names no game.
+fn parse_ids(ids: &[String]) -> Vec<Uuid> {
+    ids.iter()
+        .filter_map(|id| Uuid::parse_str(id).ok())
+        .collect()
+}
+
 pub fn now_ms() -> i64 {
     let since_epoch = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -248,12 +261,18 @@ impl Store {
     }
 
     pub async fn player_by_token(&self, token: &TokenHash) -> Result<Option<PlayerRef>, ApiError> {
-        let row: Option<(String, String)> = on_pool!(&self.inner.read, pool =>
-            sqlx::query_as("SELECT id, name FROM players WHERE token_hash = $1")
-                .bind(&token.0)
-                .fetch_optional(pool)
-                .await)?;
-        Ok(row.map(|(id, name)| PlayerRef { id, name }))
+        let row: Option<(String, String, f64, f64)> = on_pool!(&self.inner.read, pool =>
+            sqlx::query_as(
+                "SELECT id, name, rating, rating_deviation FROM players WHERE token_hash = $1",
+            )
+            .bind(&token.0)
+            .fetch_optional(pool)
+            .await)?;
+        Ok(row.map(|(id, name, rating, deviation)| PlayerRef {
+            id,
+            name,
+            rating: SeatRating::of(rating, deviation),
+        }))
     }
 
     /// Whether `token` is a seat token of some game (to tell a token for
@@ -403,10 +422,19 @@ impl Store {
         )
         .fetch_all(pool)
         .await)?;
-        Ok(ids
-            .iter()
-            .filter_map(|id| Uuid::parse_str(id).ok())
-            .collect())
+        Ok(parse_ids(&ids))
+    }
+
+    /// Unfinished games with an AI in both seats: they count towards
+    /// `--max-ai-games` again after a restart.
+    pub async fn unfinished_ai_v_ai_games(&self) -> Result<Vec<Uuid>, ApiError> {
+        let ids: Vec<String> = on_pool!(&self.inner.read, pool => sqlx::query_scalar(
+            "SELECT id FROM games
+             WHERE status != 'finished' AND white_kind = 'ai' AND black_kind = 'ai'",
+        )
+        .fetch_all(pool)
+        .await)?;
+        Ok(parse_ids(&ids))
     }
 
     /// Games nobody has touched for a while: waiting games last changed
@@ -432,10 +460,7 @@ impl Store {
         .bind(i64::from(limit))
         .fetch_all(pool)
         .await)?;
-        Ok(ids
-            .iter()
-            .filter_map(|id| Uuid::parse_str(id).ok())
-            .collect())
+        Ok(parse_ids(&ids))
     }
 
     /// The scoreboard from the recorded results, cached for
@@ -509,7 +534,8 @@ impl Store {
             COUNT(*) FILTER (WHERE score = 0) AS draws";
         let players_sql = format!(
             "{seats}
-             SELECT p.name AS name, {TALLY}
+             SELECT p.name AS name, {TALLY},
+                    p.rating AS rating, p.rating_deviation AS rating_deviation
              FROM seats JOIN players p ON p.id = seats.player
              GROUP BY p.id
              ORDER BY (COUNT(*) FILTER (WHERE score = 1) * 2
@@ -527,6 +553,7 @@ impl Store {
         );
         let ai: Vec<rows::AiScoreRow> = on_pool!(&self.inner.read, pool =>
             sqlx::query_as(&ai_sql).fetch_all(pool).await)?;
+        let records = self.records().await?;
         Ok(Scoreboard {
             colors: ColorScore {
                 white: colors.white,
@@ -546,6 +573,9 @@ impl Store {
                     wins: row.wins,
                     losses: row.losses,
                     draws: row.draws,
+                    rating: row.rating.round() as i64,
+                    rating_deviation: row.rating_deviation.round() as i64,
+                    provisional: row.rating_deviation > PROVISIONAL_DEVIATION,
                 })
                 .collect(),
             ai: ai
@@ -558,6 +588,7 @@ impl Store {
                     draws: row.draws,
                 })
                 .collect(),
+            records,
         })
     }
 }
@@ -599,10 +630,22 @@ async fn open_sqlite(url: &str, options: StoreOptions) -> anyhow::Result<(Pool, 
         .connect_with(connect.clone())
         .await
         .with_context(|| format!("opening database {url:?}"))?;
+    let backfill = ratings::needs_backfill(&write_pool)
+        .await
+        .context("reading the schema")?;
     MIGRATOR
         .run(&write_pool)
         .await
         .context("running database migrations")?;
+    if backfill {
+        // Results stored before ratings existed count once, now.
+        let counted = ratings::backfill(&write_pool)
+            .await
+            .context("rating the games stored before migration 0005")?;
+        if counted > 0 {
+            tracing::info!(games = counted, "rated the games stored before ratings");
+        }
+    }
     let read = if in_memory {
         write_pool.clone()
     } else {

@@ -1,7 +1,8 @@
 //! The static web client, served from `--web-dir` at `/`.
 //!
 //! The client is a single page: the routes of the contract's page table that
-//! are not files (`/games/{id}`, `/watch`, `/scoreboard`) all get
+//! are not files (`/games/{id}`, `/watch`, `/scoreboard`,
+//! `/players/{name}`) all get
 //! `index.html`, and the page's script shows the right view. Everything else
 //! is looked up as a file.
 
@@ -15,6 +16,7 @@ pub fn service(web_dir: &Path) -> Router {
     Router::new()
         .route_service("/games/{id}", index.clone())
         .route_service("/watch", index.clone())
+        .route_service("/players/{name}", index.clone())
         .route_service("/scoreboard", index)
         .fallback_service(ServeDir::new(web_dir).append_index_html_on_directories(true))
 }

@@ -43,6 +43,7 @@ use uuid::Uuid;
 
 use crate::auth::TokenHash;
 use crate::client_ip::ClientIp;
+use crate::connection_timers::sleep_until_opt;
 use crate::error::ApiError;
 use crate::extract::{game_id, ApiQuery};
 use crate::live::actor::{Action, Command, GameHandle, SeatSecret, StateReceiver};
@@ -88,6 +89,9 @@ const MAX_WRITE_BUFFER: usize = HARD_MESSAGE_CAP + 16 * 1024;
 pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/ws/games/{id}", get(upgrade))
+        .layer(axum::middleware::from_fn(
+            crate::extract::require_decodable_path,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             limit_requests,
@@ -502,11 +506,4 @@ fn is_too_big(err: &axum::Error) -> bool {
     std::error::Error::source(err)
         .and_then(|cause| cause.downcast_ref::<tungstenite::Error>())
         .is_some_and(|cause| matches!(cause, tungstenite::Error::Capacity(_)))
-}
-
-async fn sleep_until_opt(deadline: Option<Instant>) {
-    match deadline {
-        Some(deadline) => tokio::time::sleep_until(deadline).await,
-        None => std::future::pending().await,
-    }
 }

@@ -611,7 +611,7 @@ describe('web client in Chromium against the real server', () => {
     await page.goto(`${server.url}/scoreboard`);
     const row = page.locator('.score-table tr', { hasText: 'e2e_carol' });
     await row.waitFor();
-    assert.deepEqual(await row.locator('th, td').allTextContents(), ['e2e_carol', '1', '0', '1', '0']);
+    assert.deepEqual(await row.locator('th, td').allTextContents(), ['e2e_carol', '1', '0', '1', '0', '1500?']);
     await page.locator('.score-table tr', { hasText: 'Level 2' }).waitFor();
   });
 

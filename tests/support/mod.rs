@@ -204,6 +204,15 @@ impl TestServer {
         read(request.send().await.expect("POST")).await
     }
 
+    /// Registers a player; returns their token.
+    pub async fn register(&self, name: &str) -> String {
+        let (status, player) = self
+            .post("/api/players", None, Some(json!({ "name": name })))
+            .await;
+        assert_eq!(status, 201, "register {name}: {player}");
+        player["token"].as_str().expect("token").to_string()
+    }
+
     /// Creates a game; returns (GameState, seat token if any).
     pub async fn create_game(&self, body: Value, player: Option<&str>) -> (Value, Option<String>) {
         let (status, answer) = self.post("/api/games", player, Some(body)).await;
@@ -534,6 +543,153 @@ impl DbReader {
             DbReader::Postgres(pool) => pool.close().await,
         }
     }
+}
+
+// ------------------------------------------------ players and seats (harden)
+
+impl TestServer {
+    /// A human v human game with `extra` fields, created by `player` (or
+    /// anonymously): (the whole answer, the game's id).
+    pub async fn create_human(&self, extra: Value, player: Option<&str>) -> (Value, String) {
+        let mut body = json!({"white": {"kind": "human"}, "black": {"kind": "human"}});
+        if let (Some(body), Some(extra)) = (body.as_object_mut(), extra.as_object()) {
+            body.extend(extra.clone());
+        }
+        let (status, answer) = self.post("/api/games", player, Some(body)).await;
+        assert_eq!(status, 201, "create: {answer}");
+        let id = answer["game"]["id"].as_str().expect("id").to_string();
+        (answer, id)
+    }
+}
+
+/// A legal line of `plies` moves that never ends the game.
+pub fn long_line(plies: usize) -> Vec<String> {
+    let mut game = rookery_engine::Game::new(rookery_engine::Position::startpos());
+    let mut line = Vec::new();
+    let mut seed: u64 = 7;
+    while line.len() < plies {
+        let moves: Vec<_> = game.position().legal_moves().iter().copied().collect();
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let start = (seed >> 33) as usize % moves.len();
+        let mv = (0..moves.len())
+            .map(|i| moves[(start + i) % moves.len()])
+            .find(|mv| {
+                let mut after = game.clone();
+                after.play(*mv).is_ok() && after.outcome().is_none()
+            })
+            .expect("a move that does not end the game");
+        game.play(mv).expect("legal");
+        line.push(mv.to_uci());
+    }
+    line
+}
+
+/// A listener whose accepted sockets (they inherit it) have a small send
+/// buffer, so a peer that stops reading blocks the server's writes after a
+/// few states rather than a few megabytes.
+pub fn small_buffer_listener() -> TcpListener {
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    socket.set_send_buffer_size(4096).expect("SO_SNDBUF");
+    socket
+        .bind("127.0.0.1:0".parse().expect("address"))
+        .expect("bind");
+    socket.listen(1024).expect("listen")
+}
+
+/// A spectator WebSocket of game `id` with a small receive buffer (see
+/// [`small_buffer_listener`]).
+pub async fn small_buffer_spectator(
+    server: &TestServer,
+    id: &str,
+) -> WebSocketStream<MaybeTlsStream<TcpStream>> {
+    let client = tokio::net::TcpSocket::new_v4().expect("socket");
+    client.set_recv_buffer_size(4096).expect("SO_RCVBUF");
+    let stream = client.connect(server.addr).await.expect("connect");
+    let (socket, _) = tokio_tungstenite::client_async(
+        server.ws_url(&format!("/ws/games/{id}")),
+        MaybeTlsStream::Plain(stream),
+    )
+    .await
+    .expect("upgrade");
+    socket
+}
+
+/// A second connection to the test's database file, holding the write lock
+/// until released (another process, or a backup tool, doing the same).
+pub struct Lock {
+    connection: sqlx::SqliteConnection,
+}
+
+impl Lock {
+    pub async fn take(db: &TestDb) -> Lock {
+        let mut connection = <sqlx::SqliteConnection as sqlx::Connection>::connect(&db.url())
+            .await
+            .unwrap();
+        sqlx::query("BEGIN EXCLUSIVE")
+            .execute(&mut connection)
+            .await
+            .unwrap();
+        Lock { connection }
+    }
+
+    pub async fn release(mut self) {
+        sqlx::query("ROLLBACK")
+            .execute(&mut self.connection)
+            .await
+            .unwrap();
+        sqlx::Connection::close(self.connection).await.unwrap();
+    }
+}
+
+// ---------------------------------------------- spawned processes (harden)
+
+/// A `rookery-server` process (see [`server_command`]).
+pub struct SpawnedServer {
+    pub child: tokio::process::Child,
+    pub base: String,
+}
+
+/// The server binary on port 0 with database `db`, quiet logs, no AI
+/// pacing and a generous rate limit, plus `extra` flags.
+pub fn server_command(db: &std::path::Path, extra: &[&str]) -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_rookery-server"));
+    command
+        .args(["--addr", "127.0.0.1:0", "--database"])
+        .arg(db)
+        .args(extra)
+        .env("RUST_LOG", "error")
+        .env("ROOKERY_AI_MOVE_DELAY_MS", "0")
+        .env("ROOKERY_RATE_LIMIT", "10000")
+        .env("ROOKERY_RATE_BURST", "10000")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .kill_on_drop(true);
+    command
+}
+
+impl SpawnedServer {
+    pub async fn start(db: &std::path::Path, extra: &[&str]) -> SpawnedServer {
+        let mut child = server_command(db, extra)
+            .spawn()
+            .expect("start rookery-server");
+        let base = listening_base(&mut child).await;
+        SpawnedServer { child, base }
+    }
+}
+
+pub fn sigterm(child: &tokio::process::Child) {
+    let pid = child.id().expect("running") as i32;
+    // SAFETY: kill(2) on our own child's pid with a valid signal.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+}
+
+/// Waits (at most [`WAIT`]) for `child` to exit, which must be with 0.
+pub async fn exits_zero(mut child: tokio::process::Child, what: &str) {
+    let status = within(WAIT, what, child.wait()).await.expect("wait");
+    assert_eq!(status.code(), Some(0), "{what}: {status:?}");
 }
 
 /// Starts the real `rookery-server` binary on port 0 with its database at

@@ -16,7 +16,8 @@
 //! - **Move ordering**: table move, winning captures (MVV-LVA, losing ones
 //!   by SEE last), two killer moves per ply, then quiet moves by history.
 //! - **Null-move pruning**, **late move reductions**, futility and late-move
-//!   pruning near the leaves, and a **check extension**.
+//!   pruning near the leaves, a **check extension** and a **singular
+//!   extension** (with multi-cut) for a table move nothing else comes near.
 //! - **Draws** by repetition (against the game history too), by the
 //!   fifty-move rule and by insufficient material are recognised inside the
 //!   tree.
@@ -153,6 +154,7 @@ impl Searcher {
             stopped: false,
             path,
             killers: [[Move::NONE; 2]; MAX_PLY + 2],
+            excluded: [Move::NONE; MAX_PLY + 2],
             pv: vec![[Move::NONE; MAX_PLY + 1]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
             root_moves: Vec::new(),
@@ -185,6 +187,9 @@ struct Worker<'a> {
     /// the path from the root.
     path: Vec<u64>,
     killers: [[Move; 2]; MAX_PLY + 2],
+    /// `excluded[ply]`: the move a singular-extension search at `ply`
+    /// leaves out (`Move::NONE` in a normal search).
+    excluded: [Move; MAX_PLY + 2],
     pv: Vec<[Move; MAX_PLY + 1]>,
     pv_len: [usize; MAX_PLY + 1],
     root_moves: Vec<RootMove>,
@@ -460,10 +465,18 @@ impl Worker<'_> {
             return alpha;
         }
 
+        // A search that leaves out the table move (see the singular
+        // extension below) shares the node's table entry only for its
+        // static evaluation: its result is not the node's.
+        let excluded = self.excluded[ply];
         let hit = self.tt.probe(pos.hash(), ply);
-        let tt_move = hit.map_or(Move::NONE, |h| h.mv);
+        let tt_move = if excluded.is_none() {
+            hit.map_or(Move::NONE, |h| h.mv)
+        } else {
+            Move::NONE
+        };
         if let Some(h) = hit {
-            if !pv_node && h.depth >= depth && h.cuts_off(alpha, beta) {
+            if !pv_node && excluded.is_none() && h.depth >= depth && h.cuts_off(alpha, beta) {
                 return h.score;
             }
         }
@@ -474,7 +487,7 @@ impl Worker<'_> {
             hit.map_or_else(|| evaluate(pos), |h| h.eval)
         };
 
-        if !pv_node && !in_check {
+        if !pv_node && !in_check && excluded.is_none() {
             // Reverse futility: far enough above beta that a shallow search
             // will not bring the score back down.
             if depth <= 6 && static_eval - 85 * depth >= beta && beta.abs() < MATE_BOUND {
@@ -506,8 +519,43 @@ impl Worker<'_> {
 
         // Internal iterative reduction: without a table move this node was
         // never searched before, so a cheaper look first is wiser.
-        if tt_move.is_none() && depth >= 4 {
+        if tt_move.is_none() && excluded.is_none() && depth >= 4 {
             depth -= 1;
+        }
+
+        // Singular extension: when the table move is much better than every
+        // other move (a search without it, at half depth, fails low well
+        // below the table's score), the node hangs on that one move, so it
+        // is searched a ply deeper. If even without it the node clears beta
+        // (several moves do), the node fails high at once (multi-cut).
+        let mut singular_extension = 0;
+        if let Some(h) = hit.filter(|h| {
+            ply > 0
+                && depth >= 6
+                && !tt_move.is_none()
+                && h.depth >= depth - 3
+                && h.bound != Bound::Upper
+                && h.score.abs() < MATE_BOUND
+        }) {
+            let singular_beta = h.score - 2 * depth;
+            self.excluded[ply] = tt_move;
+            let score = self.negamax(
+                pos,
+                (depth - 1) / 2,
+                singular_beta - 1,
+                singular_beta,
+                ply,
+                false,
+            );
+            self.excluded[ply] = Move::NONE;
+            if self.stopped {
+                return 0;
+            }
+            if score < singular_beta {
+                singular_extension = 1;
+            } else if singular_beta >= beta {
+                return singular_beta;
+            }
         }
 
         let moves = pos.legal_moves();
@@ -525,6 +573,9 @@ impl Worker<'_> {
         self.path.push(pos.hash());
 
         while let Some((mv, order)) = picker.next() {
+            if mv == excluded {
+                continue;
+            }
             let is_quiet =
                 mv.promotion().is_none() && !mv.is_en_passant() && pos.role_at(mv.to()).is_none();
             let is_killer = is_quiet && self.killers[ply].contains(&mv);
@@ -557,7 +608,15 @@ impl Worker<'_> {
             let gives_check = child.is_check();
 
             let score = if searched == 0 {
-                -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1, pv_node)
+                let extension = if mv == tt_move { singular_extension } else { 0 };
+                -self.negamax(
+                    &child,
+                    depth - 1 + extension,
+                    -beta,
+                    -alpha,
+                    ply + 1,
+                    pv_node,
+                )
             } else {
                 // Late move reductions: moves ordered late are probably
                 // bad; look at them shallower and only search them fully if
@@ -622,6 +681,10 @@ impl Worker<'_> {
             }
         }
         self.path.pop();
+        if !excluded.is_none() {
+            // Only the excluded move was legal: nothing else reaches alpha.
+            return if searched == 0 { alpha } else { best };
+        }
 
         let bound = if best >= beta {
             Bound::Lower

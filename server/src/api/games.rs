@@ -221,19 +221,38 @@ pub async fn list(
     };
     let limit = list_limit(query.limit.as_deref())?;
     let joinable = list_joinable(query.joinable.as_deref())?;
+    if let Some(name) = query
+        .player
+        .as_deref()
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+    {
+        let filter = super::players::games_filter(statuses, joinable);
+        let page = super::players::games_page(&state, name, filter, query.before.as_deref(), limit)
+            .await?;
+        return Ok(Json(page));
+    }
+    if query.before.is_some() {
+        return Err(ApiError::BadRequest(
+            "before pages one player's games: it needs player".into(),
+        ));
+    }
     // One query on the read pool; no actor is asked and no game replayed.
     let mut games = if joinable {
         // Open seeks are waiting games: a status filter that excludes
         // waiting games leaves none.
         if !statuses.contains(&Status::Waiting) {
-            return Ok(Json(GameList { games: Vec::new() }));
+            return Ok(Json(GameList {
+                games: Vec::new(),
+                next: None,
+            }));
         }
         state.store().list_open_seeks(limit).await?
     } else {
         state.store().list_games(statuses, limit).await?
     };
     state.registry.show_presence(&mut games);
-    Ok(Json(GameList { games }))
+    Ok(Json(GameList { games, next: None }))
 }
 
 /// The `joinable` filter of a list: `true` (or `1`) lists only open seeks.
@@ -250,7 +269,7 @@ fn list_joinable(text: Option<&str>) -> Result<bool, ApiError> {
 /// The `limit` of a list: a positive whole number; more than the most we
 /// list is the most we list (the lichess way with `max`), not an error, so a
 /// client asking for "everything" still gets an answer.
-fn list_limit(text: Option<&str>) -> Result<u32, ApiError> {
+pub fn list_limit(text: Option<&str>) -> Result<u32, ApiError> {
     let text = match text.map(str::trim) {
         None | Some("") => return Ok(DEFAULT_LIST_LIMIT),
         Some(text) => text,
@@ -269,12 +288,29 @@ fn list_limit(text: Option<&str>) -> Result<u32, ApiError> {
         .map_or(MAX_LIST_LIMIT, |n| n.min(MAX_LIST_LIMIT)))
 }
 
+/// The query of a PGN export: `analysis=1` adds the stored analysis as
+/// comments.
+#[derive(Debug, serde::Deserialize)]
+pub struct PgnQuery {
+    analysis: Option<String>,
+}
+
 /// `GET /api/games/{id}/pgn`.
 pub async fn pgn(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    ApiQuery(query): ApiQuery<PgnQuery>,
 ) -> Result<Response, ApiError> {
     let id = game_id(&id)?;
+    let with_analysis = match query.analysis.as_deref().map(str::trim) {
+        None | Some("" | "0" | "false") => false,
+        Some("1" | "true") => true,
+        Some(_) => {
+            return Err(ApiError::BadRequest(
+                "analysis must be 1 or 0 (true or false)".into(),
+            ))
+        }
+    };
     let live = state
         .registry
         .call_live(id, |reply| Command::Snapshot { reply })
@@ -287,7 +323,17 @@ pub async fn pgn(
             .await?
             .ok_or_else(ApiError::game_not_found)?,
     };
-    let text = crate::live::pgn::write_pgn(&live);
+    let text = if with_analysis {
+        let rows = state
+            .store()
+            .analysis(id)
+            .await?
+            .map(|(_, rows)| rows)
+            .unwrap_or_default();
+        crate::live::pgn::write_pgn_with(&live, &super::analysis::pgn_notes(live.game(), &rows))
+    } else {
+        crate::live::pgn::write_pgn(&live)
+    };
     Ok((
         // Exactly the contract's type. Every PGN we write is ASCII (names
         // are A-Z a-z 0-9 _ -, FEN and SAN are ASCII), so no charset is

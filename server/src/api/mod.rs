@@ -5,6 +5,7 @@
 //! an unknown `/api` path is a `not_found` in our error shape.
 
 pub mod admin;
+pub mod analysis;
 pub mod games;
 pub mod info;
 pub mod players;
@@ -23,12 +24,19 @@ use crate::AppState;
 pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/api/players", post(players::create))
+        .route("/api/players/{name}", get(players::profile))
+        .route("/api/players/{name}/games", get(players::games))
         .route("/api/levels", get(info::levels))
         .route("/api/scoreboard", get(info::scoreboard))
         .route("/api/games", post(games::create).get(games::list))
         .route("/api/games/{id}", get(games::get).delete(admin::abort_game))
         .route("/api/games/{id}/join", post(games::join))
         .route("/api/games/{id}/pgn", get(games::pgn))
+        .route(
+            "/api/games/{id}/analysis",
+            get(analysis::get).post(analysis::start),
+        )
+        .route("/api/pgn", post(analysis::read_pgn))
         .route("/api/games/{id}/stream", get(games::stream))
         .route("/api/games/{id}/move", post(games::play))
         .route("/api/games/{id}/resign", post(games::resign))
@@ -66,6 +74,9 @@ pub fn router(state: AppState) -> Router {
         .route("/api/{*rest}", any(not_found))
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(state.config.max_body_bytes))
+        .layer(axum::middleware::from_fn(
+            crate::extract::require_decodable_path,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             limit_requests,

@@ -24,9 +24,10 @@ use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::game::{Answer, LiveGame, PlayedMove, PlayerRef, RematchStep};
+use super::game::{Answer, GameError, LiveGame, PlayedMove, PlayerRef, RematchStep};
 use crate::ai::{AiAnswer, AiScheduler, ClockSnapshot, Priority, SearchRequest, Thinking};
 use crate::auth::TokenHash;
+use crate::connection_timers::sleep_until_opt;
 use crate::error::ApiError;
 use crate::protocol::{self, Broadcast, GameState, SeatView, SharedState, Side, Status};
 use crate::store::Store;
@@ -501,7 +502,7 @@ impl GameActor {
     /// is written or broadcast.
     async fn change_if(
         &mut self,
-        apply: impl FnOnce(&mut LiveGame, Instant) -> Result<bool, ApiError>,
+        apply: impl FnOnce(&mut LiveGame, Instant) -> Result<bool, GameError>,
     ) -> Result<(), ApiError> {
         let now = Instant::now();
         let mut next = self.live.clone();
@@ -516,7 +517,7 @@ impl GameActor {
     async fn change<T>(
         &mut self,
         now: Option<Instant>,
-        apply: impl FnOnce(&mut LiveGame, Instant) -> Result<(T, Option<PlayedMove>), ApiError>,
+        apply: impl FnOnce(&mut LiveGame, Instant) -> Result<(T, Option<PlayedMove>), GameError>,
     ) -> Result<T, ApiError> {
         let now = now.unwrap_or_else(Instant::now);
         let mut next = self.live.clone();
@@ -792,11 +793,4 @@ impl GameActor {
 async fn stopping(shutdown: &mut watch::Receiver<bool>) {
     // The guard `wait_for` returns is not `Send`: drop it here.
     let _ = shutdown.wait_for(|stop| *stop).await.map(|_| ());
-}
-
-async fn sleep_until_opt(deadline: Option<Instant>) {
-    match deadline {
-        Some(deadline) => tokio::time::sleep_until(deadline).await,
-        None => std::future::pending().await,
-    }
 }

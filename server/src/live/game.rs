@@ -5,7 +5,7 @@
 //! timeout) live here.
 //!
 //! Every method either changes the game and returns `Ok`, or returns an
-//! [`ApiError`] and leaves it untouched. The actor runs a method on a copy,
+//! [`GameError`] and leaves it untouched. The actor runs a method on a copy,
 //! writes the copy to the database, and only then replaces its state: so
 //! nothing is acknowledged or broadcast before it is durable.
 
@@ -18,8 +18,9 @@ use uuid::Uuid;
 
 use super::clock::Clock;
 use crate::auth::TokenHash;
-use crate::error::ApiError;
-use crate::protocol::{ClockSettings, GameState, SeatKind, SeatView, Side, Status, Visibility};
+use crate::protocol::{
+    ClockSettings, GameState, SeatKind, SeatRating, SeatView, Side, Status, Visibility,
+};
 
 /// The shortest initial clock of a rated game. Below it a game is decided by
 /// the network and the server's reaction time more than by chess (and a
@@ -63,11 +64,52 @@ pub enum RematchStep {
     Agreed(Box<LiveGame>),
 }
 
+/// Why a [`LiveGame`] refused a change. The game is untouched. The HTTP
+/// and WebSocket answers are built from it by `From<GameError> for
+/// ApiError`, which decides each code; the messages here are the ones the
+/// client reads.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GameError {
+    #[error("bad FEN: {0}")]
+    BadFen(String),
+    #[error("the game would be over before it starts ({0})")]
+    OverBeforeStart(Termination),
+    #[error("the game is over")]
+    GameOver,
+    #[error("no free seat in this game")]
+    SeatTaken,
+    #[error("this game is private: joining needs the invite secret from the creator's link")]
+    InviteRequired,
+    #[error("this invite secret does not open this game")]
+    WrongInvite,
+    #[error("you already hold the other seat of this game: a player cannot play themselves")]
+    SamePlayer,
+    #[error("the game has not started: waiting for an opponent to join")]
+    NotStarted,
+    #[error("it is not your turn")]
+    NotYourTurn,
+    #[error("not a move in UCI notation: {0:?}")]
+    NotUci(String),
+    #[error("{0} is not legal in this position")]
+    Illegal(String),
+    /// The engine refused a move given as a `Move` (the AI's path).
+    #[error("{0}")]
+    Rejected(String),
+    #[error("{0}")]
+    NothingToTakeBack(String),
+    #[error("each side has moved: the game can no longer be aborted (resign instead)")]
+    AbortTooLate,
+    #[error("{0}")]
+    NoRematch(String),
+}
+
 /// A registered player holding a seat.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlayerRef {
     pub id: String,
     pub name: String,
+    /// The rating the seat shows (see [`SeatRating`]).
+    pub rating: SeatRating,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -131,6 +173,7 @@ impl LiveSeat {
                 name: player.as_ref().map(|p| p.name.clone()),
                 connected: *connections > 0,
                 taken: token.is_some(),
+                rating: player.as_ref().map(|p| p.rating),
             },
             LiveSeat::Ai { level } => SeatView::Ai { level: *level },
         }
@@ -271,17 +314,13 @@ impl LiveGame {
         seats: [SeatKind; 2],
         clock_settings: Option<ClockSettings>,
         fen: Option<&str>,
-    ) -> Result<LiveGame, ApiError> {
+    ) -> Result<LiveGame, GameError> {
         let game = match fen {
             None => Game::new(Position::startpos()),
-            Some(fen) => Game::from_fen(fen)
-                .map_err(|err| ApiError::BadRequest(format!("bad FEN: {err}")))?,
+            Some(fen) => Game::from_fen(fen).map_err(|err| GameError::BadFen(err.to_string()))?,
         };
         if let Some(outcome) = game.outcome() {
-            return Err(ApiError::BadRequest(format!(
-                "the game would be over before it starts ({})",
-                outcome.termination
-            )));
+            return Err(GameError::OverBeforeStart(outcome.termination));
         }
         Ok(LiveGame {
             id,
@@ -351,9 +390,9 @@ impl LiveGame {
     /// time for the side to move (the one who stopped answering; a draw if
     /// the opponent cannot mate), or aborted when each side has not moved
     /// yet. A game with a clock is left to its clock: `Ok(false)`.
-    pub fn expire(&mut self, now: Instant) -> Result<bool, ApiError> {
+    pub fn expire(&mut self, now: Instant) -> Result<bool, GameError> {
         match self.status() {
-            Status::Finished => Err(ApiError::GameOver),
+            Status::Finished => Err(GameError::GameOver),
             Status::Waiting => {
                 self.finish(
                     Ending {
@@ -541,36 +580,29 @@ impl LiveGame {
         player: Option<PlayerRef>,
         invite: Option<&TokenHash>,
         now: Instant,
-    ) -> Result<Side, ApiError> {
+    ) -> Result<Side, GameError> {
         let free = Side::BOTH
             .into_iter()
             .find(|side| self.seat(*side).is_free());
         let Some(side) = free else {
-            return Err(ApiError::SeatTaken);
+            return Err(GameError::SeatTaken);
         };
         if self.is_finished() {
-            return Err(ApiError::GameOver);
+            return Err(GameError::GameOver);
         }
         if self.visibility == Visibility::Private {
             // Hashes are compared, not secrets: the comparison's timing
             // tells nothing about the secret.
             match (self.invite.as_ref(), invite) {
                 (Some(expected), Some(given)) if expected == given => {}
-                (_, None) => return Err(ApiError::Forbidden(
-                    "this game is private: joining needs the invite secret from the creator's link"
-                        .into(),
-                )),
-                _ => {
-                    return Err(ApiError::Forbidden(
-                        "this invite secret does not open this game".into(),
-                    ))
-                }
+                (_, None) => return Err(GameError::InviteRequired),
+                _ => return Err(GameError::WrongInvite),
             }
         }
         let other = self.seat(side.other()).player();
         if let (Some(joining), Some(holding)) = (player.as_ref(), other) {
             if joining.id == holding.id {
-                return Err(ApiError::SamePlayer);
+                return Err(GameError::SamePlayer);
             }
         }
         self.take_seat(side, token, player, now)?;
@@ -584,12 +616,12 @@ impl LiveGame {
         token: TokenHash,
         player: Option<PlayerRef>,
         now: Instant,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), GameError> {
         if self.is_finished() {
-            return Err(ApiError::GameOver);
+            return Err(GameError::GameOver);
         }
         if !self.seat(side).is_free() {
-            return Err(ApiError::SeatTaken);
+            return Err(GameError::SeatTaken);
         }
         self.seats[side.index()] = LiveSeat::Human {
             token: Some(token),
@@ -602,47 +634,41 @@ impl LiveGame {
         Ok(())
     }
 
-    fn ensure_playing(&self) -> Result<(), ApiError> {
+    fn ensure_playing(&self) -> Result<(), GameError> {
         if self.is_finished() {
-            return Err(ApiError::GameOver);
+            return Err(GameError::GameOver);
         }
         if self.status() == Status::Waiting {
-            return Err(ApiError::NotYourTurn(
-                "the game has not started: waiting for an opponent to join".into(),
-            ));
+            return Err(GameError::NotStarted);
         }
         Ok(())
     }
 
     /// Plays `uci` for `side`. Ends the game when the move does (checkmate,
     /// stalemate, repetition, fifty moves, insufficient material).
-    pub fn play(&mut self, side: Side, uci: &str, now: Instant) -> Result<PlayedMove, ApiError> {
+    pub fn play(&mut self, side: Side, uci: &str, now: Instant) -> Result<PlayedMove, GameError> {
         self.ensure_playing()?;
         if side != self.turn() {
-            return Err(ApiError::NotYourTurn("it is not your turn".into()));
+            return Err(GameError::NotYourTurn);
         }
         let mv = self
             .game
             .position()
             .parse_uci(uci)
             .map_err(|err| match err {
-                UciMoveError::Syntax(text) => {
-                    ApiError::IllegalMove(format!("not a move in UCI notation: {text:?}"))
-                }
-                UciMoveError::Illegal(text) => {
-                    ApiError::IllegalMove(format!("{text} is not legal in this position"))
-                }
+                UciMoveError::Syntax(text) => GameError::NotUci(text),
+                UciMoveError::Illegal(text) => GameError::Illegal(text),
             })?;
         self.play_move(mv, now)
     }
 
     /// Plays a legal move for the side to move (the AI's path).
-    pub fn play_move(&mut self, mv: Move, now: Instant) -> Result<PlayedMove, ApiError> {
+    pub fn play_move(&mut self, mv: Move, now: Instant) -> Result<PlayedMove, GameError> {
         let mover = self.turn();
         let ply = self.game.moves().len();
         self.game
             .play(mv)
-            .map_err(|err| ApiError::IllegalMove(err.to_string()))?;
+            .map_err(|err| GameError::Rejected(err.to_string()))?;
         let san = self.game.san_moves()[ply].clone();
         if let Some(clock) = &mut self.clock {
             clock.press(mover, now);
@@ -672,9 +698,9 @@ impl LiveGame {
 
     /// Resigns for `side`. Before the game has started there is nothing to
     /// lose: the game is aborted instead (it counts nowhere).
-    pub fn resign(&mut self, side: Side, now: Instant) -> Result<(), ApiError> {
+    pub fn resign(&mut self, side: Side, now: Instant) -> Result<(), GameError> {
         if self.is_finished() {
-            return Err(ApiError::GameOver);
+            return Err(GameError::GameOver);
         }
         let ending = if self.status() == Status::Waiting {
             Ending {
@@ -693,9 +719,9 @@ impl LiveGame {
 
     /// Ends the game without a result (`aborted`, it counts nowhere): an
     /// operator stopped it, or its AI could not move.
-    pub fn abort(&mut self, now: Instant) -> Result<(), ApiError> {
+    pub fn abort(&mut self, now: Instant) -> Result<(), GameError> {
         if self.is_finished() {
-            return Err(ApiError::GameOver);
+            return Err(GameError::GameOver);
         }
         self.finish(
             Ending {
@@ -709,7 +735,7 @@ impl LiveGame {
 
     /// Offers a draw, or accepts the opponent's standing offer. Offering
     /// again changes nothing (`Ok(false)`).
-    pub fn draw(&mut self, side: Side, now: Instant) -> Result<bool, ApiError> {
+    pub fn draw(&mut self, side: Side, now: Instant) -> Result<bool, GameError> {
         self.ensure_playing()?;
         match self.draw_offer {
             Some(offerer) if offerer == side.other() => {
@@ -730,7 +756,7 @@ impl LiveGame {
     /// Declines the opponent's draw offer (`answer: Decline`) or withdraws
     /// one's own (`Withdraw`). `Ok(false)`: there was no such offer, nothing
     /// changed.
-    pub fn drop_draw_offer(&mut self, side: Side, answer: Answer) -> Result<bool, ApiError> {
+    pub fn drop_draw_offer(&mut self, side: Side, answer: Answer) -> Result<bool, GameError> {
         self.ensure_playing()?;
         Ok(drop_offer(&mut self.draw_offer, side, answer))
     }
@@ -740,7 +766,7 @@ impl LiveGame {
     /// the game becomes casual: a player who may retract moves against the
     /// engine is not playing the game the scoreboard counts). Asking again
     /// changes nothing (`Ok(false)`).
-    pub fn takeback(&mut self, side: Side, now: Instant) -> Result<bool, ApiError> {
+    pub fn takeback(&mut self, side: Side, now: Instant) -> Result<bool, GameError> {
         self.ensure_playing()?;
         match self.takeback_offer {
             Some(asker) if asker == side.other() => {
@@ -751,7 +777,7 @@ impl LiveGame {
             None => {}
         }
         if self.plies_to_take_back(side).is_none() {
-            return Err(ApiError::NothingToTakeBack(
+            return Err(GameError::NothingToTakeBack(
                 "you have no move to take back".into(),
             ));
         }
@@ -765,7 +791,7 @@ impl LiveGame {
     }
 
     /// Declines or withdraws a takeback request (see [`Self::drop_draw_offer`]).
-    pub fn drop_takeback_offer(&mut self, side: Side, answer: Answer) -> Result<bool, ApiError> {
+    pub fn drop_takeback_offer(&mut self, side: Side, answer: Answer) -> Result<bool, GameError> {
         self.ensure_playing()?;
         Ok(drop_offer(&mut self.takeback_offer, side, answer))
     }
@@ -808,12 +834,12 @@ impl LiveGame {
     /// A player aborts the game: allowed until each side has made its first
     /// move (no result, it counts nowhere), refused with `abort_too_late`
     /// after that (resign instead).
-    pub fn abort_by_player(&mut self, now: Instant) -> Result<(), ApiError> {
+    pub fn abort_by_player(&mut self, now: Instant) -> Result<(), GameError> {
         if self.is_finished() {
-            return Err(ApiError::GameOver);
+            return Err(GameError::GameOver);
         }
         if self.status() == Status::Active && self.game.moves().len() >= 2 {
-            return Err(ApiError::AbortTooLate);
+            return Err(GameError::AbortTooLate);
         }
         self.abort(now)
     }
@@ -830,9 +856,9 @@ impl LiveGame {
         token: TokenHash,
         created_at: i64,
         now: Instant,
-    ) -> Result<RematchStep, ApiError> {
+    ) -> Result<RematchStep, GameError> {
         if !self.is_finished() {
-            return Err(ApiError::NoRematch("the game is not over yet".into()));
+            return Err(GameError::NoRematch("the game is not over yet".into()));
         }
         if let Some(rematch) = &self.rematch {
             if rematch.agreed || rematch.offered_by == side {
@@ -849,7 +875,7 @@ impl LiveGame {
         }
         let opponent = self.seat(side.other());
         if opponent.ai_level().is_none() && opponent.token().is_none() {
-            return Err(ApiError::NoRematch(
+            return Err(GameError::NoRematch(
                 "nobody took the other seat of this game".into(),
             ));
         }
@@ -875,7 +901,7 @@ impl LiveGame {
 
     /// Declines or withdraws a rematch offer (see [`Self::drop_draw_offer`]).
     /// An agreed rematch cannot be undone: `Ok(false)`.
-    pub fn drop_rematch_offer(&mut self, side: Side, answer: Answer) -> Result<bool, ApiError> {
+    pub fn drop_rematch_offer(&mut self, side: Side, answer: Answer) -> Result<bool, GameError> {
         let Some(rematch) = &self.rematch else {
             return Ok(false);
         };
@@ -895,7 +921,7 @@ impl LiveGame {
         tokens: [Option<TokenHash>; 2],
         created_at: i64,
         now: Instant,
-    ) -> Result<LiveGame, ApiError> {
+    ) -> Result<LiveGame, GameError> {
         let kind = |seat: &LiveSeat| match seat.ai_level() {
             Some(level) => SeatKind::Ai { level },
             None => SeatKind::Human,
@@ -1075,7 +1101,7 @@ mod tests {
         );
         assert!(matches!(
             live.play(Side::White, "e2e4", now),
-            Err(ApiError::NotYourTurn(_))
+            Err(GameError::NotStarted)
         ));
         assert_eq!(
             live.join(mint().unwrap().hash, None, None, now).unwrap(),
@@ -1084,7 +1110,7 @@ mod tests {
         assert_eq!(live.status(), Status::Active);
         assert!(matches!(
             live.join(mint().unwrap().hash, None, None, now),
-            Err(ApiError::SeatTaken)
+            Err(GameError::SeatTaken)
         ));
     }
 
@@ -1101,15 +1127,15 @@ mod tests {
         }
         assert!(matches!(
             live.play(Side::White, "a2a3", now),
-            Err(ApiError::NotYourTurn(_))
+            Err(GameError::NotYourTurn)
         ));
         assert!(matches!(
             live.play(Side::Black, "e1e2", now),
-            Err(ApiError::IllegalMove(_))
+            Err(GameError::Illegal(_))
         ));
         assert!(matches!(
             live.play(Side::Black, "zz", now),
-            Err(ApiError::IllegalMove(_))
+            Err(GameError::NotUci(_))
         ));
         let played = live.play(Side::Black, "d8h4", now).unwrap();
         assert_eq!(played.san, "Qh4#");
@@ -1122,15 +1148,15 @@ mod tests {
         assert!(state.check);
         assert!(matches!(
             live.play(Side::White, "a2a3", now),
-            Err(ApiError::GameOver)
+            Err(GameError::GameOver)
         ));
         assert!(matches!(
             live.resign(Side::White, now),
-            Err(ApiError::GameOver)
+            Err(GameError::GameOver)
         ));
         assert!(matches!(
             live.draw(Side::White, now),
-            Err(ApiError::GameOver)
+            Err(GameError::GameOver)
         ));
     }
 
@@ -1237,12 +1263,12 @@ mod tests {
         let now = Instant::now();
         assert!(matches!(
             live.takeback(Side::White, now),
-            Err(ApiError::NothingToTakeBack(_))
+            Err(GameError::NothingToTakeBack(_))
         ));
         live.play(Side::White, "e2e4", now).unwrap();
         assert!(matches!(
             live.takeback(Side::Black, now),
-            Err(ApiError::NothingToTakeBack(_))
+            Err(GameError::NothingToTakeBack(_))
         ));
         // White asks right after its move: one ply.
         assert!(live.takeback(Side::White, now).unwrap());
@@ -1312,7 +1338,7 @@ mod tests {
         live.play(Side::Black, "e7e5", now).unwrap();
         assert!(matches!(
             live.abort_by_player(now),
-            Err(ApiError::AbortTooLate)
+            Err(GameError::AbortTooLate)
         ));
         assert!(!live.is_finished());
     }
@@ -1328,7 +1354,7 @@ mod tests {
         live.make_private(None);
         assert!(matches!(
             live.offer_rematch(Side::White, Uuid::new_v4(), mint().unwrap().hash, 0, now),
-            Err(ApiError::NoRematch(_))
+            Err(GameError::NoRematch(_))
         ));
         live.resign(Side::White, now).unwrap();
         let id = Uuid::new_v4();
@@ -1372,7 +1398,7 @@ mod tests {
         let seats = [SeatKind::Human, SeatKind::Human];
         assert!(matches!(
             LiveGame::new(Uuid::new_v4(), 0, seats, None, Some("not a fen")),
-            Err(ApiError::BadRequest(_))
+            Err(GameError::BadFen(_))
         ));
         // Already checkmated: refused.
         let mated = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3";
@@ -1394,6 +1420,7 @@ mod tests {
         let alice = PlayerRef {
             id: "a".into(),
             name: "alice".into(),
+            rating: SeatRating::of(1500.0, 350.0),
         };
         let invite = mint().unwrap();
         let mut live = human_game(None, None);
@@ -1405,12 +1432,12 @@ mod tests {
         for given in [None, Some(&wrong)] {
             assert!(matches!(
                 live.join(mint().unwrap().hash, None, given, now),
-                Err(ApiError::Forbidden(_))
+                Err(GameError::InviteRequired | GameError::WrongInvite)
             ));
         }
         assert!(matches!(
             live.join(mint().unwrap().hash, Some(alice), Some(&invite.hash), now),
-            Err(ApiError::SamePlayer)
+            Err(GameError::SamePlayer)
         ));
         assert_eq!(live.status(), Status::Waiting, "refusals change nothing");
         let side = live

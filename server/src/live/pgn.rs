@@ -33,6 +33,11 @@ fn pgn_termination(termination: Termination) -> &'static str {
 
 /// The game as PGN text (ASCII: names, FEN and SAN are).
 pub fn write_pgn(live: &LiveGame) -> String {
+    write_pgn_with(live, &[])
+}
+
+/// [`write_pgn`] with a note after each move (the analysis as comments).
+pub fn write_pgn_with(live: &LiveGame, notes: &[rookery_engine::MoveNote]) -> String {
     let ending = live.ending();
     let mut tags = vec![
         ("Event".to_string(), "Rookery game".to_string()),
@@ -64,7 +69,7 @@ pub fn write_pgn(live: &LiveGame) -> String {
         Some(ending) => pgn_termination(ending.termination),
         None => "unterminated",
     };
-    rookery_engine::pgn::write_pgn(&tags, live.game(), result, Some(termination))
+    rookery_engine::pgn::write_pgn_annotated(&tags, live.game(), result, Some(termination), notes)
 }
 
 /// `YYYY.MM.DD` (UTC) of a Unix time in milliseconds.

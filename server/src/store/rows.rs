@@ -8,13 +8,16 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::backend::{on_conn, Conn, Dialect};
+use super::ratings::{DEFAULT_DEVIATION, DEFAULT_RATING};
 use super::Store;
 use crate::auth::TokenHash;
 use crate::error::ApiError;
 use crate::live::game::{
     Ending, LiveGame, LiveSeat, PlayedMove, PlayerRef, Rematch, SavedClock, SavedGame,
 };
-use crate::protocol::{ClockSettings, ClockView, GameState, SeatView, Side, Status, Visibility};
+use crate::protocol::{
+    ClockSettings, ClockView, GameState, SeatRating, SeatView, Side, Status, Visibility,
+};
 
 /// One seat's columns.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -273,11 +276,17 @@ pub struct GameRow {
     pub white_player_id: Option<String>,
     pub white_token_hash: Option<String>,
     pub white_name: Option<String>,
+    /// The seat's rating (migration 0005): before the game once it has been
+    /// rated, else the player's current one.
+    pub white_rating: Option<f64>,
+    pub white_deviation: Option<f64>,
     pub black_kind: String,
     pub black_level: Option<i64>,
     pub black_player_id: Option<String>,
     pub black_token_hash: Option<String>,
     pub black_name: Option<String>,
+    pub black_rating: Option<f64>,
+    pub black_deviation: Option<f64>,
     pub initial_fen: String,
     pub fen: Option<String>,
     pub clock_initial_ms: Option<i64>,
@@ -305,10 +314,20 @@ pub struct GameRow {
 }
 
 const GAME_COLUMNS: &str = "g.*, wp.name AS white_name, bp.name AS black_name,
-    lm.white_ms AS last_white_ms, lm.black_ms AS last_black_ms";
+    lm.white_ms AS last_white_ms, lm.black_ms AS last_black_ms,
+    COALESCE((SELECT rating_before FROM rating_history
+              WHERE game_id = g.id AND player_id = g.white_player_id), wp.rating) AS white_rating,
+    COALESCE((SELECT deviation_before FROM rating_history
+              WHERE game_id = g.id AND player_id = g.white_player_id), wp.rating_deviation)
+        AS white_deviation,
+    COALESCE((SELECT rating_before FROM rating_history
+              WHERE game_id = g.id AND player_id = g.black_player_id), bp.rating) AS black_rating,
+    COALESCE((SELECT deviation_before FROM rating_history
+              WHERE game_id = g.id AND player_id = g.black_player_id), bp.rating_deviation)
+        AS black_deviation";
 
-const GAME_JOINS: &str = "FROM games g
-    LEFT JOIN players wp ON wp.id = g.white_player_id
+/// The players of `g`'s seats and its last move, joined to `g`.
+const SEAT_JOINS: &str = "LEFT JOIN players wp ON wp.id = g.white_player_id
     LEFT JOIN players bp ON bp.id = g.black_player_id
     LEFT JOIN moves lm ON lm.game_id = g.id
         AND lm.ply = (SELECT MAX(ply) FROM moves WHERE game_id = g.id)";
@@ -320,7 +339,7 @@ fn non_negative(value: i64) -> u64 {
 impl GameRow {
     /// The query of game rows, with `filter` (a `WHERE` clause).
     pub fn select(filter: &str) -> String {
-        format!("SELECT {GAME_COLUMNS} {GAME_JOINS} {filter}")
+        format!("SELECT {GAME_COLUMNS} FROM games g {SEAT_JOINS} {filter}")
     }
 
     fn bad(&self, what: &str) -> ApiError {
@@ -333,8 +352,7 @@ impl GameRow {
         kind: &str,
         level: Option<i64>,
         token: &Option<String>,
-        player: &Option<String>,
-        name: &Option<String>,
+        player: Option<PlayerRef>,
     ) -> Result<LiveSeat, ApiError> {
         if kind == "ai" {
             let level = level
@@ -344,31 +362,46 @@ impl GameRow {
         }
         Ok(LiveSeat::Human {
             token: token.clone().map(TokenHash),
-            player: player
-                .clone()
-                .zip(name.clone())
-                .map(|(id, name)| PlayerRef { id, name }),
+            player,
             connections: 0,
         })
     }
 
     fn seats(&self) -> Result<[LiveSeat; 2], ApiError> {
+        let player = |id: &Option<String>, name: &Option<String>, rating, deviation| {
+            id.clone().zip(name.clone()).map(|(id, name)| PlayerRef {
+                id,
+                name,
+                rating: SeatRating::of(
+                    Option::unwrap_or(rating, DEFAULT_RATING),
+                    Option::unwrap_or(deviation, DEFAULT_DEVIATION),
+                ),
+            })
+        };
         Ok([
             self.seat(
                 Side::White,
                 &self.white_kind,
                 self.white_level,
                 &self.white_token_hash,
-                &self.white_player_id,
-                &self.white_name,
+                player(
+                    &self.white_player_id,
+                    &self.white_name,
+                    self.white_rating,
+                    self.white_deviation,
+                ),
             )?,
             self.seat(
                 Side::Black,
                 &self.black_kind,
                 self.black_level,
                 &self.black_token_hash,
-                &self.black_player_id,
-                &self.black_name,
+                player(
+                    &self.black_player_id,
+                    &self.black_name,
+                    self.black_rating,
+                    self.black_deviation,
+                ),
             )?,
         ])
     }
@@ -495,11 +528,17 @@ impl ListRow {
     ///
     /// The moves are joined in `ply` order ([`Dialect::moves_joined`]).
     pub fn select(dialect: Dialect, filter: &str, tail: &str) -> String {
+        Self::select_from(dialect, "games g", filter, tail)
+    }
+
+    /// [`ListRow::select`] from `from`, which names the games `g` (a page
+    /// of rowids joined to `games g`, say).
+    pub fn select_from(dialect: Dialect, from: &str, filter: &str, tail: &str) -> String {
         format!(
             "SELECT {GAME_COLUMNS},
                  {} AS moves_uci,
                  {} AS moves_san
-             {GAME_JOINS} {filter} {tail}",
+             FROM {from} {SEAT_JOINS} {filter} {tail}",
             dialect.moves_joined("uci"),
             dialect.moves_joined("san"),
         )
@@ -522,9 +561,10 @@ impl ListRow {
         let seat_view = |seat: LiveSeat| match seat {
             LiveSeat::Ai { level } => SeatView::Ai { level },
             LiveSeat::Human { token, player, .. } => SeatView::Human {
-                name: player.map(|p| p.name),
                 connected: false,
                 taken: token.is_some(),
+                rating: player.as_ref().map(|p| p.rating),
+                name: player.map(|p| p.name),
             },
         };
         let [white, black] = row.seats()?;
@@ -602,6 +642,8 @@ pub struct PlayerScoreRow {
     pub wins: i64,
     pub losses: i64,
     pub draws: i64,
+    pub rating: f64,
+    pub rating_deviation: f64,
 }
 
 #[derive(Debug, sqlx::FromRow)]

@@ -22,7 +22,7 @@ use rows::StoredMove;
 
 /// A file database in a temporary directory (kept alive by the returned
 /// directory).
-async fn file_store() -> (tempfile::TempDir, Store) {
+pub(super) async fn file_store() -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path().join("t.db").to_str().unwrap())
         .await
@@ -215,7 +215,7 @@ async fn lists_read_an_index_without_sorting() {
     store.close().await;
 }
 
-async fn query_plan(store: &Store, sql: &str) -> String {
+pub(super) async fn query_plan(store: &Store, sql: &str) -> String {
     let rows: Vec<(i64, i64, i64, String)> = sqlx::query_as(&format!("EXPLAIN QUERY PLAN {sql}"))
         .fetch_all(store.inner.read.sqlite())
         .await

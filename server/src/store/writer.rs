@@ -30,6 +30,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::backend::{on_conn, on_pool, Conn, Pool};
 use super::now_ms;
+use super::ratings;
 use super::rows::{StoredGame, StoredMove};
 
 /// How often an idle writer stamps the heartbeat. After a crash, at most this
@@ -58,6 +59,8 @@ pub enum Write {
         /// An agreed rematch: the new game, inserted with this change.
         rematch: Option<Box<StoredGame>>,
     },
+    /// Post-game analysis (migrations/0004).
+    Analysis(super::analysis::AnalysisWrite),
 }
 
 impl Write {
@@ -89,6 +92,10 @@ impl Write {
                 taken_back_from,
                 rematch,
             } => {
+                // The write that finishes the game counts its result, in
+                // this transaction and never again (see store/ratings.rs).
+                let finishing = game.status == "finished"
+                    && !ratings::is_stored_finished(conn.reborrow(), &game.id).await?;
                 if let Some(ply) = taken_back_from {
                     on_conn!(conn.reborrow(), conn =>
                         sqlx::query("DELETE FROM moves WHERE game_id = $1 AND ply >= $2")
@@ -103,10 +110,14 @@ impl Write {
                 }
                 game.update(conn.reborrow()).await?;
                 if let Some(rematch) = rematch {
-                    rematch.insert(conn).await?;
+                    rematch.insert(conn.reborrow()).await?;
+                }
+                if finishing {
+                    ratings::game_finished(conn, &game.id, game.updated_at).await?;
                 }
                 Ok(())
             }
+            Write::Analysis(write) => write.apply(conn).await,
         }
     }
 }

@@ -1,0 +1,275 @@
+// After the game: the engine's analysis of a finished game (evaluation
+// graph, marks on the move list, average centipawn loss, progress while the
+// server works), copy FEN / copy PGN, and what each piece on the board is.
+// The game page creates one AnalysisPanel and calls render(ply) after each
+// of its own renders; everything shown comes from the server's answers.
+
+import { api } from './api.js';
+import { h, clear } from './dom.js';
+import { ROLE_NAMES, parseFen, splitUci, fileOf } from './chess.js';
+
+const POLL_MS = 1000;
+const MARKS = { inaccuracy: '?!', mistake: '?', blunder: '??' };
+const SVG = 'http://www.w3.org/2000/svg';
+const CAP = 1000;
+
+function svg(tag, attrs) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [name, value] of Object.entries(attrs)) el.setAttribute(name, String(value));
+  return el;
+}
+
+// A position's evaluation from White's side, capped, for the graph.
+function whiteCp(position, turn) {
+  if (position.mate === null || position.mate === undefined) return Math.max(-CAP, Math.min(CAP, position.cp || 0));
+  if (position.mate === 0) return turn === 'white' ? -CAP : CAP;
+  return position.mate > 0 ? CAP : -CAP;
+}
+
+export function evalText(position) {
+  if (position.mate !== null && position.mate !== undefined) return position.mate === 0 ? 'mate' : `#${position.mate}`;
+  const pawns = (position.cp || 0) / 100;
+  return `${pawns > 0 ? '+' : ''}${pawns.toFixed(2)}`;
+}
+
+// How many times the piece on each square has moved, after `ply` moves.
+export function moveCounts(initialFen, moves, ply) {
+  const start = parseFen(initialFen);
+  const counts = new Map([...start.board.keys()].map((square) => [square, 0]));
+  const board = new Map(start.board);
+  for (const uci of moves.slice(0, ply)) {
+    const { from, to } = splitUci(uci);
+    const piece = board.get(from);
+    const moved = (counts.get(from) || 0) + 1;
+    if (piece && piece[1] === 'P' && fileOf(from) !== fileOf(to) && !board.has(to)) {
+      const passed = to[0] + from[1];
+      board.delete(passed);
+      counts.delete(passed);
+    }
+    if (piece && piece[1] === 'K' && Math.abs(fileOf(to) - fileOf(from)) === 2) {
+      const kingSide = fileOf(to) > fileOf(from);
+      const rookFrom = (kingSide ? 'h' : 'a') + from[1];
+      const rookTo = (kingSide ? 'f' : 'd') + from[1];
+      counts.set(rookTo, (counts.get(rookFrom) || 0) + 1);
+      counts.delete(rookFrom);
+      board.set(rookTo, board.get(rookFrom));
+      board.delete(rookFrom);
+    }
+    board.delete(from);
+    counts.delete(from);
+    board.set(to, piece);
+    counts.set(to, moved);
+  }
+  return counts;
+}
+
+// A history position's FEN: placement and side to move exact; castling and
+// en passant rights are not tracked by the client, so written as none.
+function placementFen(position, ply) {
+  const rows = [];
+  for (let rank = 7; rank >= 0; rank--) {
+    let row = '';
+    let empty = 0;
+    for (let file = 0; file < 8; file++) {
+      const piece = position.board.get('abcdefgh'[file] + String(rank + 1));
+      if (!piece) {
+        empty += 1;
+        continue;
+      }
+      if (empty) row += String(empty);
+      empty = 0;
+      row += piece[0] === 'w' ? piece[1] : piece[1].toLowerCase();
+    }
+    rows.push(row + (empty ? String(empty) : ''));
+  }
+  return `${rows.join('/')} ${position.turn === 'white' ? 'w' : 'b'} - - 0 ${Math.floor(ply / 2) + 1}`;
+}
+
+export class AnalysisPanel {
+  constructor(view) {
+    this.view = view;
+    this.data = null;
+    this.timer = null;
+    this.button = h('button', { type: 'button', class: 'primary', onclick: () => this.start() }, 'Analyse with the engine');
+    this.progress = h('progress', { class: 'analysis-progress', max: '1', value: '0', hidden: true, 'aria-label': 'Analysis progress' });
+    this.statusEl = h('p', { class: 'analysis-status', role: 'status', 'aria-live': 'polite' });
+    this.acplEl = h('p', { class: 'acpl' });
+    this.graphEl = h('div', { class: 'eval-graph' });
+    this.adviceEl = h('p', { class: 'advice' });
+    this.copyFen = h('button', { type: 'button', onclick: () => this.copy('fen', this.copyFen) }, 'Copy FEN');
+    this.copyPgn = h('button', { type: 'button', onclick: () => this.copy('pgn', this.copyPgn) }, 'Copy PGN');
+    this.el = h('div', { class: 'analysis' },
+      h('div', { class: 'actions' }, this.copyFen, this.copyPgn),
+      h('div', { class: 'analysis-box', hidden: true }, h('h2', null, 'Analysis'), this.button, this.progress, this.statusEl, this.graphEl, this.acplEl, this.adviceEl));
+    this.box = this.el.querySelector('.analysis-box');
+    this.loaded = false;
+  }
+
+  path() {
+    return `/api/games/${encodeURIComponent(this.view.gameId)}/analysis`;
+  }
+
+  async copy(what, button) {
+    let text;
+    if (what === 'fen') {
+      const game = this.view.game;
+      const ply = this.view.viewPly === null ? game.moves.length : this.view.viewPly;
+      text = ply === game.moves.length ? game.fen : placementFen(this.view.positions()[ply], ply);
+    } else {
+      const response = await fetch(`/api/games/${encodeURIComponent(this.view.gameId)}/pgn${this.data && this.data.status === 'done' ? '?analysis=1' : ''}`);
+      text = await response.text();
+    }
+    button.dataset.copied = text;
+    try {
+      await navigator.clipboard.writeText(text);
+      button.textContent = 'Copied';
+    } catch {
+      button.textContent = 'Copy failed';
+    }
+    setTimeout(() => { button.textContent = what === 'fen' ? 'Copy FEN' : 'Copy PGN'; }, 1500);
+  }
+
+  async load() {
+    this.loaded = true;
+    try {
+      this.apply(await api('GET', this.path()));
+    } catch (error) {
+      this.statusEl.textContent = `Could not read the analysis: ${error.message}`;
+    }
+  }
+
+  async start() {
+    this.button.disabled = true;
+    try {
+      this.apply(await api('POST', this.path()));
+    } catch (error) {
+      this.button.disabled = false;
+      this.statusEl.textContent = error.message;
+    }
+  }
+
+  apply(data) {
+    this.data = data;
+    clearTimeout(this.timer);
+    if (data.status === 'queued' || data.status === 'running') {
+      this.timer = setTimeout(() => this.load(), POLL_MS);
+    }
+    this.view.render();
+  }
+
+  render(ply) {
+    const game = this.view.game;
+    const finished = game.status === 'finished';
+    this.box.hidden = !finished;
+    if (finished && !this.loaded) this.load();
+    this.pieceInfo(ply);
+    const data = this.data;
+    if (!finished || !data) return;
+    const working = data.status === 'queued' || data.status === 'running';
+    this.button.hidden = data.status !== 'none' && data.status !== 'failed';
+    this.progress.hidden = !working;
+    this.progress.max = data.progress.total;
+    this.progress.value = data.progress.done;
+    const texts = {
+      none: 'Ask the engine to evaluate every position of this game.',
+      queued: 'Waiting for the engine…',
+      running: `Analysing: ${data.progress.done} of ${data.progress.total} positions.`,
+      done: 'Evaluations by Rookery’s engine. Click the graph to jump to a move.',
+      failed: 'The analysis failed. Try again.',
+    };
+    this.statusEl.textContent = texts[data.status] || '';
+    this.renderGraph(data, ply);
+    this.renderMarks(data);
+    if (data.acpl) {
+      const side = (v) => (v === null || v === undefined ? '–' : String(v));
+      this.acplEl.textContent = `Average centipawn loss: White ${side(data.acpl.white)} · Black ${side(data.acpl.black)}`;
+    } else {
+      this.acplEl.textContent = '';
+    }
+    const judged = data.moves.find((move) => move.ply === ply);
+    const position = data.positions.find((p) => p.ply === ply);
+    let advice = position ? `Evaluation ${evalText(position)}.` : '';
+    if (judged && judged.judgement) advice += ` ${game.san[ply - 1]} is ${judged.judgement === 'inaccuracy' ? 'an' : 'a'} ${judged.judgement}: ${judged.best_san} was best.`;
+    this.adviceEl.textContent = advice;
+  }
+
+  renderGraph(data, ply) {
+    const positions = data.positions;
+    if (!positions.length) {
+      clear(this.graphEl);
+      return;
+    }
+    const total = Math.max(1, data.progress.total - 1);
+    const width = 300;
+    const height = 80;
+    const x = (p) => (p / total) * width;
+    const y = (cp) => height / 2 - (cp / CAP) * (height / 2);
+    const turns = this.view.positions().map((p) => p.turn);
+    const points = positions.map((p) => `${x(p.ply).toFixed(1)},${y(whiteCp(p, turns[p.ply])).toFixed(1)}`);
+    const graph = svg('svg', { viewBox: `0 0 ${width} ${height}`, class: 'eval-svg', role: 'img', 'aria-label': 'Evaluation graph: click to jump to a move', preserveAspectRatio: 'none' });
+    graph.append(svg('rect', { x: 0, y: 0, width, height, class: 'eval-black' }));
+    graph.append(svg('polygon', { points: `0,${height / 2} ${points.join(' ')} ${x(positions[positions.length - 1].ply)},${height / 2}`, class: 'eval-area' }));
+    graph.append(svg('line', { x1: 0, y1: height / 2, x2: width, y2: height / 2, class: 'eval-mid' }));
+    for (const move of data.moves) {
+      if (!move.judgement) continue;
+      const p = positions.find((q) => q.ply === move.ply);
+      if (p) graph.append(svg('circle', { cx: x(p.ply), cy: y(whiteCp(p, turns[p.ply])), r: 3, class: `eval-mark ${move.judgement}` }));
+    }
+    graph.append(svg('line', { x1: x(ply), y1: 0, x2: x(ply), y2: height, class: 'eval-cursor' }));
+    graph.addEventListener('click', (event) => {
+      const box = graph.getBoundingClientRect();
+      const target = Math.round(((event.clientX - box.left) / box.width) * total);
+      this.view.goTo(target);
+    });
+    clear(this.graphEl, graph);
+  }
+
+  renderMarks(data) {
+    const byPly = new Map(data.moves.map((move) => [move.ply, move]));
+    for (const button of this.view.movesEl.querySelectorAll('[data-ply]')) {
+      const move = byPly.get(Number(button.dataset.ply));
+      let mark = button.querySelector('.judgement');
+      const judgement = move && move.judgement;
+      if (!judgement) {
+        if (mark) mark.remove();
+        button.removeAttribute('title');
+        continue;
+      }
+      if (!mark) {
+        mark = h('span', { class: `judgement ${judgement}` });
+        button.append(mark);
+      }
+      mark.className = `judgement ${judgement}`;
+      mark.textContent = MARKS[judgement];
+      button.title = `${judgement}: ${move.best_san} was best (−${move.loss} cp)`;
+      button.dataset.judgement = judgement;
+    }
+  }
+
+  // Hovering (title) or long-pressing a piece tells what it is and how
+  // many times it has moved.
+  pieceInfo(ply) {
+    const game = this.view.game;
+    const counts = moveCounts(game.initial_fen, game.moves, ply);
+    for (const square of this.view.board.el.querySelectorAll('[data-square]')) {
+      const piece = square.querySelector('[data-piece]');
+      if (!piece) {
+        square.removeAttribute('title');
+        continue;
+      }
+      const code = piece.dataset.piece;
+      const times = counts.get(square.dataset.square) || 0;
+      const info = `${code[0] === 'w' ? 'White' : 'Black'} ${ROLE_NAMES[code[1]]} on ${square.dataset.square}, moved ${times} time${times === 1 ? '' : 's'}`;
+      square.title = info;
+      square.dataset.info = info;
+      if (!square.dataset.pressInfo) {
+        square.dataset.pressInfo = '1';
+        let timer = null;
+        square.addEventListener('touchstart', () => {
+          timer = setTimeout(() => this.view.flash(square.dataset.info || ''), 500);
+        }, { passive: true });
+        square.addEventListener('touchend', () => clearTimeout(timer));
+      }
+    }
+  }
+}

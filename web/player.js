@@ -1,0 +1,193 @@
+// The player page (/players/{name}): rating, results, the rating history as
+// an SVG graph, and the player's games a page at a time. Also the pieces
+// other pages use to show ratings and records.
+
+import { api, ApiError, loadLevels } from './api.js';
+import { h, clear } from './dom.js';
+import { gameList } from './watch.js';
+
+const SVG = 'http://www.w3.org/2000/svg';
+const PAGE_SIZE = 20;
+
+export const playerHref = (name) => `/players/${encodeURIComponent(name)}`;
+
+// "1512" or "1512?" while the rating is provisional (lichess's mark).
+export function ratingText(rating, provisional) {
+  return `${rating}${provisional ? '?' : ''}`;
+}
+
+// The rating changes a finished rated game made, from its players' histories:
+// { white: after - before, black: ... } for the sides that were rated.
+export async function ratingChanges(game) {
+  const changes = {};
+  await Promise.all(['white', 'black'].map(async (color) => {
+    const side = game[color];
+    if (!side || side.kind !== 'human' || !side.name || typeof side.rating !== 'number') return;
+    try {
+      const profile = await api('GET', `/api/players/${encodeURIComponent(side.name)}`);
+      const point = profile.history.find((entry) => entry.game === game.id);
+      if (point) changes[color] = point.after - point.before;
+    } catch {
+      // Only a nicety: without it the header shows the rating alone.
+    }
+  }));
+  return changes;
+}
+
+// "+12", "−7" or "±0".
+export const changeText = (change) => (change > 0 ? `+${change}` : change < 0 ? `−${-change}` : '±0');
+
+// A player's name as a link to their page.
+export function playerLink(name) {
+  return h('a', { href: playerHref(name), class: 'player-link' }, name);
+}
+
+function svg(tag, attributes, ...children) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [key, value] of Object.entries(attributes)) el.setAttribute(key, String(value));
+  for (const child of children) el.append(child);
+  return el;
+}
+
+// The rating after each game (and the start before the first), as a line.
+export function ratingGraph(history) {
+  if (!history.length) {
+    return h('p', { class: 'muted', id: 'rating-graph-empty' }, 'No rated games yet: the graph starts with the first game against another registered player.');
+  }
+  const values = [history[0].before, ...history.map((point) => point.after)];
+  const width = 640;
+  const height = 220;
+  const pad = { left: 48, right: 12, top: 14, bottom: 24 };
+  let low = Math.min(...values);
+  let high = Math.max(...values);
+  if (high - low < 40) { low -= 20; high += 20; }
+  const x = (index) => pad.left + (index / Math.max(1, values.length - 1)) * (width - pad.left - pad.right);
+  const y = (value) => pad.top + (1 - (value - low) / (high - low)) * (height - pad.top - pad.bottom);
+  const points = values.map((value, index) => `${x(index).toFixed(1)},${y(value).toFixed(1)}`).join(' ');
+  const first = values[0];
+  const last = values[values.length - 1];
+  const label = `Rating history: from ${first} to ${last} over ${history.length} rated ${history.length === 1 ? 'game' : 'games'}`;
+  const graph = svg('svg', {
+    id: 'rating-graph', class: 'rating-graph', viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': label,
+  },
+  svg('title', {}, label),
+  svg('line', { x1: pad.left, y1: y(high), x2: width - pad.right, y2: y(high), class: 'grid' }),
+  svg('line', { x1: pad.left, y1: y(low), x2: width - pad.right, y2: y(low), class: 'grid' }),
+  svg('text', { x: pad.left - 6, y: y(high) + 4, 'text-anchor': 'end', class: 'axis' }, String(Math.round(high))),
+  svg('text', { x: pad.left - 6, y: y(low) + 4, 'text-anchor': 'end', class: 'axis' }, String(Math.round(low))),
+  svg('polyline', { points, class: 'line' }));
+  history.forEach((point, index) => {
+    const dot = svg('circle', {
+      cx: x(index + 1).toFixed(1), cy: y(point.after).toFixed(1), r: 3.5, class: `dot ${point.result}`, 'data-after': point.after,
+    }, svg('title', {}, `${point.result} against ${point.opponent}: ${point.before} → ${point.after}`));
+    graph.append(dot);
+  });
+  return graph;
+}
+
+const RECORD_TITLES = {
+  fastest_checkmate: 'Fastest checkmate',
+  fastest_checkmate_vs_ai: 'Fastest checkmate against the computer',
+  longest_game: 'Longest game',
+  biggest_upset: 'Biggest upset',
+  longest_win_streak: 'Longest win streak',
+};
+
+function recordValue(record) {
+  const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  if (record.record === 'biggest_upset') return `${plural(record.value, 'point')} below`;
+  if (record.record === 'longest_win_streak') return plural(record.value, 'win');
+  return plural(record.value, 'move');
+}
+
+// The scoreboard's records section.
+export function recordsSection(records, levels) {
+  const levelName = (level) => {
+    const info = (levels || []).find((entry) => entry.level === level);
+    return info ? `level ${level} · ${info.name}` : `level ${level}`;
+  };
+  const body = records && records.length
+    ? h('table', { class: 'records-table', id: 'records' },
+      h('caption', null, 'Records'),
+      h('thead', null, h('tr', null, ['Record', 'Holder', 'Feat', 'Against', 'Game'].map((title) => h('th', { scope: 'col' }, title)))),
+      h('tbody', null, records.map((record) => h('tr', { dataset: { record: record.record, level: record.level ?? '' } },
+        h('th', { scope: 'row' }, RECORD_TITLES[record.record] || record.record,
+          record.level ? ` (${levelName(record.level)})` : ''),
+        h('td', null, playerLink(record.player)),
+        h('td', { class: 'record-value' }, recordValue(record)),
+        h('td', null, record.opponent || '—'),
+        h('td', null, h('a', { href: `/games/${encodeURIComponent(record.game)}` }, 'View'))))))
+    : h('p', { class: 'muted' }, 'No records yet: finish a rated game with a registered name.');
+  return h('section', { class: 'card', id: 'records-section' },
+    h('h2', null, 'Records'),
+    h('p', { class: 'muted' }, 'Feats of registered players in games that count on the scoreboard.'),
+    body);
+}
+
+function notFound(root, name) {
+  document.title = 'Player not found · Rookery';
+  clear(root, h('section', { class: 'card narrow' },
+    h('h1', null, 'Player not found'),
+    h('p', null, `Nobody is registered as “${name}”.`),
+    h('p', null, h('a', { href: '/scoreboard' }, 'See the scoreboard'))));
+}
+
+export async function playerPage(root, name) {
+  document.title = `${name} · Rookery`;
+  const [levels, profile] = await Promise.all([
+    loadLevels(),
+    api('GET', `/api/players/${encodeURIComponent(name)}`).catch((error) => error),
+  ]);
+  if (profile instanceof ApiError && profile.status === 404) {
+    notFound(root, name);
+    return;
+  }
+  if (profile instanceof Error) throw profile;
+  document.title = `${profile.name} · Rookery`;
+
+  const stat = (label, value, id) => h('div', null, h('dt', null, label), h('dd', { id }, String(value)));
+  const games = h('div', { class: 'player-games', id: 'player-games', 'aria-live': 'polite' });
+  const more = h('button', { type: 'button', id: 'older-games', hidden: true }, 'Older games');
+  let cursor = null;
+  const loadPage = async () => {
+    more.disabled = true;
+    const query = new URLSearchParams({ limit: String(PAGE_SIZE) });
+    if (cursor) query.set('before', cursor);
+    try {
+      const page = await api('GET', `/api/players/${encodeURIComponent(profile.name)}/games?${query}`);
+      if (!cursor && !page.games.length) games.append(h('p', { class: 'muted' }, 'No games yet.'));
+      else games.append(gameList(page.games, levels));
+      cursor = page.next;
+      more.hidden = !cursor;
+    } catch (error) {
+      games.append(h('p', { class: 'form-error', role: 'alert' }, `Games are unavailable: ${error.message}`));
+    } finally {
+      more.disabled = false;
+    }
+  };
+  more.addEventListener('click', loadPage);
+
+  clear(root, h('div', { class: 'player-page' },
+    h('section', { class: 'card' },
+      h('h1', null, profile.name,
+        h('span', { class: 'rating-badge', id: 'player-rating', title: `Glicko-2 rating, deviation ${profile.rating_deviation}` },
+          ratingText(profile.rating, profile.provisional))),
+      profile.provisional
+        ? h('p', { class: 'muted', id: 'provisional-note' }, `Provisional rating (deviation ${profile.rating_deviation}): it settles after a few more rated games.`)
+        : h('p', { class: 'muted' }, `Rating deviation ${profile.rating_deviation}.`),
+      h('dl', { class: 'color-score player-stats', 'aria-label': 'Results' },
+        stat('Games', profile.games, 'player-games-count'),
+        stat('Wins', profile.wins, 'player-wins'),
+        stat('Losses', profile.losses, 'player-losses'),
+        stat('Draws', profile.draws, 'player-draws'),
+        stat('Win streak', profile.win_streak, 'player-streak'),
+        stat('Best streak', profile.best_win_streak, 'player-best-streak'))),
+    h('section', { class: 'card' },
+      h('h2', null, 'Rating history'),
+      ratingGraph(profile.history)),
+    h('section', { class: 'card' },
+      h('h2', null, 'Games'),
+      games,
+      more)));
+  await loadPage();
+}
