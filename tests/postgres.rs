@@ -97,11 +97,13 @@ async fn a_game_lists_and_the_scoreboard_on_postgres() {
     assert_eq!(board["colors"], json!({"white": 0, "black": 1, "draws": 0}));
     assert_eq!(
         board["players"][0],
-        json!({"name": "bob", "games": 1, "wins": 1, "losses": 0, "draws": 0})
+        json!({"name": "bob", "games": 1, "wins": 1, "losses": 0, "draws": 0,
+               "rating": 1662, "rating_deviation": 290, "provisional": true})
     );
     assert_eq!(
         board["players"][1],
-        json!({"name": "alice", "games": 1, "wins": 0, "losses": 1, "draws": 0})
+        json!({"name": "alice", "games": 1, "wins": 0, "losses": 1, "draws": 0,
+               "rating": 1338, "rating_deviation": 290, "provisional": true})
     );
     server.stop().await;
 }
