@@ -465,6 +465,12 @@ struct RecordRow {
 /// cursor and merged; only the page itself (at most `$4` rows) is sorted.
 pub(super) fn player_games_sql(dialect: Dialect, filter: PlayerGamesFilter) -> String {
     let extra = filter.sql();
+    // SQLite: CROSS JOIN keeps the page first in the plan; PostgreSQL has
+    // no CROSS JOIN … ON (and plans the join itself).
+    let join = match dialect {
+        Dialect::Sqlite => "CROSS JOIN",
+        Dialect::Postgres => "JOIN",
+    };
     let page = format!(
         "(SELECT created_at, id FROM games
               WHERE white_player_id = $1 AND (created_at, id) < ($2, $3) {extra}
@@ -472,7 +478,7 @@ pub(super) fn player_games_sql(dialect: Dialect, filter: PlayerGamesFilter) -> S
           SELECT created_at, id FROM games
               WHERE black_player_id = $1 AND (created_at, id) < ($2, $3) {extra}
           ORDER BY 1 DESC, 2 DESC LIMIT $4) AS page
-         CROSS JOIN games g ON g.id = page.id"
+         {join} games g ON g.id = page.id"
     );
     ListRow::select_from(
         dialect,
@@ -493,7 +499,7 @@ fn tally_sql() -> &'static str {
            UNION ALL
            SELECT CASE result WHEN '0-1' THEN 1 WHEN '1-0' THEN -1 ELSE 0 END
            FROM games WHERE black_player_id = $1
-               AND status = 'finished' AND result IS NOT NULL AND rated)"
+               AND status = 'finished' AND result IS NOT NULL AND rated) AS scores"
 }
 
 impl Store {
