@@ -3,8 +3,30 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# The cluster tests (tests/postgres.rs, tests/workers.rs) start a throwaway
+# PostgreSQL and nats-server of their own: the Debian packages must be there.
+missing=()
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
+command -v nats-server >/dev/null || missing+=(nats-server)
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "== installing ${missing[*]} (for the cluster tests)"
+  as_root apt-get update -q
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+fi
+
 echo "== unit and integration tests (debug)"
 cargo test --workspace
+
+echo "== the black-box tests again, on PostgreSQL (ROOKERY_TEST_DATABASE=postgres)"
+# Those that do not reach into the SQLite file itself (docs/architecture.md).
+ROOKERY_TEST_DATABASE=postgres cargo test -p rookery-server \
+  --test games --test lists --test restart --test errors --test seats \
+  --test limits --test shutdown --test ai_fairness \
+  -- --skip games_stored_before_the_rule_are_rated_by_it
 
 echo "== deep perft (release)"
 cargo test --release -p rookery-engine --test perft -- --ignored

@@ -130,15 +130,13 @@ async fn ai_seats_think_again_after_a_restart() {
 async fn moves_are_committed_before_they_are_seen() {
     let db = TestDb::new();
     let server = TestServer::start(test_config(&db)).await;
-    let reader = sqlx::SqlitePool::connect(&db.url()).await.unwrap();
+    let reader = DbReader::connect(&db).await;
     let stored = |id: String| {
-        let reader = reader.clone();
+        let reader = &reader;
         async move {
-            let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM moves WHERE game_id = ?")
-                .bind(id)
-                .fetch_one(&reader)
-                .await
-                .unwrap();
+            let count = reader
+                .integer("SELECT COUNT(*) FROM moves WHERE game_id = $1", &id)
+                .await;
             count as usize
         }
     };
@@ -210,17 +208,17 @@ async fn a_running_clock_runs_again_without_a_request() {
         .await;
     server.stop().await;
     let server = TestServer::start(test_config(&db)).await;
-    let reader = sqlx::SqlitePool::connect(&db.url()).await.unwrap();
+    let reader = DbReader::connect(&db).await;
     let termination = within(WAIT, "the flag to fall", async {
         loop {
-            let row: (String, Option<String>, Option<String>) =
-                sqlx::query_as("SELECT status, termination, result FROM games WHERE id = ?")
-                    .bind(&id)
-                    .fetch_one(&reader)
-                    .await
-                    .unwrap();
-            if row.0 == "finished" {
-                return row;
+            let row = reader
+                .texts(
+                    "SELECT status, termination, result FROM games WHERE id = $1",
+                    &id,
+                )
+                .await;
+            if row[0].as_deref() == Some("finished") {
+                return (row[0].clone(), row[1].clone(), row[2].clone());
             }
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }

@@ -36,6 +36,11 @@
 //! an [`AiAnswer`] whose outcome is an error; the game ends it (aborted)
 //! instead of waiting forever.
 //!
+//! Workers: with `--nats`, a search is sent to the worker processes
+//! instead ([`crate::workers`]); then `--ai-remote-slots` search threads
+//! mostly wait on NATS, and a search falls back to this node's cores (still
+//! at most `--ai-threads` at once) when no worker can do it.
+//!
 //! Every search carries a stop flag (raised when its game no longer wants
 //! it: the game ended, moved on, or the server is shutting down) and the ply
 //! it was started for: the live game drops an answer whose ply is no longer
@@ -55,6 +60,7 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::error::ApiError;
+use crate::workers::RemoteSearch;
 
 /// How many times a failed search is tried again before its game is told.
 pub const RETRIES: u32 = 2;
@@ -243,6 +249,11 @@ struct Inner {
     queues: Mutex<Queues>,
     /// Signalled when a job is queued (or the scheduler closes).
     work: Condvar,
+    /// The workers, when searches go to them (with the runtime their
+    /// client runs on); then `local` bounds the searches that fall back to
+    /// this node.
+    remote: Option<(Arc<RemoteSearch>, tokio::runtime::Handle)>,
+    local: Arc<tokio::sync::Semaphore>,
 }
 
 /// The search threads' owner: when the last [`AiScheduler`] clone goes,
@@ -312,12 +323,46 @@ impl AiScheduler {
         ai_move_delay: Duration,
         search: SearchFn,
     ) -> AiScheduler {
-        let inner = Arc::new(Inner {
-            threads: threads.max(1),
-            search,
-            queues: Mutex::new(Queues::default()),
-            work: Condvar::new(),
-        });
+        AiScheduler::launch(
+            Inner {
+                threads: threads.max(1),
+                search,
+                queues: Mutex::new(Queues::default()),
+                work: Condvar::new(),
+                remote: None,
+                local: Arc::new(tokio::sync::Semaphore::new(threads.max(1))),
+            },
+            nice,
+            ai_move_delay,
+        )
+    }
+
+    /// A scheduler that sends searches to the workers behind `remote`, up
+    /// to `slots` at once, and runs at most `threads` on this node when
+    /// they cannot take one. Must be called inside the tokio runtime.
+    pub fn with_workers(
+        threads: usize,
+        slots: usize,
+        nice: i32,
+        ai_move_delay: Duration,
+        remote: RemoteSearch,
+    ) -> AiScheduler {
+        AiScheduler::launch(
+            Inner {
+                threads: slots.max(1),
+                search: Arc::new(engine_search),
+                queues: Mutex::new(Queues::default()),
+                work: Condvar::new(),
+                remote: Some((Arc::new(remote), tokio::runtime::Handle::current())),
+                local: Arc::new(tokio::sync::Semaphore::new(threads.max(1))),
+            },
+            nice,
+            ai_move_delay,
+        )
+    }
+
+    fn launch(inner: Inner, nice: i32, ai_move_delay: Duration) -> AiScheduler {
+        let inner = Arc::new(inner);
         let nice = nice.clamp(0, 19);
         for index in 0..inner.threads {
             let worker = inner.clone();
@@ -455,6 +500,18 @@ impl Inner {
         }
     }
 
+    /// Runs `job`'s search on this thread, catching a panic.
+    fn search_here(&self, job: &Job) -> std::thread::Result<SearchResult> {
+        std::panic::catch_unwind(AssertUnwindSafe(|| {
+            // The budget is taken now, when the search really starts.
+            let budget = job
+                .request
+                .clock
+                .map(|clock| clock.budget_at(Instant::now()));
+            (self.search)(&job.request, budget, &job.control.interrupt)
+        }))
+    }
+
     /// A search thread's life: run jobs until the scheduler is gone.
     fn serve(&self) {
         while let Some(job) = self.next_job() {
@@ -465,14 +522,21 @@ impl Inner {
     /// Runs one job on this search thread, then decides what its result
     /// means: an answer, a retry, a requeue after preemption, or nothing.
     fn run(&self, mut job: Job) {
-        let searched = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            // The budget is taken now, when the search really starts.
-            let budget = job
-                .request
-                .clock
-                .map(|clock| clock.budget_at(Instant::now()));
-            (self.search)(&job.request, budget, &job.control.interrupt)
-        }));
+        let searched = match &self.remote {
+            // This thread waits for the worker's answer (or gives up).
+            Some((remote, runtime)) => {
+                match runtime.block_on(remote.search(job.id, &job.request, &job.control.interrupt))
+                {
+                    Ok(result) => Ok(result),
+                    Err(unavailable) => {
+                        tracing::info!(%unavailable, ply = job.request.ply, "AI search runs on this node");
+                        let _slot = runtime.block_on(self.local.clone().acquire_owned());
+                        self.search_here(&job)
+                    }
+                }
+            }
+            None => self.search_here(&job),
+        };
         let result = match searched {
             Ok(Ok(Some(mv))) => Ok(mv),
             Ok(Ok(None)) => Err("the search found no move".to_string()),

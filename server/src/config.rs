@@ -26,13 +26,35 @@ pub struct Config {
     #[arg(long, env = "ROOKERY_ADDR", default_value = "127.0.0.1:8080")]
     pub addr: String,
 
-    /// SQLite database URL or path; created if missing.
+    /// Database: a SQLite URL or path (created if missing), or a PostgreSQL
+    /// URL `postgres://user:password@host:port/database` (the database must
+    /// exist; its tables are created).
     #[arg(
         long = "database",
         env = "DATABASE_URL",
         default_value = "sqlite://rookery.db"
     )]
     pub database: String,
+
+    /// What this process is: `server` (the HTTP/WebSocket service) or
+    /// `worker` (an AI worker taking search jobs from NATS; needs `--nats`).
+    #[arg(long, env = "ROOKERY_ROLE", value_enum, default_value_t = Role::Server)]
+    pub role: Role,
+
+    /// NATS server URL (`nats://host:4222`). A server sends its AI searches
+    /// to the workers over it; a worker takes them from it.
+    #[arg(long, env = "ROOKERY_NATS")]
+    pub nats: Option<String>,
+
+    /// With `--nats`: searches sent to workers at once (more wait in the
+    /// node's queue).
+    #[arg(long, env = "ROOKERY_AI_REMOTE_SLOTS", default_value_t = 64)]
+    pub ai_remote_slots: usize,
+
+    /// With `--nats`: how long past a job's think time a node waits for a
+    /// worker's answer before it sends the job again, in milliseconds.
+    #[arg(long, env = "ROOKERY_AI_JOB_GRACE_MS", default_value_t = 2_000)]
+    pub ai_job_grace_ms: u64,
 
     /// Directory of the web client served at `/`.
     #[arg(long, env = "ROOKERY_WEB_DIR", default_value = DEFAULT_WEB_DIR)]
@@ -201,6 +223,15 @@ pub struct Config {
     pub analysis_nodes: u64,
 }
 
+/// What a `rookery-server` process is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Role {
+    /// The service: HTTP, WebSocket, games, database.
+    Server,
+    /// An AI worker: searches jobs from NATS, serves nothing else.
+    Worker,
+}
+
 /// The operator's secret. Its `Debug` hides it, so printing a `Config`
 /// never leaks it.
 #[derive(Clone, PartialEq, Eq)]
@@ -229,6 +260,10 @@ impl Config {
         Config {
             addr: "127.0.0.1:8080".into(),
             database: "sqlite://rookery.db".into(),
+            role: Role::Server,
+            nats: None,
+            ai_remote_slots: 64,
+            ai_job_grace_ms: 2_000,
             web_dir: PathBuf::from(DEFAULT_WEB_DIR),
             ai_move_delay_ms: 1000,
             ai_threads: None,
@@ -326,6 +361,10 @@ impl Config {
 
     pub fn trusted(&self) -> TrustedProxies {
         TrustedProxies::new(self.trusted_proxies.clone())
+    }
+
+    pub fn ai_job_grace(&self) -> Duration {
+        Duration::from_millis(self.ai_job_grace_ms)
     }
 
     pub fn ai_move_delay(&self) -> Duration {
@@ -439,6 +478,10 @@ mod tests {
             "ROOKERY_ADDR",
             "DATABASE_URL",
             "ROOKERY_WEB_DIR",
+            "ROOKERY_ROLE",
+            "ROOKERY_NATS",
+            "ROOKERY_AI_REMOTE_SLOTS",
+            "ROOKERY_AI_JOB_GRACE_MS",
             "ROOKERY_AI_MOVE_DELAY_MS",
             "ROOKERY_AI_THREADS",
             "ROOKERY_RATE_LIMIT",

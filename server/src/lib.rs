@@ -48,6 +48,7 @@ pub mod rate_limit;
 pub mod serve;
 pub mod store;
 pub mod web;
+pub mod workers;
 pub mod ws;
 
 use std::future::Future;
@@ -94,8 +95,18 @@ impl App {
     /// Opens the database (running migrations) and starts its writer.
     pub async fn start(config: Config) -> anyhow::Result<App> {
         let store = Store::open_with(&config.database, config.store_options()).await?;
-        let ai =
-            AiScheduler::with_nice(config.ai_threads(), config.ai_nice, config.ai_move_delay());
+        let ai = match &config.nats {
+            Some(url) => AiScheduler::with_workers(
+                config.ai_threads(),
+                config.ai_remote_slots,
+                config.ai_nice,
+                config.ai_move_delay(),
+                crate::workers::RemoteSearch::connect(url, config.ai_job_grace()).await?,
+            ),
+            None => {
+                AiScheduler::with_nice(config.ai_threads(), config.ai_nice, config.ai_move_delay())
+            }
+        };
         let analyses = Analyses::new(store.clone(), ai.clone(), config.analysis_options());
         // AI v AI games left unfinished by the last run count towards the
         // caps from the first request on (one read, before serving).

@@ -24,6 +24,13 @@ async fn main() -> anyhow::Result<()> {
     // Handlers first, so a SIGTERM that arrives while the database opens
     // still means a clean exit 0 rather than the default death.
     let shutdown = shutdown_signal();
+    if config.role == rookery_server::config::Role::Worker {
+        let url = config
+            .nats
+            .as_deref()
+            .context("a worker needs --nats URL (or ROOKERY_NATS)")?;
+        return rookery_server::workers::run_worker(url, config.ai_threads(), shutdown).await;
+    }
     let listener = TcpListener::bind(&config.addr)
         .await
         .with_context(|| format!("binding {}", config.addr))?;

@@ -1,10 +1,17 @@
-//! The database: SQLite through sqlx, schema in `migrations/`.
+//! The database: SQLite (the default, schema in `migrations/`) or
+//! PostgreSQL (`--database postgres://…`, schema in `migrations/postgres/`,
+//! same version numbers), through sqlx.
 //!
 //! One query style for the whole workspace: runtime-checked `sqlx::query`
-//! with `.bind()`, rows read into `sqlx::FromRow` structs, so a clean CI
-//! machine builds without a database or an offline query cache. Every query
-//! of the service is in this module: here, in `rows` (a row's own
-//! statements) and in `ratings` (ratings, player pages and records).
+//! with `.bind()` and `$1`-style placeholders, rows read into
+//! `sqlx::FromRow` structs, so a clean CI machine builds without a database
+//! or an offline query cache. Every query of the service is in this module
+//! (here, in [`rows`], in `ratings` and in `analysis`), written once for
+//! both databases: see [`backend`] for how.
+//!
+//! PostgreSQL: every connection runs with `synchronous_commit = on`, so a
+//! commit (an acknowledged move) is flushed to the server's log before the
+//! server answers; the same group commit and savepoints apply.
 //!
 //! Durability: WAL journal with `synchronous = FULL`. The contract promises
 //! that an acknowledged move survives a crash. In WAL mode `NORMAL` already
@@ -28,6 +35,7 @@
 //! heavy read never delays a commit.
 
 pub mod analysis;
+mod backend;
 mod ratings;
 mod rows;
 mod writer;
@@ -36,9 +44,8 @@ use std::str::FromStr;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
-};
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 #[cfg(test)]
 use tokio::sync::oneshot;
 use tokio::time::Instant;
@@ -52,6 +59,7 @@ use crate::protocol::{
     PROVISIONAL_DEVIATION,
 };
 
+use self::backend::{on_pool, Dialect, Pool};
 pub use self::ratings::{Cursor, PlayerGamesFilter};
 pub use self::rows::StoredGame;
 use self::rows::{GameRow, ListRow};
@@ -59,6 +67,7 @@ pub use self::writer::WriterStats;
 use self::writer::{Write, WriteError, Writer};
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
+static POSTGRES_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/postgres");
 
 /// How long a scoreboard answer is reused: it is a scan of every finished
 /// game. A game that finishes drops it at once, so the cache only spares
@@ -99,8 +108,8 @@ pub struct Store {
 
 struct StoreInner {
     writer: Writer,
-    write_pool: SqlitePool,
-    read: SqlitePool,
+    write_pool: Pool,
+    read: Pool,
     /// When this server started, ms since the Unix epoch.
     started_at: i64,
     /// The heartbeat the previous run left: when it was last known running.
@@ -157,75 +166,21 @@ impl Store {
 
     /// Opens (creating if missing) the database at `url`, brings its schema
     /// up to date and starts the writer. `url` is `sqlite://path`,
-    /// `sqlite::memory:` or a plain file path.
+    /// `sqlite::memory:`, a plain file path, or `postgres://…` (the
+    /// database must exist; its tables are created).
     pub async fn open_with(url: &str, options: StoreOptions) -> anyhow::Result<Store> {
-        use anyhow::Context;
-        let url = if url.starts_with("sqlite:") {
-            url.to_string()
-        } else {
-            format!("sqlite://{url}")
-        };
-        let connect = SqliteConnectOptions::from_str(&url)
-            .with_context(|| format!("database URL {url:?}"))?
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            .synchronous(SqliteSynchronous::Full)
-            .foreign_keys(true)
-            .busy_timeout(options.busy_timeout);
-        // "Created if missing" includes the directory, so a fresh volume or
-        // a path like `data/rookery.db` works on first start.
-        let in_memory = url.contains(":memory:") || url.contains("mode=memory");
-        if !in_memory {
-            if let Some(dir) = connect.get_filename().parent() {
-                if !dir.as_os_str().is_empty() {
-                    std::fs::create_dir_all(dir)
-                        .with_context(|| format!("creating directory {}", dir.display()))?;
-                }
-            }
-        }
-        // The writer's one connection. Each connection to `:memory:` is its
-        // own empty database, so there it is kept forever and serves the
-        // reads too (for tests and throwaway servers).
-        let write_pool = SqlitePoolOptions::new()
-            .min_connections(1)
-            .max_connections(1)
-            .idle_timeout(None)
-            .max_lifetime(None)
-            .connect_with(connect.clone())
-            .await
-            .with_context(|| format!("opening database {url:?}"))?;
-        let backfill = ratings::needs_backfill(&write_pool)
-            .await
-            .context("reading the schema")?;
-        MIGRATOR
-            .run(&write_pool)
-            .await
-            .context("running database migrations")?;
-        if backfill {
-            // Results stored before ratings existed count once, now.
-            let counted = ratings::backfill(&write_pool)
-                .await
-                .context("rating the games stored before migration 0005")?;
-            if counted > 0 {
-                tracing::info!(games = counted, "rated the games stored before ratings");
-            }
-        }
-        let read = if in_memory {
-            write_pool.clone()
-        } else {
-            SqlitePoolOptions::new()
-                .max_connections(4)
-                .connect_with(connect.read_only(true))
-                .await
-                .with_context(|| format!("opening database {url:?} for reading"))?
-        };
+        let (write_pool, read) =
+            if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+                open_postgres(url).await?
+            } else {
+                open_sqlite(url, options).await?
+            };
         // Read before the writer stamps its own.
-        let previous_alive_at: i64 =
+        let previous_alive_at: Option<i64> = on_pool!(&write_pool, pool =>
             sqlx::query_scalar("SELECT alive_at FROM heartbeat WHERE id = 1")
-                .fetch_optional(&write_pool)
-                .await
-                .context("reading the heartbeat")?
-                .unwrap_or_else(now_ms);
+                .fetch_optional(pool)
+                .await)
+        .map_err(|err| anyhow::anyhow!("reading the heartbeat: {err}"))?;
         let writer = Writer::start(write_pool.clone(), options.max_batch.max(1));
         Ok(Store {
             inner: Arc::new(StoreInner {
@@ -233,7 +188,7 @@ impl Store {
                 write_pool,
                 read,
                 started_at: now_ms(),
-                previous_alive_at,
+                previous_alive_at: previous_alive_at.unwrap_or_else(now_ms),
                 scoreboard: Mutex::new(ScoreboardCache::default()),
             }),
         })
@@ -245,6 +200,11 @@ impl Store {
         self.inner.writer.stop().await;
         self.inner.read.close().await;
         self.inner.write_pool.close().await;
+    }
+
+    /// Which database this store runs on.
+    fn dialect(&self) -> Dialect {
+        self.inner.read.dialect()
     }
 
     /// Counters of the writer (batches and writes committed).
@@ -301,12 +261,13 @@ impl Store {
     }
 
     pub async fn player_by_token(&self, token: &TokenHash) -> Result<Option<PlayerRef>, ApiError> {
-        let row: Option<(String, String, f64, f64)> = sqlx::query_as(
-            "SELECT id, name, rating, rating_deviation FROM players WHERE token_hash = ?",
-        )
-        .bind(&token.0)
-        .fetch_optional(&self.inner.read)
-        .await?;
+        let row: Option<(String, String, f64, f64)> = on_pool!(&self.inner.read, pool =>
+            sqlx::query_as(
+                "SELECT id, name, rating, rating_deviation FROM players WHERE token_hash = $1",
+            )
+            .bind(&token.0)
+            .fetch_optional(pool)
+            .await)?;
         Ok(row.map(|(id, name, rating, deviation)| PlayerRef {
             id,
             name,
@@ -317,12 +278,12 @@ impl Store {
     /// Whether `token` is a seat token of some game (to tell a token for
     /// another game, 403, from an unknown one, 401).
     pub async fn is_seat_token(&self, token: &TokenHash) -> Result<bool, ApiError> {
-        let row: Option<i64> = sqlx::query_scalar(
-            "SELECT 1 FROM games WHERE white_token_hash = ?1 OR black_token_hash = ?1 LIMIT 1",
+        let row: Option<String> = on_pool!(&self.inner.read, pool => sqlx::query_scalar(
+            "SELECT id FROM games WHERE white_token_hash = $1 OR black_token_hash = $1 LIMIT 1",
         )
         .bind(&token.0)
-        .fetch_optional(&self.inner.read)
-        .await?;
+        .fetch_optional(pool)
+        .await)?;
         Ok(row.is_some())
     }
 
@@ -372,18 +333,19 @@ impl Store {
     /// Loads a stored game, replaying its moves on a blocking thread. `None`
     /// if there is no such game.
     pub async fn load_game(&self, id: Uuid, now: Instant) -> Result<Option<LiveGame>, ApiError> {
-        let Some(row) = sqlx::query_as::<_, GameRow>(&GameRow::select("WHERE g.id = ?"))
-            .bind(id.to_string())
-            .fetch_optional(&self.inner.read)
-            .await?
-        else {
+        let row: Option<GameRow> = on_pool!(&self.inner.read, pool =>
+            sqlx::query_as(&GameRow::select("WHERE g.id = $1"))
+                .bind(id.to_string())
+                .fetch_optional(pool)
+                .await)?;
+        let Some(row) = row else {
             return Ok(None);
         };
-        let moves: Vec<String> =
-            sqlx::query_scalar("SELECT uci FROM moves WHERE game_id = ? ORDER BY ply")
+        let moves: Vec<String> = on_pool!(&self.inner.read, pool =>
+            sqlx::query_scalar("SELECT uci FROM moves WHERE game_id = $1 ORDER BY ply")
                 .bind(id.to_string())
-                .fetch_all(&self.inner.read)
-                .await?;
+                .fetch_all(pool)
+                .await)?;
         let store = self.clone();
         // A long game's replay is real work: keep it off the async workers.
         tokio::task::spawn_blocking(move || row.restore(&moves, &store, now_ms(), now))
@@ -396,10 +358,11 @@ impl Store {
     /// games written since migration 0002). Presence is not stored: nobody
     /// is counted as connected.
     pub async fn game_state(&self, id: Uuid) -> Result<Option<GameState>, ApiError> {
-        let row = sqlx::query_as::<_, ListRow>(&ListRow::select("WHERE g.id = ?", ""))
+        let sql = ListRow::select(self.dialect(), "WHERE g.id = $1", "");
+        let row: Option<ListRow> = on_pool!(&self.inner.read, pool => sqlx::query_as(&sql)
             .bind(id.to_string())
-            .fetch_optional(&self.inner.read)
-            .await?;
+            .fetch_optional(pool)
+            .await)?;
         let Some(row) = row else {
             return Ok(None);
         };
@@ -414,20 +377,22 @@ impl Store {
         statuses: &[Status],
         limit: u32,
     ) -> Result<Vec<GameState>, ApiError> {
-        let rows = sqlx::query_as::<_, ListRow>(&list_sql(statuses)?)
+        let sql = list_sql(self.dialect(), statuses)?;
+        let rows: Vec<ListRow> = on_pool!(&self.inner.read, pool => sqlx::query_as(&sql)
             .bind(i64::from(limit))
-            .fetch_all(&self.inner.read)
-            .await?;
+            .fetch_all(pool)
+            .await)?;
         self.states_of(rows).await
     }
 
     /// Waiting open games (open seeks), as states, newest first: one query
     /// through migration 0003's partial index.
     pub async fn list_open_seeks(&self, limit: u32) -> Result<Vec<GameState>, ApiError> {
-        let rows = sqlx::query_as::<_, ListRow>(&open_seeks_sql())
+        let sql = open_seeks_sql(self.dialect());
+        let rows: Vec<ListRow> = on_pool!(&self.inner.read, pool => sqlx::query_as(&sql)
             .bind(i64::from(limit))
-            .fetch_all(&self.inner.read)
-            .await?;
+            .fetch_all(pool)
+            .await)?;
         self.states_of(rows).await
     }
 
@@ -449,26 +414,26 @@ impl Store {
     /// Unfinished games whose clock runs or whose side to move may be a
     /// computer: their actors must run again soon after a start.
     pub async fn games_to_resume(&self) -> Result<Vec<Uuid>, ApiError> {
-        let ids: Vec<String> = sqlx::query_scalar(
+        let ids: Vec<String> = on_pool!(&self.inner.read, pool => sqlx::query_scalar(
             "SELECT id FROM games
              WHERE status != 'finished' AND status = 'active'
                AND (clock_initial_ms IS NOT NULL OR white_kind = 'ai' OR black_kind = 'ai')
              ORDER BY created_at DESC",
         )
-        .fetch_all(&self.inner.read)
-        .await?;
+        .fetch_all(pool)
+        .await)?;
         Ok(parse_ids(&ids))
     }
 
     /// Unfinished games with an AI in both seats: they count towards
     /// `--max-ai-games` again after a restart.
     pub async fn unfinished_ai_v_ai_games(&self) -> Result<Vec<Uuid>, ApiError> {
-        let ids: Vec<String> = sqlx::query_scalar(
+        let ids: Vec<String> = on_pool!(&self.inner.read, pool => sqlx::query_scalar(
             "SELECT id FROM games
              WHERE status != 'finished' AND white_kind = 'ai' AND black_kind = 'ai'",
         )
-        .fetch_all(&self.inner.read)
-        .await?;
+        .fetch_all(pool)
+        .await)?;
         Ok(parse_ids(&ids))
     }
 
@@ -481,20 +446,20 @@ impl Store {
         idle_before: i64,
         limit: u32,
     ) -> Result<Vec<Uuid>, ApiError> {
-        let ids: Vec<String> = sqlx::query_scalar(
+        let ids: Vec<String> = on_pool!(&self.inner.read, pool => sqlx::query_scalar(
             "SELECT id FROM games
-             WHERE status != 'finished' AND status = 'waiting' AND updated_at < ?1
+             WHERE status != 'finished' AND status = 'waiting' AND updated_at < $1
              UNION ALL
              SELECT id FROM games
-             WHERE status != 'finished' AND status = 'active' AND updated_at < ?2
+             WHERE status != 'finished' AND status = 'active' AND updated_at < $2
                AND clock_initial_ms IS NULL
-             LIMIT ?3",
+             LIMIT $3",
         )
         .bind(waiting_before)
         .bind(idle_before)
         .bind(i64::from(limit))
-        .fetch_all(&self.inner.read)
-        .await?;
+        .fetch_all(pool)
+        .await)?;
         Ok(parse_ids(&ids))
     }
 
@@ -535,19 +500,21 @@ impl Store {
         // Which finished games count: one place, so a rule (e.g. casual
         // games) is added once.
         const FINISHED: &str = "status = 'finished' AND result IS NOT NULL";
-        const COUNTED: &str = "status = 'finished' AND result IS NOT NULL AND rated = 1";
-        let colors: rows::ColorRow = sqlx::query_as(&format!(
+        const COUNTED: &str = "status = 'finished' AND result IS NOT NULL AND rated";
+        // `rated` is a boolean in PostgreSQL and 0/1 in SQLite: used only
+        // as a condition, it reads the same in both.
+        let colors_sql = format!(
             "SELECT
-                 COALESCE(SUM(rated = 1 AND result = '1-0'), 0) AS white,
-                 COALESCE(SUM(rated = 1 AND result = '0-1'), 0) AS black,
-                 COALESCE(SUM(rated = 1 AND result = '1/2-1/2'), 0) AS draws,
-                 COALESCE(SUM(rated = 0 AND result = '1-0'), 0) AS casual_white,
-                 COALESCE(SUM(rated = 0 AND result = '0-1'), 0) AS casual_black,
-                 COALESCE(SUM(rated = 0 AND result = '1/2-1/2'), 0) AS casual_draws
+                 COUNT(*) FILTER (WHERE rated AND result = '1-0') AS white,
+                 COUNT(*) FILTER (WHERE rated AND result = '0-1') AS black,
+                 COUNT(*) FILTER (WHERE rated AND result = '1/2-1/2') AS draws,
+                 COUNT(*) FILTER (WHERE NOT rated AND result = '1-0') AS casual_white,
+                 COUNT(*) FILTER (WHERE NOT rated AND result = '0-1') AS casual_black,
+                 COUNT(*) FILTER (WHERE NOT rated AND result = '1/2-1/2') AS casual_draws
              FROM games WHERE {FINISHED}"
-        ))
-        .fetch_one(&self.inner.read)
-        .await?;
+        );
+        let colors: rows::ColorRow = on_pool!(&self.inner.read, pool =>
+            sqlx::query_as(&colors_sql).fetch_one(pool).await)?;
         // One row per seat of each counted game, scored from that seat's
         // point of view.
         let seats = format!(
@@ -561,27 +528,31 @@ impl Store {
                 FROM games WHERE {COUNTED}
             )"
         );
-        let players: Vec<rows::PlayerScoreRow> = sqlx::query_as(&format!(
+        const TALLY: &str = "COUNT(*) AS games,
+            COUNT(*) FILTER (WHERE score = 1) AS wins,
+            COUNT(*) FILTER (WHERE score = -1) AS losses,
+            COUNT(*) FILTER (WHERE score = 0) AS draws";
+        let players_sql = format!(
             "{seats}
-             SELECT p.name AS name, COUNT(*) AS games,
-                    SUM(score = 1) AS wins, SUM(score = -1) AS losses, SUM(score = 0) AS draws,
+             SELECT p.name AS name, {TALLY},
                     p.rating AS rating, p.rating_deviation AS rating_deviation
              FROM seats JOIN players p ON p.id = seats.player
              GROUP BY p.id
-             ORDER BY (SUM(score = 1) * 2 + SUM(score = 0)) DESC, COUNT(*) DESC, p.name_key
+             ORDER BY (COUNT(*) FILTER (WHERE score = 1) * 2
+                       + COUNT(*) FILTER (WHERE score = 0)) DESC,
+                      COUNT(*) DESC, p.name_key
              LIMIT 100"
-        ))
-        .fetch_all(&self.inner.read)
-        .await?;
-        let ai: Vec<rows::AiScoreRow> = sqlx::query_as(&format!(
+        );
+        let players: Vec<rows::PlayerScoreRow> = on_pool!(&self.inner.read, pool =>
+            sqlx::query_as(&players_sql).fetch_all(pool).await)?;
+        let ai_sql = format!(
             "{seats}
-             SELECT level, COUNT(*) AS games,
-                    SUM(score = 1) AS wins, SUM(score = -1) AS losses, SUM(score = 0) AS draws
+             SELECT level, {TALLY}
              FROM seats WHERE kind = 'ai'
              GROUP BY level ORDER BY level"
-        ))
-        .fetch_all(&self.inner.read)
-        .await?;
+        );
+        let ai: Vec<rows::AiScoreRow> = on_pool!(&self.inner.read, pool =>
+            sqlx::query_as(&ai_sql).fetch_all(pool).await)?;
         let records = self.records().await?;
         Ok(Scoreboard {
             colors: ColorScore {
@@ -622,11 +593,104 @@ impl Store {
     }
 }
 
+/// The SQLite pools: the writer's one connection, and read-only ones.
+async fn open_sqlite(url: &str, options: StoreOptions) -> anyhow::Result<(Pool, Pool)> {
+    use anyhow::Context;
+    let url = if url.starts_with("sqlite:") {
+        url.to_string()
+    } else {
+        format!("sqlite://{url}")
+    };
+    let connect = SqliteConnectOptions::from_str(&url)
+        .with_context(|| format!("database URL {url:?}"))?
+        .create_if_missing(true)
+        .journal_mode(SqliteJournalMode::Wal)
+        .synchronous(SqliteSynchronous::Full)
+        .foreign_keys(true)
+        .busy_timeout(options.busy_timeout);
+    // "Created if missing" includes the directory, so a fresh volume or
+    // a path like `data/rookery.db` works on first start.
+    let in_memory = url.contains(":memory:") || url.contains("mode=memory");
+    if !in_memory {
+        if let Some(dir) = connect.get_filename().parent() {
+            if !dir.as_os_str().is_empty() {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("creating directory {}", dir.display()))?;
+            }
+        }
+    }
+    // The writer's one connection. Each connection to `:memory:` is its
+    // own empty database, so there it is kept forever and serves the
+    // reads too (for tests and throwaway servers).
+    let write_pool = SqlitePoolOptions::new()
+        .min_connections(1)
+        .max_connections(1)
+        .idle_timeout(None)
+        .max_lifetime(None)
+        .connect_with(connect.clone())
+        .await
+        .with_context(|| format!("opening database {url:?}"))?;
+    let backfill = ratings::needs_backfill(&write_pool)
+        .await
+        .context("reading the schema")?;
+    MIGRATOR
+        .run(&write_pool)
+        .await
+        .context("running database migrations")?;
+    if backfill {
+        // Results stored before ratings existed count once, now.
+        let counted = ratings::backfill(&write_pool)
+            .await
+            .context("rating the games stored before migration 0005")?;
+        if counted > 0 {
+            tracing::info!(games = counted, "rated the games stored before ratings");
+        }
+    }
+    let read = if in_memory {
+        write_pool.clone()
+    } else {
+        SqlitePoolOptions::new()
+            .max_connections(4)
+            .connect_with(connect.read_only(true))
+            .await
+            .with_context(|| format!("opening database {url:?} for reading"))?
+    };
+    Ok((Pool::Sqlite(write_pool), Pool::Sqlite(read)))
+}
+
+/// The PostgreSQL pools: the writer's one connection (group commit, as with
+/// SQLite) and a few for reads. Several nodes may migrate at once: sqlx
+/// takes an advisory lock around the migrations.
+async fn open_postgres(url: &str) -> anyhow::Result<(Pool, Pool)> {
+    use anyhow::Context;
+    let connect = PgConnectOptions::from_str(url)
+        .context("database URL (postgres://user:password@host:port/database)")?
+        .options([("synchronous_commit", "on")]);
+    let write_pool = PgPoolOptions::new()
+        .min_connections(1)
+        .max_connections(1)
+        .acquire_timeout(Duration::from_secs(10))
+        .connect_with(connect.clone())
+        .await
+        .context("connecting to PostgreSQL")?;
+    POSTGRES_MIGRATOR
+        .run(&write_pool)
+        .await
+        .context("running database migrations")?;
+    let read = PgPoolOptions::new()
+        .max_connections(8)
+        .acquire_timeout(Duration::from_secs(10))
+        .connect_with(connect)
+        .await
+        .context("connecting to PostgreSQL for reading")?;
+    Ok((Pool::Postgres(write_pool), Pool::Postgres(read)))
+}
+
 /// The query of a list of games with one of `statuses`, newest first. Each
 /// filter reads an index of migrations/0002 backwards (`created_at DESC,
 /// rowid DESC` with no sort): `status != 'finished'` selects the partial
 /// index of unfinished games.
-fn list_sql(statuses: &[Status]) -> Result<String, ApiError> {
+fn list_sql(dialect: Dialect, statuses: &[Status]) -> Result<String, ApiError> {
     let has = |status| statuses.contains(&status);
     let filter = match (
         has(Status::Waiting),
@@ -645,16 +709,18 @@ fn list_sql(statuses: &[Status]) -> Result<String, ApiError> {
         }
     };
     Ok(ListRow::select(
+        dialect,
         filter,
-        "ORDER BY g.created_at DESC, g.rowid DESC LIMIT ?",
+        "ORDER BY g.created_at DESC, g.rowid DESC LIMIT $1",
     ))
 }
 
 /// The query of the open seeks (waiting open games), newest first.
-fn open_seeks_sql() -> String {
+fn open_seeks_sql(dialect: Dialect) -> String {
     ListRow::select(
+        dialect,
         "WHERE g.status = 'waiting' AND g.visibility = 'open'",
-        "ORDER BY g.created_at DESC LIMIT ?",
+        "ORDER BY g.created_at DESC LIMIT $1",
     )
 }
 

@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod cluster;
+
 use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -29,16 +31,56 @@ pub async fn within<T>(limit: Duration, what: &str, future: impl Future<Output =
     }
 }
 
-/// A temporary directory holding the test's database.
+/// A temporary directory holding the test's database: a SQLite file in
+/// it, or, with `ROOKERY_TEST_DATABASE=postgres` in the environment, a new
+/// database on a throwaway PostgreSQL that the test binary shares
+/// ([`cluster::shared_postgres`]). Tests that reach into the SQLite file
+/// itself ([`TestDb::path`]) stay SQLite tests either way.
 pub struct TestDb {
     pub dir: tempfile::TempDir,
+    /// (database name, URL) on PostgreSQL.
+    postgres: Option<(String, String)>,
 }
 
 impl TestDb {
     pub fn new() -> TestDb {
+        let postgres = std::env::var("ROOKERY_TEST_DATABASE")
+            .is_ok_and(|backend| backend == "postgres")
+            .then(|| {
+                let server = cluster::shared_postgres();
+                let name = server.create_database();
+                let url = server.url(&name);
+                (name, url)
+            });
         TestDb {
             dir: tempfile::tempdir().expect("temporary directory"),
+            postgres,
         }
+    }
+
+    /// A SQLite file, whatever the environment says.
+    pub fn new_sqlite() -> TestDb {
+        TestDb {
+            dir: tempfile::tempdir().expect("temporary directory"),
+            postgres: None,
+        }
+    }
+
+    /// A new database on `postgres` (whatever the environment says).
+    pub fn on_postgres(postgres: &cluster::Postgres) -> TestDb {
+        TestDb {
+            dir: tempfile::tempdir().expect("temporary directory"),
+            postgres: Some({
+                let name = postgres.create_database();
+                let url = postgres.url(&name);
+                (name, url)
+            }),
+        }
+    }
+
+    /// The PostgreSQL database's name, if the test runs on PostgreSQL.
+    pub fn postgres_database(&self) -> Option<&str> {
+        self.postgres.as_ref().map(|(name, _)| name.as_str())
     }
 
     pub fn path(&self) -> PathBuf {
@@ -46,7 +88,10 @@ impl TestDb {
     }
 
     pub fn url(&self) -> String {
-        format!("sqlite://{}", self.path().display())
+        match &self.postgres {
+            Some((_, url)) => url.clone(),
+            None => format!("sqlite://{}", self.path().display()),
+        }
     }
 }
 
@@ -432,6 +477,72 @@ pub async fn listening_base(child: &mut tokio::process::Child) -> String {
     line.strip_prefix("listening on ")
         .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
         .to_string()
+}
+
+// ------------------------------------------------ reading the database
+
+/// A connection of the test's own to its database (SQLite or PostgreSQL,
+/// whichever [`TestDb`] runs on), to see what is committed. Queries use
+/// `$1` placeholders, which both read.
+pub enum DbReader {
+    Sqlite(sqlx::SqlitePool),
+    Postgres(sqlx::PgPool),
+}
+
+impl DbReader {
+    pub async fn connect(db: &TestDb) -> DbReader {
+        if db.postgres_database().is_some() {
+            DbReader::Postgres(sqlx::PgPool::connect(&db.url()).await.expect("connect"))
+        } else {
+            DbReader::Sqlite(sqlx::SqlitePool::connect(&db.url()).await.expect("connect"))
+        }
+    }
+
+    /// The one integer `sql` (with `arg` as `$1`) yields.
+    pub async fn integer(&self, sql: &str, arg: &str) -> i64 {
+        match self {
+            DbReader::Sqlite(pool) => sqlx::query_scalar(sql).bind(arg).fetch_one(pool).await,
+            DbReader::Postgres(pool) => sqlx::query_scalar(sql).bind(arg).fetch_one(pool).await,
+        }
+        .expect("query")
+    }
+
+    /// The first row of `sql` (with `arg` as `$1`), each column as text.
+    pub async fn texts(&self, sql: &str, arg: &str) -> Vec<Option<String>> {
+        use sqlx::Row;
+        fn texts<R: Row>(row: R) -> Vec<Option<String>>
+        where
+            for<'r> Option<String>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+            usize: sqlx::ColumnIndex<R>,
+        {
+            (0..row.len())
+                .map(|i| row.try_get::<Option<String>, _>(i).expect("a text column"))
+                .collect()
+        }
+        match self {
+            DbReader::Sqlite(pool) => texts(
+                sqlx::query(sql)
+                    .bind(arg)
+                    .fetch_one(pool)
+                    .await
+                    .expect("query"),
+            ),
+            DbReader::Postgres(pool) => texts(
+                sqlx::query(sql)
+                    .bind(arg)
+                    .fetch_one(pool)
+                    .await
+                    .expect("query"),
+            ),
+        }
+    }
+
+    pub async fn close(self) {
+        match self {
+            DbReader::Sqlite(pool) => pool.close().await,
+            DbReader::Postgres(pool) => pool.close().await,
+        }
+    }
 }
 
 // ------------------------------------------------ players and seats (harden)

@@ -4,6 +4,7 @@
 
 use uuid::Uuid;
 
+use super::backend::{on_conn, on_pool, Conn};
 use super::writer::Write;
 use super::{now_ms, Store};
 use crate::error::ApiError;
@@ -67,7 +68,7 @@ pub struct AnalysisRow {
 }
 
 impl AnalysisWrite {
-    pub(super) async fn apply(&self, conn: &mut sqlx::SqliteConnection) -> Result<(), sqlx::Error> {
+    pub(super) async fn apply(&self, mut conn: Conn<'_>) -> Result<(), sqlx::Error> {
         match self {
             AnalysisWrite::Request {
                 game_id,
@@ -75,9 +76,9 @@ impl AnalysisWrite {
                 positions,
                 requested_at,
             } => {
-                sqlx::query(
+                on_conn!(conn.reborrow(), c => sqlx::query(
                     "INSERT INTO analyses (game_id, status, nodes_per_ply, positions, requested_at)
-                     VALUES (?1, 'queued', ?2, ?3, ?4)
+                     VALUES ($1, 'queued', $2, $3, $4)
                      ON CONFLICT (game_id) DO UPDATE SET status = 'queued', error = NULL,
                          finished_at = NULL
                      WHERE analyses.status = 'failed'",
@@ -86,8 +87,8 @@ impl AnalysisWrite {
                 .bind(nodes_per_ply)
                 .bind(positions)
                 .bind(requested_at)
-                .execute(&mut *conn)
-                .await?;
+                .execute(c)
+                .await.map(|_| ()))?;
             }
             AnalysisWrite::Status {
                 game_id,
@@ -96,10 +97,10 @@ impl AnalysisWrite {
                 finished_at,
                 acpl,
             } => {
-                sqlx::query(
-                    "UPDATE analyses SET status = ?2, error = ?3, finished_at = ?4,
-                         acpl_white = ?5, acpl_black = ?6
-                     WHERE game_id = ?1",
+                on_conn!(conn.reborrow(), c => sqlx::query(
+                    "UPDATE analyses SET status = $2, error = $3, finished_at = $4,
+                         acpl_white = $5, acpl_black = $6
+                     WHERE game_id = $1",
                 )
                 .bind(game_id)
                 .bind(status)
@@ -107,14 +108,17 @@ impl AnalysisWrite {
                 .bind(finished_at)
                 .bind(acpl[0])
                 .bind(acpl[1])
-                .execute(&mut *conn)
-                .await?;
+                .execute(c)
+                .await.map(|_| ()))?;
             }
             AnalysisWrite::Position { row, previous_move } => {
-                sqlx::query(
-                    "INSERT OR REPLACE INTO analysis_positions
+                on_conn!(conn.reborrow(), c => sqlx::query(
+                    "INSERT INTO analysis_positions
                          (game_id, ply, cp, mate, best_uci, best_san, loss, judgement)
-                     VALUES (?, ?, ?, ?, ?, ?, NULL, NULL)",
+                     VALUES ($1, $2, $3, $4, $5, $6, NULL, NULL)
+                     ON CONFLICT (game_id, ply) DO UPDATE SET cp = excluded.cp,
+                         mate = excluded.mate, best_uci = excluded.best_uci,
+                         best_san = excluded.best_san, loss = NULL, judgement = NULL",
                 )
                 .bind(&row.game_id)
                 .bind(row.ply)
@@ -122,19 +126,19 @@ impl AnalysisWrite {
                 .bind(row.mate)
                 .bind(&row.best_uci)
                 .bind(&row.best_san)
-                .execute(&mut *conn)
-                .await?;
+                .execute(c)
+                .await.map(|_| ()))?;
                 if let Some(judged) = previous_move {
-                    sqlx::query(
-                        "UPDATE analysis_positions SET loss = ?3, judgement = ?4
-                         WHERE game_id = ?1 AND ply = ?2",
+                    on_conn!(conn.reborrow(), c => sqlx::query(
+                        "UPDATE analysis_positions SET loss = $3, judgement = $4
+                         WHERE game_id = $1 AND ply = $2",
                     )
                     .bind(&row.game_id)
                     .bind(judged.ply)
                     .bind(judged.loss)
                     .bind(judged.judgement)
-                    .execute(&mut *conn)
-                    .await?;
+                    .execute(c)
+                    .await.map(|_| ()))?;
                 }
             }
         }
@@ -169,34 +173,34 @@ impl Store {
         &self,
         id: Uuid,
     ) -> Result<Option<(AnalysisRow, Vec<PositionRow>)>, ApiError> {
-        let Some(job) = sqlx::query_as::<_, AnalysisRow>(
+        let Some(job) = on_pool!(&self.inner.read, pool => sqlx::query_as::<_, AnalysisRow>(
             "SELECT status, nodes_per_ply, positions, acpl_white, acpl_black
-             FROM analyses WHERE game_id = ?",
+             FROM analyses WHERE game_id = $1",
         )
         .bind(id.to_string())
-        .fetch_optional(&self.inner.read)
-        .await?
+        .fetch_optional(pool)
+        .await)?
         else {
             return Ok(None);
         };
-        let positions = sqlx::query_as::<_, PositionRow>(
+        let positions = on_pool!(&self.inner.read, pool => sqlx::query_as::<_, PositionRow>(
             "SELECT game_id, ply, cp, mate, best_uci, best_san, loss, judgement
-             FROM analysis_positions WHERE game_id = ? ORDER BY ply",
+             FROM analysis_positions WHERE game_id = $1 ORDER BY ply",
         )
         .bind(id.to_string())
-        .fetch_all(&self.inner.read)
-        .await?;
+        .fetch_all(pool)
+        .await)?;
         Ok(Some((job, positions)))
     }
 
     /// Jobs queued or running when the server stopped, oldest first.
     pub async fn unfinished_analyses(&self) -> Result<Vec<Uuid>, ApiError> {
-        let ids: Vec<String> = sqlx::query_scalar(
+        let ids: Vec<String> = on_pool!(&self.inner.read, pool => sqlx::query_scalar(
             "SELECT game_id FROM analyses WHERE status IN ('queued', 'running')
              ORDER BY requested_at",
         )
-        .fetch_all(&self.inner.read)
-        .await?;
+        .fetch_all(pool)
+        .await)?;
         Ok(ids
             .iter()
             .filter_map(|id| Uuid::parse_str(id).ok())

@@ -23,8 +23,9 @@
 
 use skillratings::glicko2::{glicko2, Glicko2Config, Glicko2Rating};
 use skillratings::Outcomes;
-use sqlx::sqlite::SqliteConnection;
 use sqlx::SqlitePool;
+
+use super::backend::{on_conn, on_pool, Conn, Dialect};
 
 use super::rows::ListRow;
 use super::Store;
@@ -48,14 +49,11 @@ const RECORDS: [&str; 5] = [
 ];
 
 /// Whether game `id` is stored as finished (before this write changes it).
-pub async fn is_stored_finished(
-    conn: &mut SqliteConnection,
-    id: &str,
-) -> Result<bool, sqlx::Error> {
-    let status: Option<String> = sqlx::query_scalar("SELECT status FROM games WHERE id = ?")
+pub async fn is_stored_finished(mut conn: Conn<'_>, id: &str) -> Result<bool, sqlx::Error> {
+    let status: Option<String> = on_conn!(conn.reborrow(), c => sqlx::query_scalar("SELECT status FROM games WHERE id = $1")
         .bind(id)
-        .fetch_optional(&mut *conn)
-        .await?;
+        .fetch_optional(c)
+        .await)?;
     Ok(status.as_deref() == Some("finished"))
 }
 
@@ -83,20 +81,16 @@ struct FinishedSeat<'a> {
 /// Counts the result of game `id`, just stored as finished, in the same
 /// transaction: streaks, Glicko-2 ratings and rating history, records.
 /// `at` is when the result was stored (ms since the epoch).
-pub async fn game_finished(
-    conn: &mut SqliteConnection,
-    id: &str,
-    at: i64,
-) -> Result<(), sqlx::Error> {
-    let row: FinishedRow = sqlx::query_as(
+pub async fn game_finished(mut conn: Conn<'_>, id: &str, at: i64) -> Result<(), sqlx::Error> {
+    let row: FinishedRow = on_conn!(conn.reborrow(), c => sqlx::query_as(
         "SELECT white_kind, white_level, white_player_id, black_kind, black_level,
                 black_player_id, result, termination, rated,
                 (SELECT COUNT(*) FROM moves WHERE game_id = g.id) AS plies
-         FROM games g WHERE id = ?",
+         FROM games g WHERE id = $1",
     )
     .bind(id)
-    .fetch_one(&mut *conn)
-    .await?;
+    .fetch_one(c)
+    .await)?;
     let white_score = match row.result.as_deref() {
         Some("1-0") => 1.0,
         Some("0-1") => 0.0,
@@ -126,27 +120,37 @@ pub async fn game_finished(
     for (seat, score) in seats.iter().zip(scores) {
         let Some(player) = seat.player else { continue };
         if score == 1.0 {
-            let streak: i64 = sqlx::query_scalar(
+            let streak: i64 = on_conn!(conn.reborrow(), c => sqlx::query_scalar(
                 "UPDATE players SET win_streak = win_streak + 1,
-                     best_win_streak = MAX(best_win_streak, win_streak + 1)
-                 WHERE id = ? RETURNING win_streak",
+                     best_win_streak = CASE WHEN win_streak + 1 > best_win_streak
+                         THEN win_streak + 1 ELSE best_win_streak END
+                 WHERE id = $1 RETURNING win_streak",
             )
             .bind(player)
-            .fetch_one(&mut *conn)
+            .fetch_one(c)
+            .await)?;
+            beat(
+                conn.reborrow(),
+                "longest_win_streak",
+                0,
+                streak as f64,
+                player,
+                id,
+                at,
+            )
             .await?;
-            beat(conn, "longest_win_streak", 0, streak as f64, player, id, at).await?;
         } else {
-            sqlx::query("UPDATE players SET win_streak = 0 WHERE id = ?")
+            on_conn!(conn.reborrow(), c => sqlx::query("UPDATE players SET win_streak = 0 WHERE id = $1")
                 .bind(player)
-                .execute(&mut *conn)
-                .await?;
+                .execute(c)
+                .await.map(|_| ()))?;
         }
     }
 
     // Glicko-2, registered v registered only.
     if let (Some(white), Some(black)) = (seats[0].player, seats[1].player) {
         if white != black {
-            rate(conn, id, [white, black], white_score, at).await?;
+            rate(conn.reborrow(), id, [white, black], white_score, at).await?;
         }
     }
 
@@ -163,7 +167,7 @@ pub async fn game_finished(
             match (loser.ai_level, loser.player) {
                 (Some(level), _) => {
                     beat(
-                        conn,
+                        conn.reborrow(),
                         "fastest_checkmate_vs_ai",
                         level,
                         moves as f64,
@@ -174,7 +178,16 @@ pub async fn game_finished(
                     .await?
                 }
                 (None, Some(_)) => {
-                    beat(conn, "fastest_checkmate", 0, moves as f64, player, id, at).await?
+                    beat(
+                        conn.reborrow(),
+                        "fastest_checkmate",
+                        0,
+                        moves as f64,
+                        player,
+                        id,
+                        at,
+                    )
+                    .await?
                 }
                 (None, None) => {}
             }
@@ -183,7 +196,16 @@ pub async fn game_finished(
 
     // Longest game, held by its (first) registered player.
     if let Some(player) = seats[0].player.or(seats[1].player) {
-        beat(conn, "longest_game", 0, moves as f64, player, id, at).await?;
+        beat(
+            conn.reborrow(),
+            "longest_game",
+            0,
+            moves as f64,
+            player,
+            id,
+            at,
+        )
+        .await?;
     }
     Ok(())
 }
@@ -191,7 +213,7 @@ pub async fn game_finished(
 /// Rates game `id` between registered `players` (white, black): new
 /// ratings, two history rows, and the upset record.
 async fn rate(
-    conn: &mut SqliteConnection,
+    mut conn: Conn<'_>,
     id: &str,
     players: [&str; 2],
     white_score: f64,
@@ -199,12 +221,12 @@ async fn rate(
 ) -> Result<(), sqlx::Error> {
     let mut before = [Glicko2Rating::new(); 2];
     for (rating, player) in before.iter_mut().zip(players) {
-        let (r, d, v): (f64, f64, f64) = sqlx::query_as(
-            "SELECT rating, rating_deviation, rating_volatility FROM players WHERE id = ?",
+        let (r, d, v): (f64, f64, f64) = on_conn!(conn.reborrow(), c => sqlx::query_as(
+            "SELECT rating, rating_deviation, rating_volatility FROM players WHERE id = $1",
         )
         .bind(player)
-        .fetch_one(&mut *conn)
-        .await?;
+        .fetch_one(c)
+        .await)?;
         *rating = Glicko2Rating::from((r, d, v));
     }
     let outcome = if white_score == 1.0 {
@@ -220,21 +242,21 @@ async fn rate(
     let scores = [white_score, 1.0 - white_score];
     for side in 0..2 {
         let (old, new) = (before[side], after[side]);
-        sqlx::query(
-            "UPDATE players SET rating = ?, rating_deviation = ?, rating_volatility = ?
-             WHERE id = ?",
+        on_conn!(conn.reborrow(), c => sqlx::query(
+            "UPDATE players SET rating = $1, rating_deviation = $2, rating_volatility = $3
+             WHERE id = $4",
         )
         .bind(new.rating)
         .bind(new.deviation)
         .bind(new.volatility)
         .bind(players[side])
-        .execute(&mut *conn)
-        .await?;
-        sqlx::query(
+        .execute(c)
+        .await.map(|_| ()))?;
+        on_conn!(conn.reborrow(), c => sqlx::query(
             "INSERT INTO rating_history (game_id, player_id, opponent_id, score,
                  rating_before, deviation_before, volatility_before,
                  rating_after, deviation_after, volatility_after, rated_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
         )
         .bind(id)
         .bind(players[side])
@@ -247,15 +269,24 @@ async fn rate(
         .bind(new.deviation)
         .bind(new.volatility)
         .bind(at)
-        .execute(&mut *conn)
-        .await?;
+        .execute(c)
+        .await.map(|_| ()))?;
     }
     // An upset: the lower rated player won.
     if white_score != 0.5 {
         let (winner, loser) = if white_score == 1.0 { (0, 1) } else { (1, 0) };
         let gap = (before[loser].rating - before[winner].rating).round();
         if gap > 0.0 {
-            beat(conn, "biggest_upset", 0, gap, players[winner], id, at).await?;
+            beat(
+                conn.reborrow(),
+                "biggest_upset",
+                0,
+                gap,
+                players[winner],
+                id,
+                at,
+            )
+            .await?;
         }
     }
     Ok(())
@@ -265,7 +296,7 @@ async fn rate(
 /// if it beats the standing one (fewer moves for a checkmate, more for the
 /// others). A tie keeps the older holder.
 async fn beat(
-    conn: &mut SqliteConnection,
+    mut conn: Conn<'_>,
     record: &str,
     level: i64,
     value: f64,
@@ -278,9 +309,9 @@ async fn beat(
     } else {
         "excluded.value > records.value"
     };
-    sqlx::query(&format!(
+    on_conn!(conn.reborrow(), c => sqlx::query(&format!(
         "INSERT INTO records (record, level, value, player_id, game_id, set_at)
-         VALUES (?, ?, ?, ?, ?, ?)
+         VALUES ($1, $2, $3, $4, $5, $6)
          ON CONFLICT (record, level) DO UPDATE SET
              value = excluded.value, player_id = excluded.player_id,
              game_id = excluded.game_id, set_at = excluded.set_at
@@ -292,8 +323,8 @@ async fn beat(
     .bind(player)
     .bind(id)
     .bind(at)
-    .execute(&mut *conn)
-    .await?;
+    .execute(c)
+    .await.map(|_| ()))?;
     Ok(())
 }
 
@@ -315,13 +346,13 @@ pub async fn backfill(pool: &SqlitePool) -> Result<usize, sqlx::Error> {
     let mut tx = pool.begin().await?;
     let games: Vec<(String, i64)> = sqlx::query_as(
         "SELECT id, COALESCE(finished_at, updated_at) FROM games
-         WHERE status = 'finished' AND result IS NOT NULL AND rated = 1
+         WHERE status = 'finished' AND result IS NOT NULL AND rated
          ORDER BY COALESCE(finished_at, updated_at), rowid",
     )
     .fetch_all(&mut *tx)
     .await?;
     for (id, at) in &games {
-        game_finished(&mut tx, id, *at).await?;
+        game_finished(Conn::from(&mut *tx), id, *at).await?;
     }
     tx.commit().await?;
     Ok(games.len())
@@ -429,45 +460,56 @@ struct RecordRow {
     black_name: Option<String>,
 }
 
-/// The query of one page of a player's games (`?1` player id, `?2`/`?3`
-/// the cursor, `?4` how many): each seat's index read backwards from the
-/// cursor and merged; only the page itself (at most `?4` rows) is sorted.
-pub(super) fn player_games_sql(filter: PlayerGamesFilter) -> String {
+/// The query of one page of a player's games (`$1` player id, `$2`/`$3`
+/// the cursor, `$4` how many): each seat's index read backwards from the
+/// cursor and merged; only the page itself (at most `$4` rows) is sorted.
+pub(super) fn player_games_sql(dialect: Dialect, filter: PlayerGamesFilter) -> String {
     let extra = filter.sql();
+    // SQLite: CROSS JOIN keeps the page first in the plan; PostgreSQL has
+    // no CROSS JOIN … ON (and plans the join itself).
+    let join = match dialect {
+        Dialect::Sqlite => "CROSS JOIN",
+        Dialect::Postgres => "JOIN",
+    };
     let page = format!(
         "(SELECT created_at, id FROM games
-              WHERE white_player_id = ?1 AND (created_at, id) < (?2, ?3) {extra}
+              WHERE white_player_id = $1 AND (created_at, id) < ($2, $3) {extra}
           UNION ALL
           SELECT created_at, id FROM games
-              WHERE black_player_id = ?1 AND (created_at, id) < (?2, ?3) {extra}
-          ORDER BY 1 DESC, 2 DESC LIMIT ?4) AS page
-         CROSS JOIN games g ON g.id = page.id"
+              WHERE black_player_id = $1 AND (created_at, id) < ($2, $3) {extra}
+          ORDER BY 1 DESC, 2 DESC LIMIT $4) AS page
+         {join} games g ON g.id = page.id"
     );
-    ListRow::select_from(&page, "", "ORDER BY page.created_at DESC, page.id DESC")
+    ListRow::select_from(
+        dialect,
+        &page,
+        "",
+        "ORDER BY page.created_at DESC, page.id DESC",
+    )
 }
 
 fn tally_sql() -> &'static str {
     "SELECT COUNT(*) AS games,
-            COALESCE(SUM(score = 1), 0) AS wins,
-            COALESCE(SUM(score = -1), 0) AS losses,
-            COALESCE(SUM(score = 0), 0) AS draws
+            COUNT(*) FILTER (WHERE score = 1) AS wins,
+            COUNT(*) FILTER (WHERE score = -1) AS losses,
+            COUNT(*) FILTER (WHERE score = 0) AS draws
      FROM (SELECT CASE result WHEN '1-0' THEN 1 WHEN '0-1' THEN -1 ELSE 0 END AS score
-           FROM games WHERE white_player_id = ?1
-               AND status = 'finished' AND result IS NOT NULL AND rated = 1
+           FROM games WHERE white_player_id = $1
+               AND status = 'finished' AND result IS NOT NULL AND rated
            UNION ALL
            SELECT CASE result WHEN '0-1' THEN 1 WHEN '1-0' THEN -1 ELSE 0 END
-           FROM games WHERE black_player_id = ?1
-               AND status = 'finished' AND result IS NOT NULL AND rated = 1)"
+           FROM games WHERE black_player_id = $1
+               AND status = 'finished' AND result IS NOT NULL AND rated) AS scores"
 }
 
 impl Store {
     /// The id of the registered player called `name` (ignoring case).
     pub async fn player_id(&self, name: &str) -> Result<Option<String>, ApiError> {
         Ok(
-            sqlx::query_scalar("SELECT id FROM players WHERE name_key = ?")
+            on_pool!(&self.inner.read, pool => sqlx::query_scalar("SELECT id FROM players WHERE name_key = $1")
                 .bind(name.to_lowercase())
-                .fetch_optional(&self.inner.read)
-                .await?,
+                .fetch_optional(pool)
+                .await)?,
         )
     }
 
@@ -475,31 +517,31 @@ impl Store {
     /// streaks, and the rating history of the last [`HISTORY_POINTS`] rated
     /// games. `None` for an unknown name.
     pub async fn player_profile(&self, name: &str) -> Result<Option<PlayerProfile>, ApiError> {
-        let Some(player) = sqlx::query_as::<_, PlayerRow>(
+        let Some(player) = on_pool!(&self.inner.read, pool => sqlx::query_as::<_, PlayerRow>(
             "SELECT id, name, created_at, rating, rating_deviation, win_streak, best_win_streak
-             FROM players WHERE name_key = ?",
+             FROM players WHERE name_key = $1",
         )
         .bind(name.to_lowercase())
-        .fetch_optional(&self.inner.read)
-        .await?
+        .fetch_optional(pool)
+        .await)?
         else {
             return Ok(None);
         };
-        let tally: TallyRow = sqlx::query_as(tally_sql())
+        let tally: TallyRow = on_pool!(&self.inner.read, pool => sqlx::query_as(tally_sql())
             .bind(&player.id)
-            .fetch_one(&self.inner.read)
-            .await?;
-        let mut history: Vec<HistoryRow> = sqlx::query_as(
+            .fetch_one(pool)
+            .await)?;
+        let mut history: Vec<HistoryRow> = on_pool!(&self.inner.read, pool => sqlx::query_as(
             "SELECT h.game_id, h.rated_at, p.name AS opponent, h.score,
                     h.rating_before, h.rating_after, h.deviation_after
              FROM rating_history h JOIN players p ON p.id = h.opponent_id
-             WHERE h.player_id = ?
-             ORDER BY h.rated_at DESC LIMIT ?",
+             WHERE h.player_id = $1
+             ORDER BY h.rated_at DESC LIMIT $2",
         )
         .bind(&player.id)
         .bind(i64::from(HISTORY_POINTS))
-        .fetch_all(&self.inner.read)
-        .await?;
+        .fetch_all(pool)
+        .await)?;
         history.reverse();
         Ok(Some(PlayerProfile {
             name: player.name,
@@ -550,13 +592,13 @@ impl Store {
             None => (i64::MAX, "~"),
         };
         // One more than asked: whether there is a next page.
-        let rows = sqlx::query_as::<_, ListRow>(&player_games_sql(filter))
+        let rows = on_pool!(&self.inner.read, pool => sqlx::query_as::<_, ListRow>(&player_games_sql(self.dialect(), filter))
             .bind(player_id)
             .bind(at)
             .bind(id)
             .bind(i64::from(limit) + 1)
-            .fetch_all(&self.inner.read)
-            .await?;
+            .fetch_all(pool)
+            .await)?;
         let mut games = self.states_of(rows).await?;
         let next = if games.len() > limit as usize {
             games.truncate(limit as usize);
@@ -575,7 +617,7 @@ impl Store {
 
     /// The records, in [`RECORDS`] order (per-level records by level).
     pub(super) async fn records(&self) -> Result<Vec<RecordView>, ApiError> {
-        let rows: Vec<RecordRow> = sqlx::query_as(
+        let rows: Vec<RecordRow> = on_pool!(&self.inner.read, pool => sqlx::query_as(
             "SELECT r.record, r.level, r.value, r.player_id, p.name AS player, r.game_id,
                     r.set_at, g.white_kind, g.white_level, g.white_player_id,
                     wp.name AS white_name, g.black_kind, g.black_level, bp.name AS black_name
@@ -586,8 +628,8 @@ impl Store {
              LEFT JOIN players bp ON bp.id = g.black_player_id
              ORDER BY r.record, r.level",
         )
-        .fetch_all(&self.inner.read)
-        .await?;
+        .fetch_all(pool)
+        .await)?;
         let mut records: Vec<RecordView> = rows
             .into_iter()
             .filter_map(|row| {
@@ -642,7 +684,7 @@ mod tests {
             PlayerGamesFilter::Joinable,
         ];
         for filter in filters {
-            let plan = plan(&store, &player_games_sql(filter)).await;
+            let plan = plan(&store, &player_games_sql(Dialect::Sqlite, filter)).await;
             assert!(plan.contains("MERGE (UNION ALL)"), "{filter:?}:\n{plan}");
             for index in ["games_white_player", "games_black_player"] {
                 assert!(
@@ -681,7 +723,7 @@ mod tests {
         sqlx::query(
             "INSERT INTO games (id, white_kind, white_player_id, black_kind, black_level,
                  initial_fen, status, result, termination, created_at, updated_at, finished_at)
-             VALUES (?, 'human', ?, 'ai', ?, 'startpos', 'finished', ?, 'checkmate', ?, ?, ?)",
+             VALUES ($1, 'human', $2, 'ai', $3, 'startpos', 'finished', $4, 'checkmate', $5, $6, $7)",
         )
         .bind(&id)
         .bind(player)
@@ -695,7 +737,7 @@ mod tests {
         .unwrap();
         for ply in 0..plies {
             sqlx::query(
-                "INSERT INTO moves (game_id, ply, uci, san, played_at) VALUES (?, ?, 'a2a3', 'a3', 0)",
+                "INSERT INTO moves (game_id, ply, uci, san, played_at) VALUES ($1, $2, 'a2a3', 'a3', 0)",
             )
             .bind(&id)
             .bind(ply)
@@ -713,11 +755,11 @@ mod tests {
     #[tokio::test]
     async fn the_backfill_counts_stored_results_once_in_order() {
         let (_dir, store) = file_store().await;
-        let pool = &store.inner.write_pool;
+        let pool = store.inner.write_pool.sqlite();
         for (id, name) in [("p1", "ann"), ("p2", "ben")] {
             sqlx::query(
                 "INSERT INTO players (id, name, name_key, token_hash, created_at)
-                 VALUES (?, ?, ?, ?, 0)",
+                 VALUES ($1, $2, $3, $4, 0)",
             )
             .bind(id)
             .bind(name)
@@ -783,7 +825,9 @@ mod tests {
 
         // The write path finds these games finished: nothing counts again.
         let mut conn = pool.acquire().await.unwrap();
-        assert!(is_stored_finished(&mut conn, &ben_l2).await.unwrap());
+        assert!(is_stored_finished(Conn::from(&mut *conn), &ben_l2)
+            .await
+            .unwrap());
         drop(conn);
         store.close().await;
     }

@@ -7,6 +7,7 @@ use rookery_engine::Position;
 use tokio::time::Instant;
 use uuid::Uuid;
 
+use super::backend::{on_conn, Conn, Dialect};
 use super::ratings::{DEFAULT_DEVIATION, DEFAULT_RATING};
 use super::Store;
 use crate::auth::TokenHash;
@@ -125,8 +126,8 @@ impl StoredGame {
         }
     }
 
-    pub async fn insert(&self, conn: &mut sqlx::SqliteConnection) -> Result<(), sqlx::Error> {
-        sqlx::query(
+    pub async fn insert(&self, conn: Conn<'_>) -> Result<(), sqlx::Error> {
+        on_conn!(conn, conn => sqlx::query(
             "INSERT INTO games (id,
                  white_kind, white_level, white_player_id, white_token_hash,
                  black_kind, black_level, black_player_id, black_token_hash,
@@ -136,8 +137,9 @@ impl StoredGame {
                  rated, visibility, invite_hash,
                  takeback_offer, takebacks, rematch_id, rematch_offer, rematch_token_hash,
                  rematch_agreed)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-                     ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
+                     $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30,
+                     $31, $32)",
         )
         .bind(&self.id)
         .bind(self.white.kind)
@@ -172,22 +174,22 @@ impl StoredGame {
         .bind(&self.rematch_token_hash)
         .bind(self.rematch_agreed)
         .execute(conn)
-        .await?;
-        Ok(())
+        .await
+        .map(|_| ()))
     }
 
     /// Writes what can change during a game.
-    pub async fn update(&self, conn: &mut sqlx::SqliteConnection) -> Result<(), sqlx::Error> {
-        let done = sqlx::query(
+    pub async fn update(&self, conn: Conn<'_>) -> Result<(), sqlx::Error> {
+        let updated = on_conn!(conn, conn => sqlx::query(
             "UPDATE games SET
-                 white_player_id = ?, white_token_hash = ?,
-                 black_player_id = ?, black_token_hash = ?,
-                 fen = ?, status = ?, result = ?, termination = ?, draw_offer = ?,
-                 updated_at = ?, finished_at = COALESCE(finished_at, ?),
-                 white_ms = ?, black_ms = ?, turn_started_at = ?,
-                 rated = ?, takeback_offer = ?, takebacks = ?, rematch_id = ?,
-                 rematch_offer = ?, rematch_token_hash = ?, rematch_agreed = ?
-             WHERE id = ?",
+                 white_player_id = $1, white_token_hash = $2,
+                 black_player_id = $3, black_token_hash = $4,
+                 fen = $5, status = $6, result = $7, termination = $8, draw_offer = $9,
+                 updated_at = $10, finished_at = COALESCE(finished_at, $11),
+                 white_ms = $12, black_ms = $13, turn_started_at = $14,
+                 rated = $15, takeback_offer = $16, takebacks = $17, rematch_id = $18,
+                 rematch_offer = $19, rematch_token_hash = $20, rematch_agreed = $21
+             WHERE id = $22",
         )
         .bind(&self.white.player_id)
         .bind(&self.white.token_hash)
@@ -212,8 +214,9 @@ impl StoredGame {
         .bind(self.rematch_agreed)
         .bind(&self.id)
         .execute(conn)
-        .await?;
-        if done.rows_affected() == 0 {
+        .await?
+        .rows_affected());
+        if updated == 0 {
             return Err(sqlx::Error::RowNotFound);
         }
         Ok(())
@@ -245,10 +248,10 @@ impl StoredMove {
         }
     }
 
-    pub async fn insert(&self, conn: &mut sqlx::SqliteConnection) -> Result<(), sqlx::Error> {
-        sqlx::query(
+    pub async fn insert(&self, conn: Conn<'_>) -> Result<(), sqlx::Error> {
+        on_conn!(conn, conn => sqlx::query(
             "INSERT INTO moves (game_id, ply, uci, san, white_ms, black_ms, played_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?)",
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
         )
         .bind(&self.game_id)
         .bind(self.ply)
@@ -258,8 +261,8 @@ impl StoredMove {
         .bind(self.black_ms)
         .bind(self.played_at)
         .execute(conn)
-        .await?;
-        Ok(())
+        .await
+        .map(|_| ()))
     }
 }
 
@@ -523,23 +526,21 @@ impl ListRow {
     /// The query of list rows: `filter` (a `WHERE` clause) then `tail`
     /// (`ORDER BY`, `LIMIT`).
     ///
-    /// The moves are concatenated in the primary key's order, which is
-    /// `ply` order (`group_concat(… ORDER BY ply)` would sort each game's
-    /// moves in a temporary B-tree instead).
-    pub fn select(filter: &str, tail: &str) -> String {
-        Self::select_from("games g", filter, tail)
+    /// The moves are joined in `ply` order ([`Dialect::moves_joined`]).
+    pub fn select(dialect: Dialect, filter: &str, tail: &str) -> String {
+        Self::select_from(dialect, "games g", filter, tail)
     }
 
     /// [`ListRow::select`] from `from`, which names the games `g` (a page
     /// of rowids joined to `games g`, say).
-    pub fn select_from(from: &str, filter: &str, tail: &str) -> String {
+    pub fn select_from(dialect: Dialect, from: &str, filter: &str, tail: &str) -> String {
         format!(
             "SELECT {GAME_COLUMNS},
-                 (SELECT group_concat(uci, ' ') FROM
-                     (SELECT uci FROM moves WHERE game_id = g.id ORDER BY ply)) AS moves_uci,
-                 (SELECT group_concat(san, ' ') FROM
-                     (SELECT san FROM moves WHERE game_id = g.id ORDER BY ply)) AS moves_san
-             FROM {from} {SEAT_JOINS} {filter} {tail}"
+                 {} AS moves_uci,
+                 {} AS moves_san
+             FROM {from} {SEAT_JOINS} {filter} {tail}",
+            dialect.moves_joined("uci"),
+            dialect.moves_joined("san"),
         )
     }
 

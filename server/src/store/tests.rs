@@ -140,11 +140,11 @@ async fn a_failing_batch_fails_every_write_and_stores_none() {
     // The writer's connection may not grow the file any more: SQLite's
     // own "database or disk is full".
     let pages: i64 = sqlx::query_scalar("PRAGMA page_count")
-        .fetch_one(&store.inner.write_pool)
+        .fetch_one(store.inner.write_pool.sqlite())
         .await
         .unwrap();
     sqlx::query(&format!("PRAGMA max_page_count = {pages}"))
-        .execute(&store.inner.write_pool)
+        .execute(store.inner.write_pool.sqlite())
         .await
         .unwrap();
     let mut writes: Vec<Write> = games
@@ -166,7 +166,7 @@ async fn a_failing_batch_fails_every_write_and_stores_none() {
     }
     // Room again: the same moves go through.
     sqlx::query("PRAGMA max_page_count = 1073741823")
-        .execute(&store.inner.write_pool)
+        .execute(store.inner.write_pool.sqlite())
         .await
         .unwrap();
     for live in &mut games {
@@ -194,12 +194,16 @@ async fn lists_read_an_index_without_sorting() {
         &[Status::Finished],
     ];
     for statuses in lists {
-        let sql = list_sql(statuses).unwrap();
-        let plan = query_plan(&store, &sql.replace("LIMIT ?", "LIMIT 20")).await;
+        let sql = list_sql(Dialect::Sqlite, statuses).unwrap();
+        let plan = query_plan(&store, &sql.replace("LIMIT $1", "LIMIT 20")).await;
         assert!(!plan.contains("TEMP B-TREE"), "{statuses:?}:\n{plan}");
         assert!(plan.contains("INDEX games_"), "{statuses:?}:\n{plan}");
     }
-    let plan = query_plan(&store, &open_seeks_sql().replace("LIMIT ?", "LIMIT 20")).await;
+    let plan = query_plan(
+        &store,
+        &open_seeks_sql(Dialect::Sqlite).replace("LIMIT $1", "LIMIT 20"),
+    )
+    .await;
     assert!(!plan.contains("TEMP B-TREE"), "open seeks:\n{plan}");
     assert!(plan.contains("INDEX games_"), "open seeks:\n{plan}");
     let plan = query_plan(
@@ -213,7 +217,7 @@ async fn lists_read_an_index_without_sorting() {
 
 pub(super) async fn query_plan(store: &Store, sql: &str) -> String {
     let rows: Vec<(i64, i64, i64, String)> = sqlx::query_as(&format!("EXPLAIN QUERY PLAN {sql}"))
-        .fetch_all(&store.inner.read)
+        .fetch_all(store.inner.read.sqlite())
         .await
         .unwrap();
     rows.into_iter()

@@ -3,8 +3,9 @@
 //! Writes queue on a bounded channel (a full queue makes writers wait: back
 //! pressure, not unbounded memory). The writer task takes the first write,
 //! then everything else already queued up to `max_batch`, and runs them in
-//! one `BEGIN IMMEDIATE … COMMIT`. With `synchronous = FULL` the commit is one
-//! fsync of the WAL for the whole batch. Writes arriving while a batch
+//! one `BEGIN IMMEDIATE … COMMIT` (PostgreSQL: `BEGIN … COMMIT`). With
+//! `synchronous = FULL` (PostgreSQL: `synchronous_commit = on`) the commit is
+//! one fsync of the log for the whole batch. Writes arriving while a batch
 //! commits wait for the next one, so batches grow exactly when the disk is
 //! the bottleneck and a lone write is committed at once (no added delay).
 //!
@@ -24,10 +25,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use sqlx::sqlite::SqlitePool;
 use sqlx::Connection;
 use tokio::sync::{mpsc, oneshot};
 
+use super::backend::{on_conn, on_pool, Conn, Pool};
 use super::now_ms;
 use super::ratings;
 use super::rows::{StoredGame, StoredMove};
@@ -63,7 +64,7 @@ pub enum Write {
 }
 
 impl Write {
-    async fn apply(&self, conn: &mut sqlx::SqliteConnection) -> Result<(), sqlx::Error> {
+    async fn apply(&self, mut conn: Conn<'_>) -> Result<(), sqlx::Error> {
         match self {
             Write::CreatePlayer {
                 id,
@@ -71,18 +72,18 @@ impl Write {
                 token_hash,
                 created_at,
             } => {
-                sqlx::query(
+                on_conn!(conn, conn => sqlx::query(
                     "INSERT INTO players (id, name, name_key, token_hash, created_at)
-                     VALUES (?, ?, ?, ?, ?)",
+                     VALUES ($1, $2, $3, $4, $5)",
                 )
                 .bind(id)
                 .bind(name)
                 .bind(name.to_lowercase())
                 .bind(token_hash)
                 .bind(created_at)
-                .execute(&mut *conn)
-                .await?;
-                Ok(())
+                .execute(conn)
+                .await
+                .map(|_| ()))
             }
             Write::InsertGame(game) => game.insert(conn).await,
             Write::UpdateGame {
@@ -94,20 +95,22 @@ impl Write {
                 // The write that finishes the game counts its result, in
                 // this transaction and never again (see store/ratings.rs).
                 let finishing = game.status == "finished"
-                    && !ratings::is_stored_finished(&mut *conn, &game.id).await?;
+                    && !ratings::is_stored_finished(conn.reborrow(), &game.id).await?;
                 if let Some(ply) = taken_back_from {
-                    sqlx::query("DELETE FROM moves WHERE game_id = ? AND ply >= ?")
-                        .bind(&game.id)
-                        .bind(ply)
-                        .execute(&mut *conn)
-                        .await?;
+                    on_conn!(conn.reborrow(), conn =>
+                        sqlx::query("DELETE FROM moves WHERE game_id = $1 AND ply >= $2")
+                            .bind(&game.id)
+                            .bind(ply)
+                            .execute(conn)
+                            .await
+                            .map(|_| ()))?;
                 }
                 if let Some(mv) = mv {
-                    mv.insert(&mut *conn).await?;
+                    mv.insert(conn.reborrow()).await?;
                 }
-                game.update(&mut *conn).await?;
+                game.update(conn.reborrow()).await?;
                 if let Some(rematch) = rematch {
-                    rematch.insert(&mut *conn).await?;
+                    rematch.insert(conn.reborrow()).await?;
                 }
                 if finishing {
                     ratings::game_finished(conn, &game.id, game.updated_at).await?;
@@ -166,20 +169,6 @@ impl WriteError {
     }
 }
 
-/// Whether `err` is the database refusing one statement (a constraint)
-/// rather than the database failing. SQLite's primary result code is the
-/// low byte of the extended code; 19 is `SQLITE_CONSTRAINT`.
-fn is_refusal(err: &sqlx::Error) -> bool {
-    match err {
-        sqlx::Error::RowNotFound => true,
-        sqlx::Error::Database(db) => db
-            .code()
-            .and_then(|code| code.parse::<i64>().ok())
-            .is_some_and(|code| code & 0xff == 19),
-        _ => false,
-    }
-}
-
 pub struct Job {
     pub write: Write,
     pub done: oneshot::Sender<Result<(), WriteError>>,
@@ -216,7 +205,7 @@ pub struct Writer {
 }
 
 impl Writer {
-    pub fn start(pool: SqlitePool, max_batch: usize) -> Writer {
+    pub fn start(pool: Pool, max_batch: usize) -> Writer {
         let (queue, inbox) = mpsc::channel(QUEUE);
         let counters = Arc::new(Counters::default());
         tokio::spawn(run(pool, inbox, max_batch, counters.clone()));
@@ -273,7 +262,7 @@ impl Writer {
 }
 
 async fn run(
-    pool: SqlitePool,
+    pool: Pool,
     mut inbox: mpsc::Receiver<Message>,
     max_batch: usize,
     counters: Arc<Counters>,
@@ -318,7 +307,7 @@ async fn run(
 
 /// Commits `batch` (possibly empty: then only the heartbeat) and answers
 /// every job in it.
-async fn commit(pool: &SqlitePool, batch: &mut Vec<Job>, counters: &Counters) {
+async fn commit(pool: &Pool, batch: &mut Vec<Job>, counters: &Counters) {
     let outcome = run_batch(pool, batch).await;
     match outcome {
         Ok(results) => {
@@ -345,62 +334,68 @@ async fn commit(pool: &SqlitePool, batch: &mut Vec<Job>, counters: &Counters) {
 
 /// Runs the batch in one transaction. `Ok` holds each job's own result once
 /// the transaction is committed; `Err` is the failure of the whole batch.
-async fn run_batch(
-    pool: &SqlitePool,
-    batch: &[Job],
-) -> Result<Vec<Result<(), WriteError>>, WriteError> {
+async fn run_batch(pool: &Pool, batch: &[Job]) -> Result<Vec<Result<(), WriteError>>, WriteError> {
+    let dialect = pool.dialect();
     let failed = |err: sqlx::Error| WriteError::Failed(err.to_string());
-    let mut conn = pool.acquire().await.map_err(failed)?;
-    sqlx::query("BEGIN IMMEDIATE")
-        .execute(&mut *conn)
-        .await
-        .map_err(failed)?;
-    let mut results = Vec::with_capacity(batch.len());
-    let body: Result<(), sqlx::Error> = async {
-        for job in batch {
-            sqlx::query("SAVEPOINT job").execute(&mut *conn).await?;
-            match job.write.apply(&mut conn).await {
-                Ok(()) => {
-                    sqlx::query("RELEASE job").execute(&mut *conn).await?;
-                    results.push(Ok(()));
-                }
-                Err(err) if is_refusal(&err) => {
-                    sqlx::query("ROLLBACK TO job").execute(&mut *conn).await?;
-                    sqlx::query("RELEASE job").execute(&mut *conn).await?;
-                    let unique =
-                        matches!(&err, sqlx::Error::Database(db) if db.is_unique_violation());
-                    results.push(Err(WriteError::Rejected(Refusal {
-                        message: err.to_string(),
-                        unique,
-                    })));
-                }
-                Err(err) => return Err(err),
-            }
-        }
-        sqlx::query("UPDATE heartbeat SET alive_at = ? WHERE id = 1")
-            .bind(now_ms())
+    on_pool!(pool, pool => {
+        let mut conn = pool.acquire().await.map_err(failed)?;
+        sqlx::query(dialect.begin())
             .execute(&mut *conn)
-            .await?;
-        Ok(())
-    }
-    .await;
-    if let Err(err) = body {
-        // SQLite may have rolled back already (disk full does); a failed
-        // ROLLBACK then changes nothing. If the connection is broken, drop
-        // it so the pool opens a fresh one.
-        if sqlx::query("ROLLBACK").execute(&mut *conn).await.is_err() && conn.ping().await.is_err()
-        {
-            conn.detach();
+            .await
+            .map_err(failed)?;
+        let mut results = Vec::with_capacity(batch.len());
+        let body: Result<(), sqlx::Error> = async {
+            for job in batch {
+                sqlx::query("SAVEPOINT job").execute(&mut *conn).await?;
+                match job.write.apply(Conn::from(&mut *conn)).await {
+                    Ok(()) => {
+                        sqlx::query("RELEASE job").execute(&mut *conn).await?;
+                        results.push(Ok(()));
+                    }
+                    Err(err) if dialect.is_refusal(&err) => {
+                        sqlx::query("ROLLBACK TO job").execute(&mut *conn).await?;
+                        sqlx::query("RELEASE job").execute(&mut *conn).await?;
+                        results.push(Err(refused(&err)));
+                    }
+                    Err(err) => return Err(err),
+                }
+            }
+            sqlx::query("UPDATE heartbeat SET alive_at = $1 WHERE id = 1")
+                .bind(now_ms())
+                .execute(&mut *conn)
+                .await?;
+            Ok(())
         }
-        return Err(failed(err));
-    }
-    if let Err(err) = sqlx::query("COMMIT").execute(&mut *conn).await {
-        // Leave no transaction open on the connection.
-        if sqlx::query("ROLLBACK").execute(&mut *conn).await.is_err() && conn.ping().await.is_err()
-        {
-            conn.detach();
+        .await;
+        if let Err(err) = body {
+            // SQLite may have rolled back already (disk full does); a failed
+            // ROLLBACK then changes nothing. If the connection is broken,
+            // drop it so the pool opens a fresh one.
+            if sqlx::query("ROLLBACK").execute(&mut *conn).await.is_err()
+                && conn.ping().await.is_err()
+            {
+                conn.detach();
+            }
+            return Err(failed(err));
         }
-        return Err(WriteError::Ambiguous(err.to_string()));
-    }
-    Ok(results)
+        if let Err(err) = sqlx::query("COMMIT").execute(&mut *conn).await {
+            // Leave no transaction open on the connection.
+            if sqlx::query("ROLLBACK").execute(&mut *conn).await.is_err()
+                && conn.ping().await.is_err()
+            {
+                conn.detach();
+            }
+            return Err(WriteError::Ambiguous(err.to_string()));
+        }
+        Ok(results)
+    })
+}
+
+/// The refusal of one write.
+fn refused(err: &sqlx::Error) -> WriteError {
+    let unique = matches!(err, sqlx::Error::Database(db) if db.is_unique_violation());
+    WriteError::Rejected(Refusal {
+        message: err.to_string(),
+        unique,
+    })
 }
