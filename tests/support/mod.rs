@@ -126,31 +126,7 @@ pub struct TestServer {
 impl TestServer {
     pub async fn start(config: Config) -> TestServer {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-        let addr = listener.local_addr().expect("local address");
-        let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(rookery_server::run(listener, config, async move {
-            // A dropped sender also stops the server.
-            let _ = stopped.await;
-        }));
-        let server = TestServer {
-            addr,
-            http: reqwest::Client::new(),
-            stop: Some(stop),
-            task: Some(task),
-        };
-        // Wait until it answers.
-        within(WAIT, "the server to answer /healthz", async {
-            loop {
-                if let Ok(response) = server.http.get(server.url("/healthz")).send().await {
-                    if response.status().is_success() {
-                        break;
-                    }
-                }
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-        })
-        .await;
-        server
+        TestServer::start_on(listener, config).await
     }
 
     pub fn url(&self, path: &str) -> String {
