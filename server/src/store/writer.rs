@@ -9,9 +9,9 @@
 //! commits wait for the next one, so batches grow exactly when the disk is
 //! the bottleneck and a lone write is committed at once (no added delay).
 //!
-//! Each write has its own savepoint. If the database refuses that write (a
-//! constraint: a taken name, a missing game) only it is rolled back and
-//! reported [`WriteError::Rejected`]. If the database itself fails (disk
+//! A write the database refuses (a constraint: a taken name, a missing game)
+//! fails alone, reported [`WriteError::Rejected`]: the batch is then run
+//! again with a savepoint per write (see [`run_batch`]). If the database itself fails (disk
 //! full, read-only, locked past the busy timeout, I/O error), the
 //! transaction is rolled back and every write of the batch gets
 //! [`WriteError::Failed`]: nothing of it is stored. If the `COMMIT` fails,
@@ -334,7 +334,54 @@ async fn commit(pool: &Pool, batch: &mut Vec<Job>, counters: &Counters) {
 
 /// Runs the batch in one transaction. `Ok` holds each job's own result once
 /// the transaction is committed; `Err` is the failure of the whole batch.
+///
+/// Almost every write is accepted, so the batch is first run without a
+/// savepoint per write: each savepoint is two more statements, and every
+/// statement is a round trip to the database (for SQLite, to its
+/// connection's own thread), which is most of a batch's time besides the
+/// commit's fsync. Only if the database refuses a write is that attempt
+/// rolled back and the batch run again with savepoints, so that the refused
+/// write fails alone.
 async fn run_batch(pool: &Pool, batch: &[Job]) -> Result<Vec<Result<(), WriteError>>, WriteError> {
+    match run_transaction(pool, batch, Savepoints::OnRefusalRetry).await? {
+        Attempt::Committed(results) => Ok(results),
+        Attempt::Refused => match run_transaction(pool, batch, Savepoints::EachWrite).await? {
+            Attempt::Committed(results) => Ok(results),
+            // With savepoints a refusal is answered inside the transaction.
+            Attempt::Refused => Err(WriteError::Failed(
+                "a write was refused outside its savepoint".to_owned(),
+            )),
+        },
+    }
+}
+
+/// Whether each write of a batch gets its own savepoint.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Savepoints {
+    /// None: a refused write rolls back the whole attempt
+    /// ([`Attempt::Refused`]), to be run again with savepoints.
+    OnRefusalRetry,
+    /// One per write: a refused write is rolled back alone.
+    EachWrite,
+}
+
+enum Attempt {
+    Committed(Vec<Result<(), WriteError>>),
+    /// A write was refused without a savepoint: nothing is stored.
+    Refused,
+}
+
+/// Why the statements of a transaction stopped.
+enum Stop {
+    Refused,
+    Failed(sqlx::Error),
+}
+
+async fn run_transaction(
+    pool: &Pool,
+    batch: &[Job],
+    savepoints: Savepoints,
+) -> Result<Attempt, WriteError> {
     let dialect = pool.dialect();
     let failed = |err: sqlx::Error| WriteError::Failed(err.to_string());
     on_pool!(pool, pool => {
@@ -344,30 +391,39 @@ async fn run_batch(pool: &Pool, batch: &[Job]) -> Result<Vec<Result<(), WriteErr
             .await
             .map_err(failed)?;
         let mut results = Vec::with_capacity(batch.len());
-        let body: Result<(), sqlx::Error> = async {
+        let body: Result<(), Stop> = async {
             for job in batch {
-                sqlx::query("SAVEPOINT job").execute(&mut *conn).await?;
+                if savepoints == Savepoints::OnRefusalRetry {
+                    match job.write.apply(Conn::from(&mut *conn)).await {
+                        Ok(()) => results.push(Ok(())),
+                        Err(err) if dialect.is_refusal(&err) => return Err(Stop::Refused),
+                        Err(err) => return Err(Stop::Failed(err)),
+                    }
+                    continue;
+                }
+                sqlx::query("SAVEPOINT job").execute(&mut *conn).await.map_err(Stop::Failed)?;
                 match job.write.apply(Conn::from(&mut *conn)).await {
                     Ok(()) => {
-                        sqlx::query("RELEASE job").execute(&mut *conn).await?;
+                        sqlx::query("RELEASE job").execute(&mut *conn).await.map_err(Stop::Failed)?;
                         results.push(Ok(()));
                     }
                     Err(err) if dialect.is_refusal(&err) => {
-                        sqlx::query("ROLLBACK TO job").execute(&mut *conn).await?;
-                        sqlx::query("RELEASE job").execute(&mut *conn).await?;
+                        sqlx::query("ROLLBACK TO job").execute(&mut *conn).await.map_err(Stop::Failed)?;
+                        sqlx::query("RELEASE job").execute(&mut *conn).await.map_err(Stop::Failed)?;
                         results.push(Err(refused(&err)));
                     }
-                    Err(err) => return Err(err),
+                    Err(err) => return Err(Stop::Failed(err)),
                 }
             }
             sqlx::query("UPDATE heartbeat SET alive_at = $1 WHERE id = 1")
                 .bind(now_ms())
                 .execute(&mut *conn)
-                .await?;
+                .await
+                .map_err(Stop::Failed)?;
             Ok(())
         }
         .await;
-        if let Err(err) = body {
+        if let Err(stop) = body {
             // SQLite may have rolled back already (disk full does); a failed
             // ROLLBACK then changes nothing. If the connection is broken,
             // drop it so the pool opens a fresh one.
@@ -376,7 +432,10 @@ async fn run_batch(pool: &Pool, batch: &[Job]) -> Result<Vec<Result<(), WriteErr
             {
                 conn.detach();
             }
-            return Err(failed(err));
+            return match stop {
+                Stop::Refused => Ok(Attempt::Refused),
+                Stop::Failed(err) => Err(failed(err)),
+            };
         }
         if let Err(err) = sqlx::query("COMMIT").execute(&mut *conn).await {
             // Leave no transaction open on the connection.
@@ -387,7 +446,7 @@ async fn run_batch(pool: &Pool, batch: &[Job]) -> Result<Vec<Result<(), WriteErr
             }
             return Err(WriteError::Ambiguous(err.to_string()));
         }
-        Ok(results)
+        Ok(Attempt::Committed(results))
     })
 }
 
