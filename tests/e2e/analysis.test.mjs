@@ -2,62 +2,36 @@
 // analysis (graph, marks, ACPL, progress), copy FEN / PGN, piece info, and
 // PGN import. Fails on any console error.
 
-import { after, afterEach, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { api, launchBrowser, openPage, screenshot, startServer, waitUntil } from './harness.mjs';
+import { api, browserSuite, openPage, screenshot, waitUntil } from './harness.mjs';
 
 // A small, fixed search budget per position: quick and deterministic.
 process.env.ROOKERY_ANALYSIS_NODES = '20000';
 
 const SCHOLARS_MATE = ['e2e4', 'e7e5', 'd1h5', 'b8c6', 'f1c4', 'g8f6', 'h5f7'];
 
-let server;
-let browser;
-let errors = [];
-let contexts = [];
+const suite = browserSuite({ viewport: { width: 1280, height: 1000 }, permissions: ['clipboard-read', 'clipboard-write'] });
 
-async function newContext() {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
-  contexts.push(context);
-  return context;
-}
+const newContext = () => suite.newContext();
 
 async function finishedGame(moves) {
-  const created = await api(server.url, 'POST', '/api/games', {
+  const created = await api(suite.url, 'POST', '/api/games', {
     body: { white: { kind: 'human' }, black: { kind: 'human' }, as: 'white' },
   });
   const id = created.game.id;
-  const joined = await api(server.url, 'POST', `/api/games/${id}/join`);
+  const joined = await api(suite.url, 'POST', `/api/games/${id}/join`);
   for (const [index, uci] of moves.entries()) {
     const token = index % 2 === 0 ? created.seat.token : joined.seat.token;
-    await api(server.url, 'POST', `/api/games/${id}/move`, { body: { uci }, token });
+    await api(suite.url, 'POST', `/api/games/${id}/move`, { body: { uci }, token });
   }
   return id;
 }
 
 describe('after the game, in Chromium', () => {
-  before(async () => {
-    server = await startServer();
-    browser = await launchBrowser();
-  });
-
-  after(async () => {
-    if (browser) await browser.close();
-    if (server) await server.stop();
-  });
-
-  afterEach(async () => {
-    for (const context of contexts) await context.close();
-    const seen = errors;
-    errors = [];
-    contexts = [];
-    assert.deepEqual(seen, [], 'the pages logged console errors');
-  });
-
   test('a finished game is analysed: graph, marks, ACPL, jump by the graph', { timeout: 180_000 }, async () => {
     const id = await finishedGame(SCHOLARS_MATE);
-    const page = await openPage(await newContext(), errors, `${server.url}/games/${id}`);
+    const page = await openPage(await newContext(), suite.errors, `${suite.url}/games/${id}`);
     await page.getByRole('button', { name: 'Analyse with the engine' }).click();
     await page.waitForSelector('.acpl:has-text("Average centipawn loss")', { timeout: 120_000 });
     // The blunder 3... Nf6?? is marked, with the better move in its title.
@@ -80,22 +54,22 @@ describe('after the game, in Chromium', () => {
     await page.getByRole('button', { name: 'Copy FEN' }).click();
     await waitUntil(async () => (await page.evaluate(() => navigator.clipboard.readText())).startsWith('r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w'), { what: 'the FEN in the clipboard' });
     // Piece info: what the piece is and how many times it moved.
-    await page.goto(`${server.url}/games/${id}`);
+    await page.goto(`${suite.url}/games/${id}`);
     await page.waitForSelector('.board [data-square="f7"][title]');
     assert.equal(await page.locator('.board [data-square="f7"]').getAttribute('title'), 'White queen on f7, moved 2 times');
     assert.equal(await page.locator('.board [data-square="e1"]').getAttribute('title'), 'White king on e1, moved 0 times');
   });
 
   test('a pasted PGN is replayed, a bad one explained, and continued against the computer', { timeout: 120_000 }, async () => {
-    const page = await openPage(await newContext(), errors, `${server.url}/`);
+    const page = await openPage(await newContext(), suite.errors, `${suite.url}/`);
     await page.locator('#pgn-text').fill('1. e4 e5 2. Ke3 *');
     await page.getByRole('button', { name: 'Import', exact: true }).click();
     await waitUntil(async () => /move 2\. Ke3/.test(await page.locator('.import .form-error').textContent()), { what: 'the PGN error' });
     // Chromium logs the refused request (the documented 400) as a console
     // error: that one, and only that one, is expected.
-    const refused = errors.filter((line) => /status of 400 \(Bad Request\)/.test(line));
-    assert.equal(refused.length, 1, errors.join('\n'));
-    errors.splice(errors.indexOf(refused[0]), 1);
+    const refused = suite.errors.filter((line) => /status of 400 \(Bad Request\)/.test(line));
+    assert.equal(refused.length, 1, suite.errors.join('\n'));
+    suite.errors.splice(suite.errors.indexOf(refused[0]), 1);
     await page.locator('#pgn-text').fill('[White "alice"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 *');
     await page.getByRole('button', { name: 'Import', exact: true }).click();
     await page.waitForSelector('.import-ply:has-text("After 5 of 5: Bb5")');

@@ -1,10 +1,12 @@
 // Test harness: the real rookery-server on port 0 with a temporary SQLite
 // database, and Debian's headless Chromium driven by playwright-core.
 
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { after, afterEach, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
@@ -195,4 +197,44 @@ export async function friendGame(base, body = {}) {
   });
   const joined = await api(base, 'POST', `/api/games/${created.game.id}/join`);
   return { id: created.game.id, white: created.seat, black: joined.seat };
+}
+
+// The life of a browser test file, registered as the file's hooks: one
+// server and one Chromium for all its tests, browser contexts made by
+// `suite.newContext()` and closed after each test, and every test failing
+// when a page it opened (`openPage(context, suite.errors, url)`) logged a
+// console error. A test that expects some errors removes them from
+// `suite.errors` (the same array for the whole test).
+export function browserSuite({ viewport = { width: 1280, height: 900 }, permissions = [] } = {}) {
+  const suite = {
+    server: null,
+    browser: null,
+    errors: [],
+    contexts: [],
+    get url() {
+      return suite.server.url;
+    },
+    async newContext(options = {}) {
+      const context = await suite.browser.newContext({ viewport, ...options });
+      if (permissions.length > 0) await context.grantPermissions(permissions, { origin: suite.server.url });
+      suite.contexts.push(context);
+      return context;
+    },
+  };
+  before(async () => {
+    suite.server = await startServer();
+    suite.browser = await launchBrowser();
+  });
+  after(async () => {
+    if (suite.browser) await suite.browser.close();
+    if (suite.server) await suite.server.stop();
+  });
+  afterEach(async () => {
+    for (const context of suite.contexts) await context.close();
+    const seen = suite.errors;
+    suite.errors = [];
+    suite.contexts = [];
+    assert.deepEqual(seen, [], 'the pages logged console errors');
+  });
+  return suite;
 }

@@ -2,74 +2,32 @@
 // withdrawal, takebacks, abort and rematch offers, in real Chromium against
 // the real server. Every test fails on any console error.
 
-import { after, afterEach, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { api, launchBrowser, openPage, screenshot, startServer, unnamedControls, waitUntil } from './harness.mjs';
+import {
+  api, browserSuite, clickMove, expectPiece, friendGame as createFriendGame, openPage, screenshot, seatIn, unnamedControls, waitUntil,
+} from './harness.mjs';
 
-let server;
-let browser;
-let errors = [];
-let contexts = [];
+const suite = browserSuite();
 
-async function newContext() {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  contexts.push(context);
-  return context;
-}
+const newContext = () => suite.newContext();
 
 // A page of the game with the seat remembered, as the client keeps seats.
 async function seatedPage(gameId, seat) {
   const context = await newContext();
-  if (seat) {
-    await context.addInitScript(([key, value]) => {
-      if (!window.localStorage.getItem(key)) window.localStorage.setItem(key, value);
-    }, [`rookery:seat:${gameId}`, JSON.stringify(seat)]);
-  }
-  return openPage(context, errors, `${server.url}/games/${gameId}`);
+  if (seat) await seatIn(context, gameId, seat);
+  return openPage(context, suite.errors, `${suite.url}/games/${gameId}`);
 }
 
-async function friendGame() {
-  const created = await api(server.url, 'POST', '/api/games', {
-    body: { white: { kind: 'human' }, black: { kind: 'human' }, as: 'white' },
-  });
-  const joined = await api(server.url, 'POST', `/api/games/${created.game.id}/join`);
-  return { id: created.game.id, white: created.seat, black: joined.seat };
-}
+const friendGame = () => createFriendGame(suite.url);
 
 async function move(game, seat, uci) {
-  return api(server.url, 'POST', `/api/games/${game.id}/move`, { body: { uci }, token: seat.token });
+  return api(suite.url, 'POST', `/api/games/${game.id}/move`, { body: { uci }, token: seat.token });
 }
 
-async function clickMove(page, uci) {
-  await page.click(`.board [data-square="${uci.slice(0, 2)}"]`);
-  await page.click(`.board [data-square="${uci.slice(2, 4)}"]`);
-}
-
-async function expectPiece(page, square, piece) {
-  await page.waitForSelector(`.board [data-square="${square}"] [data-piece="${piece}"]`, { timeout: 15_000 });
-}
-
-const state = (id) => api(server.url, 'GET', `/api/games/${id}`);
+const state = (id) => api(suite.url, 'GET', `/api/games/${id}`);
 
 describe('offers between players in Chromium', () => {
-  before(async () => {
-    server = await startServer();
-    browser = await launchBrowser();
-  });
-
-  after(async () => {
-    if (browser) await browser.close();
-    if (server) await server.stop();
-  });
-
-  afterEach(async () => {
-    for (const context of contexts) await context.close();
-    const seen = errors;
-    errors = [];
-    contexts = [];
-    assert.deepEqual(seen, [], 'the pages logged console errors');
-  });
-
   test('a draw offer is declined, then withdrawn', { timeout: 120_000 }, async () => {
     const game = await friendGame();
     const white = await seatedPage(game.id, game.white);
@@ -138,7 +96,7 @@ describe('offers between players in Chromium', () => {
   });
 
   test('against the computer a takeback is granted at once and the game turns casual', { timeout: 120_000 }, async () => {
-    const created = await api(server.url, 'POST', '/api/games', {
+    const created = await api(suite.url, 'POST', '/api/games', {
       body: { white: { kind: 'human' }, black: { kind: 'ai', level: 1 } },
     });
     const page = await seatedPage(created.game.id, created.seat);
@@ -181,7 +139,7 @@ describe('offers between players in Chromium', () => {
     const white = await seatedPage(game.id, game.white);
     const black = await seatedPage(game.id, game.black);
     const watcher = await seatedPage(game.id, null);
-    await api(server.url, 'POST', `/api/games/${game.id}/resign`, { token: game.black.token });
+    await api(suite.url, 'POST', `/api/games/${game.id}/resign`, { token: game.black.token });
     for (const page of [white, black]) await page.locator('.banner-headline').getByText('White wins').waitFor();
 
     await white.getByRole('button', { name: 'Rematch', exact: true }).click();
@@ -225,7 +183,7 @@ describe('offers between players in Chromium', () => {
   });
 
   test('a game nobody joined has no rematch offer: Rematch starts a new game', { timeout: 120_000 }, async () => {
-    const created = await api(server.url, 'POST', '/api/games', {
+    const created = await api(suite.url, 'POST', '/api/games', {
       body: { white: { kind: 'human' }, black: { kind: 'human' }, as: 'white', visibility: 'private' },
     });
     const page = await seatedPage(created.game.id, created.seat);
@@ -238,11 +196,11 @@ describe('offers between players in Chromium', () => {
   });
 
   test('a rematch against the computer starts at once', { timeout: 120_000 }, async () => {
-    const created = await api(server.url, 'POST', '/api/games', {
+    const created = await api(suite.url, 'POST', '/api/games', {
       body: { white: { kind: 'human' }, black: { kind: 'ai', level: 1 } },
     });
     const page = await seatedPage(created.game.id, created.seat);
-    await api(server.url, 'POST', `/api/games/${created.game.id}/resign`, { token: created.seat.token });
+    await api(suite.url, 'POST', `/api/games/${created.game.id}/resign`, { token: created.seat.token });
     await page.locator('.banner-headline').getByText('Black wins').waitFor();
     await page.getByRole('button', { name: 'Rematch', exact: true }).click();
     await page.waitForURL((url) => !url.pathname.endsWith(created.game.id));

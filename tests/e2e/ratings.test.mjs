@@ -1,42 +1,35 @@
 // Ratings, the player page and records (issue 11) in real Chromium against
 // the real server. Every test fails on any console error.
 
-import { after, afterEach, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync } from 'node:fs';
-import { api, launchBrowser, openPage, screenshot, startServer, waitUntil } from './harness.mjs';
+import { api, browserSuite, openPage, screenshot, waitUntil } from './harness.mjs';
 
-let server;
-let browser;
-let errors = [];
-let contexts = [];
+const suite = browserSuite();
 const players = {};
 const games = {};
 
-async function newContext() {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  contexts.push(context);
-  return context;
-}
+const newContext = () => suite.newContext();
 
 async function register(name) {
-  const player = await api(server.url, 'POST', '/api/players', { body: { name } });
+  const player = await api(suite.url, 'POST', '/api/players', { body: { name } });
   players[name] = player.token;
 }
 
 // A game between registered players: `white` creates, `black` joins.
 async function gameBetween(white, black) {
-  const created = await api(server.url, 'POST', '/api/games', {
+  const created = await api(suite.url, 'POST', '/api/games', {
     body: { white: { kind: 'human' }, black: { kind: 'human' }, as: 'white' },
     token: players[white],
   });
-  const joined = await api(server.url, 'POST', `/api/games/${created.game.id}/join`, { token: players[black] });
+  const joined = await api(suite.url, 'POST', `/api/games/${created.game.id}/join`, { token: players[black] });
   return { id: created.game.id, seats: [created.seat.token, joined.seat.token] };
 }
 
 async function play(game, moves) {
   for (const [ply, uci] of moves.entries()) {
-    await api(server.url, 'POST', `/api/games/${game.id}/move`, { body: { uci }, token: game.seats[ply % 2] });
+    await api(suite.url, 'POST', `/api/games/${game.id}/move`, { body: { uci }, token: game.seats[ply % 2] });
   }
 }
 
@@ -45,8 +38,6 @@ const SCHOLARS_MATE = ['e2e4', 'e7e5', 'd1h5', 'b8c6', 'f1c4', 'g8f6', 'h5f7'];
 
 describe('ratings, player pages and records in Chromium', () => {
   before(async () => {
-    server = await startServer();
-    browser = await launchBrowser();
     await register('alice');
     await register('bob');
     // Bob mates alice in 2; alice mates bob in 4, then draws nothing more:
@@ -59,23 +50,10 @@ describe('ratings, player pages and records in Chromium', () => {
     for (let i = 0; i < 20; i += 1) await gameBetween(i % 2 ? 'bob' : 'alice', i % 2 ? 'alice' : 'bob');
   });
 
-  after(async () => {
-    if (browser) await browser.close();
-    if (server) await server.stop();
-  });
-
-  afterEach(async () => {
-    for (const context of contexts) await context.close();
-    const seen = errors;
-    errors = [];
-    contexts = [];
-    assert.deepEqual(seen, [], 'the pages logged console errors');
-  });
-
   test('the player page shows the rating, its history as a graph, and pages through the games', { timeout: 120_000 }, async () => {
-    const profile = await api(server.url, 'GET', '/api/players/alice');
+    const profile = await api(suite.url, 'GET', '/api/players/alice');
     assert.equal(profile.history.length, 2);
-    const page = await openPage(await newContext(), errors, `${server.url}/players/alice`);
+    const page = await openPage(await newContext(), suite.errors, `${suite.url}/players/alice`);
     await page.locator('h1', { hasText: 'alice' }).waitFor();
     assert.equal(await page.locator('#player-rating').textContent(), `${profile.rating}${profile.provisional ? '?' : ''}`);
     assert.equal(await page.locator('#player-games-count').textContent(), '2');
@@ -111,8 +89,8 @@ describe('ratings, player pages and records in Chromium', () => {
   });
 
   test('the scoreboard shows ratings and records and links to player pages', { timeout: 60_000 }, async () => {
-    const board = await api(server.url, 'GET', '/api/scoreboard');
-    const page = await openPage(await newContext(), errors, `${server.url}/scoreboard`);
+    const board = await api(suite.url, 'GET', '/api/scoreboard');
+    const page = await openPage(await newContext(), suite.errors, `${suite.url}/scoreboard`);
     const bob = board.players.find((p) => p.name === 'bob');
     const row = page.locator('.score-table tr', { hasText: 'bob' }).first();
     await row.waitFor();
@@ -130,15 +108,15 @@ describe('ratings, player pages and records in Chromium', () => {
     await screenshot(page, 'scoreboard-records');
 
     await mate.getByRole('link', { name: 'bob' }).click();
-    await page.waitForURL(`${server.url}/players/bob`);
+    await page.waitForURL(`${suite.url}/players/bob`);
     await page.locator('#player-rating').waitFor();
   });
 
   test('the game header shows each registered player\'s rating and links to them', { timeout: 60_000 }, async () => {
     // A new game between them: the seats show today's ratings.
     const game = await gameBetween('bob', 'alice');
-    const state = await api(server.url, 'GET', `/api/games/${game.id}`);
-    const page = await openPage(await newContext(), errors, `${server.url}/games/${game.id}`);
+    const state = await api(suite.url, 'GET', `/api/games/${game.id}`);
+    const page = await openPage(await newContext(), suite.errors, `${suite.url}/games/${game.id}`);
     const bar = (color) => page.locator(`.player-bar[data-color="${color}"]`);
     await bar('white').locator('.player-name a', { hasText: 'bob' }).waitFor();
     const shown = (side) => `${side.rating}${side.provisional ? '?' : ''}`;
@@ -146,16 +124,16 @@ describe('ratings, player pages and records in Chromium', () => {
     assert.equal(await bar('black').locator('.player-rating').textContent(), shown(state.black));
     assert.notEqual(state.white.rating, 1500, 'a rating that has moved');
     await bar('black').getByRole('link', { name: 'alice' }).click();
-    await page.waitForURL(`${server.url}/players/alice`);
+    await page.waitForURL(`${suite.url}/players/alice`);
     await page.locator('#rating-graph').waitFor();
   });
 
   test('a finished rated game shows the ratings before it and what it changed', { timeout: 60_000 }, async () => {
-    const alice = await api(server.url, 'GET', '/api/players/alice');
+    const alice = await api(suite.url, 'GET', '/api/players/alice');
     const point = alice.history.find((entry) => entry.game === games.first.id);
     const change = point.after - point.before;
     assert.ok(change < 0, 'alice lost the first game');
-    const page = await openPage(await newContext(), errors, `${server.url}/games/${games.first.id}`);
+    const page = await openPage(await newContext(), suite.errors, `${suite.url}/games/${games.first.id}`);
     const rating = (color) => page.locator(`.player-bar[data-color="${color}"] .player-rating`);
     await waitUntil(async () => (await rating('white').textContent()) === `1500? −${-change}`, { what: 'white rating change' });
     assert.equal(await rating('black').textContent(), `1500? +${-change}`);
@@ -166,9 +144,9 @@ describe('ratings, player pages and records in Chromium', () => {
     await context.addInitScript((token) => {
       window.localStorage.setItem('rookery:player', JSON.stringify({ id: 'x', name: 'bob', token }));
     }, players.bob);
-    const page = await openPage(context, errors, `${server.url}/`);
+    const page = await openPage(context, suite.errors, `${suite.url}/`);
     await page.getByRole('link', { name: 'Your rating and games' }).click();
-    await page.waitForURL(`${server.url}/players/bob`);
+    await page.waitForURL(`${suite.url}/players/bob`);
     await page.locator('h1', { hasText: 'bob' }).waitFor();
   });
 });

@@ -6,30 +6,23 @@
 // rookery-server, real headless Chromium; every test fails on console
 // errors.
 
-import { after, afterEach, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import {
-  api, boardPieces, clickMove, expectPiece, fenPieces, friendGame as createFriendGame, launchBrowser, openPage, screenshot, seatIn,
-  startServer, waitUntil,
+  api, boardPieces, browserSuite, clickMove, expectPiece, fenPieces, friendGame as createFriendGame, openPage, screenshot, seatIn,
+  waitUntil,
 } from './harness.mjs';
 
-let server;
-let browser;
-let errors = [];
-let contexts = [];
+const suite = browserSuite();
 
-async function newContext(options = {}) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
-  contexts.push(context);
-  return context;
-}
+const newContext = (options) => suite.newContext(options);
 
 async function seatedContext(gameId, seat, options) {
   return seatIn(await newContext(options), gameId, seat);
 }
 
-const friendGame = (body) => createFriendGame(server.url, body);
+const friendGame = (body) => createFriendGame(suite.url, body);
 
 // Records the sounds the page plays (the `rookery:sound` events) and the
 // Web Audio oscillators it starts, so a test sees both the intent and the
@@ -47,8 +40,8 @@ async function recordSounds(context) {
   });
 }
 
-const move = (game, uci, seat) => api(server.url, 'POST', `/api/games/${game.id}/move`, { body: { uci }, token: seat.token });
-const state = (id) => api(server.url, 'GET', `/api/games/${id}`);
+const move = (game, uci, seat) => api(suite.url, 'POST', `/api/games/${game.id}/move`, { body: { uci }, token: seat.token });
+const state = (id) => api(suite.url, 'GET', `/api/games/${id}`);
 const topLeft = (page) => page.locator('.board [data-square]').first().getAttribute('data-square');
 
 // A TCP relay between the browser and the server that can go silent: its
@@ -83,26 +76,8 @@ async function startRelay(target) {
 }
 
 describe('web play features in Chromium against the real server', () => {
-  before(async () => {
-    server = await startServer();
-    browser = await launchBrowser();
-  });
-
-  after(async () => {
-    if (browser) await browser.close();
-    if (server) await server.stop();
-  });
-
-  afterEach(async () => {
-    for (const context of contexts) await context.close();
-    const seen = errors;
-    errors = [];
-    contexts = [];
-    assert.deepEqual(seen, [], 'the pages logged console errors');
-  });
-
   test('pass and play: one browser plays both sides; the board turns or not, as chosen', { timeout: 120_000 }, async () => {
-    const page = await openPage(await newContext(), errors, `${server.url}/`);
+    const page = await openPage(await newContext(), suite.errors, `${suite.url}/`);
     await page.getByRole('radio', { name: 'Pass and play' }).check();
     await page.selectOption('#clock', '600+5');
     await page.getByRole('button', { name: 'Start pass and play' }).click();
@@ -151,7 +126,7 @@ describe('web play features in Chromium against the real server', () => {
         window.localStorage.setItem(key, value);
       }
     }, [`rookery:seats:${game.id}`, JSON.stringify({ white: { color: 'white', token: 'dead-white' }, black: { color: 'black', token: 'dead-black' } })]);
-    const page = await openPage(context, errors, `${server.url}/games/${game.id}`);
+    const page = await openPage(context, suite.errors, `${suite.url}/games/${game.id}`);
     await page.getByText('you are watching it').waitFor({ timeout: 30_000 });
     await page.getByText('Spectating').waitFor();
     await page.getByText('Live', { exact: true }).waitFor();
@@ -160,12 +135,12 @@ describe('web play features in Chromium against the real server', () => {
     assert.equal(await page.locator('.board .selected, .board .dest').count(), 0, 'a spectator picks nothing up');
     // The refused upgrades are reported by the browser; nothing else may be.
     const expected = /WebSocket connection to .* failed|Failed to load resource/;
-    for (let index = errors.length - 1; index >= 0; index--) if (expected.test(errors[index])) errors.splice(index, 1);
+    for (let index = suite.errors.length - 1; index >= 0; index--) if (expected.test(suite.errors[index])) suite.errors.splice(index, 1);
   });
 
   test('premoves: queued, shown, cancelled, sent when the turn comes, dropped when illegal', { timeout: 120_000 }, async () => {
     const game = await friendGame();
-    const page = await openPage(await seatedContext(game.id, game.white), errors, `${server.url}/games/${game.id}`);
+    const page = await openPage(await seatedContext(game.id, game.white), suite.errors, `${suite.url}/games/${game.id}`);
     await page.getByText('Your move.').waitFor();
     await clickMove(page, 'e2e4');
     await page.getByText('Waiting for your opponent to move.').waitFor();
@@ -224,7 +199,7 @@ describe('web play features in Chromium against the real server', () => {
     for (const reducedMotion of ['no-preference', 'reduce']) {
       const game = await friendGame();
       const context = await seatedContext(game.id, game.white, { reducedMotion });
-      const page = await openPage(context, errors, `${server.url}/games/${game.id}`);
+      const page = await openPage(context, suite.errors, `${suite.url}/games/${game.id}`);
       await page.getByText('Your move.').waitFor();
       const count = () => page.locator('.board').evaluate((board) => Number(board.dataset.animations || 0));
       const before = await count();
@@ -246,7 +221,7 @@ describe('web play features in Chromium against the real server', () => {
     const game = await friendGame();
     const context = await seatedContext(game.id, game.black);
     await recordSounds(context);
-    const page = await openPage(context, errors, `${server.url}/games/${game.id}`);
+    const page = await openPage(context, suite.errors, `${suite.url}/games/${game.id}`);
     await page.getByText('Waiting for your opponent to move.').waitFor();
     const sounds = () => page.evaluate(() => window.playedSounds.slice());
     // 1. e4 d5 2. exd5 Qxd5 3. Nc3 Qe5+, then white resigns.
@@ -262,7 +237,7 @@ describe('web play features in Chromium against the real server', () => {
     await expectPiece(page, 'c3', 'wN');
     await clickMove(page, 'd5e5');
     await page.waitForSelector('.board [data-square="e1"].check');
-    await api(server.url, 'POST', `/api/games/${game.id}/resign`, { token: game.white.token });
+    await api(suite.url, 'POST', `/api/games/${game.id}/resign`, { token: game.white.token });
     await page.locator('.banner-headline').getByText('Black wins').waitFor();
     await waitUntil(async () => (await sounds()).length >= 7, { what: 'seven sounds' });
     assert.deepEqual(await sounds(), ['move', 'move', 'capture', 'capture', 'move', 'check', 'end']);
@@ -273,7 +248,7 @@ describe('web play features in Chromium against the real server', () => {
     const game = await friendGame();
     const context = await seatedContext(game.id, game.black);
     await recordSounds(context);
-    const page = await openPage(context, errors, `${server.url}/games/${game.id}`);
+    const page = await openPage(context, suite.errors, `${suite.url}/games/${game.id}`);
     const toggle = page.getByRole('button', { name: 'Sound' });
     assert.equal(await toggle.getAttribute('aria-pressed'), 'true');
     await toggle.click();
@@ -295,12 +270,12 @@ describe('web play features in Chromium against the real server', () => {
   });
 
   test('low time: the threshold follows the time control; the clock turns low and beeps once', { timeout: 60_000 }, async () => {
-    const created = await api(server.url, 'POST', '/api/games', {
+    const created = await api(suite.url, 'POST', '/api/games', {
       body: { white: { kind: 'human' }, black: { kind: 'human' }, as: 'white', clock: { initial: 4, increment: 0 } },
     });
     const context = await seatedContext(created.game.id, created.seat);
     await recordSounds(context);
-    const page = await openPage(context, errors, `${server.url}/games/${created.game.id}`);
+    const page = await openPage(context, suite.errors, `${suite.url}/games/${created.game.id}`);
     await page.getByText('Live', { exact: true }).waitFor();
     // The rule, as the page computes it (docs/API.md, "Web client").
     const rule = await page.evaluate(async () => {
@@ -310,7 +285,7 @@ describe('web play features in Chromium against the real server', () => {
     assert.deepEqual(rule, [10_000, 18_000, 30_000, 180_000, 2_000, 7_500]);
     // White's clock starts when black joins; the page is already live, so
     // it sees the clock run below 2 s whatever the machine's speed.
-    await api(server.url, 'POST', `/api/games/${created.game.id}/join`);
+    await api(suite.url, 'POST', `/api/games/${created.game.id}/join`);
     await page.locator('.banner-headline').getByText('Black wins').waitFor({ timeout: 30_000 });
     assert.equal(await page.locator('[data-clock="white"]').textContent(), '0:00.0');
     assert.equal(await page.locator('[data-clock="white"].low').count(), 1);
@@ -320,10 +295,10 @@ describe('web play features in Chromium against the real server', () => {
   });
 
   test('heartbeat: a silent socket is noticed, the game followed over HTTP, and the socket replaced', { timeout: 90_000 }, async () => {
-    const relay = await startRelay(server.url);
+    const relay = await startRelay(suite.url);
     try {
       const game = await friendGame();
-      const page = await openPage(await seatedContext(game.id, game.white), errors, `${relay.url}/games/${game.id}`);
+      const page = await openPage(await seatedContext(game.id, game.white), suite.errors, `${relay.url}/games/${game.id}`);
       const sockets = [];
       page.on('websocket', (ws) => sockets.push(ws));
       await page.getByText('Live', { exact: true }).waitFor();
@@ -339,17 +314,17 @@ describe('web play features in Chromium against the real server', () => {
       await clickMove(page, 'g1f3');
       await waitUntil(async () => (await state(game.id)).moves.length === 3, { what: 'a move over the new socket' });
     } finally {
-      for (const context of contexts) await context.close();
-      contexts = [];
+      for (const context of suite.contexts) await context.close();
+      suite.contexts = [];
       await relay.close();
     }
   });
 
   test('a tab becoming visible again probes its socket and replaces a dead one at once', { timeout: 60_000 }, async () => {
-    const relay = await startRelay(server.url);
+    const relay = await startRelay(suite.url);
     try {
       const game = await friendGame();
-      const page = await openPage(await seatedContext(game.id, game.white), errors, `${relay.url}/games/${game.id}`);
+      const page = await openPage(await seatedContext(game.id, game.white), suite.errors, `${relay.url}/games/${game.id}`);
       await page.getByText('Live', { exact: true }).waitFor();
       const sockets = [];
       page.on('websocket', (ws) => sockets.push(ws));
@@ -362,8 +337,8 @@ describe('web play features in Chromium against the real server', () => {
       await expectPiece(page, 'e4', 'wP');
       await page.getByText('Live', { exact: true }).waitFor();
     } finally {
-      for (const context of contexts) await context.close();
-      contexts = [];
+      for (const context of suite.contexts) await context.close();
+      suite.contexts = [];
       await relay.close();
     }
   });
@@ -371,7 +346,7 @@ describe('web play features in Chromium against the real server', () => {
   test('arrow keys step the moves after a board click; f flips, remembered', { timeout: 60_000 }, async () => {
     const game = await friendGame();
     for (const [uci, seat] of [['e2e4', game.white], ['e7e5', game.black], ['g1f3', game.white]]) await move(game, uci, seat);
-    const page = await openPage(await seatedContext(game.id, game.black), errors, `${server.url}/games/${game.id}`);
+    const page = await openPage(await seatedContext(game.id, game.black), suite.errors, `${suite.url}/games/${game.id}`);
     await page.getByText('Your move.').waitFor();
     await page.click('.board [data-square="a7"]');
     await page.click('.board [data-square="a3"]');
@@ -397,7 +372,7 @@ describe('web play features in Chromium against the real server', () => {
   test('dark mode follows prefers-color-scheme', { timeout: 60_000 }, async () => {
     const colors = {};
     for (const colorScheme of ['light', 'dark']) {
-      const page = await openPage(await newContext({ colorScheme }), errors, `${server.url}/`);
+      const page = await openPage(await newContext({ colorScheme }), suite.errors, `${suite.url}/`);
       await page.getByRole('button', { name: 'Create game and get link' }).waitFor();
       colors[colorScheme] = await page.evaluate(() => {
         const luminance = (css) => {
@@ -413,7 +388,7 @@ describe('web play features in Chromium against the real server', () => {
       await screenshot(page, `lobby-${colorScheme}`);
     }
     const game = await friendGame();
-    const dark = await openPage(await seatedContext(game.id, game.white, { colorScheme: 'dark' }), errors, `${server.url}/games/${game.id}`);
+    const dark = await openPage(await seatedContext(game.id, game.white, { colorScheme: 'dark' }), suite.errors, `${suite.url}/games/${game.id}`);
     await dark.getByText('Your move.').waitFor();
     await screenshot(dark, 'game-dark');
     assert.ok(colors.light.background > 200 && colors.light.text < 80, JSON.stringify(colors.light));
@@ -425,7 +400,7 @@ describe('web play features in Chromium against the real server', () => {
     const opening = ['e2e4', 'e7e5', 'g1f3', 'b8c6', 'f1c4', 'f8c5', 'd2d3', 'd7d6', 'b1c3', 'g8f6', 'e1g1', 'e8g8', 'h2h3', 'h7h6', 'a2a3', 'a7a6'];
     for (const [index, uci] of opening.entries()) await move(game, uci, index % 2 === 0 ? game.white : game.black);
     const context = await seatedContext(game.id, game.white, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
-    const page = await openPage(context, errors, `${server.url}/games/${game.id}`);
+    const page = await openPage(context, suite.errors, `${suite.url}/games/${game.id}`);
     await page.waitForSelector('.moves [data-ply="16"]');
     const resign = await page.getByRole('button', { name: 'Resign' }).boundingBox();
     const moves = await page.locator('.moves-box').boundingBox();
@@ -441,20 +416,20 @@ describe('web play features in Chromium against the real server', () => {
       ['/games/%E0%A4%A', 'Game not found'],
     ];
     for (const [path, heading] of cases) {
-      const page = await openPage(await newContext(), errors, `${server.url}${path}`);
+      const page = await openPage(await newContext(), suite.errors, `${suite.url}${path}`);
       await page.getByRole('heading', { name: heading }).waitFor();
       assert.equal(await page.locator('.loading').count(), 0, path);
       await page.getByRole('link', { name: 'Start a new game' }).waitFor();
     }
     // The browser reports the 404 answers of the game reads; those are expected.
     const expected = /status of 404/;
-    for (let index = errors.length - 1; index >= 0; index--) if (expected.test(errors[index])) errors.splice(index, 1);
+    for (let index = suite.errors.length - 1; index >= 0; index--) if (expected.test(suite.errors[index])) suite.errors.splice(index, 1);
   });
 
   test('board cues: last move, capture ring, flip, "your move" title, touch taps', { timeout: 60_000 }, async () => {
     const game = await friendGame();
     const context = await seatedContext(game.id, game.white, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
-    const page = await openPage(context, errors, `${server.url}/games/${game.id}`);
+    const page = await openPage(context, suite.errors, `${suite.url}/games/${game.id}`);
     await page.getByText('Your move.').waitFor();
     await page.waitForFunction(() => document.title.startsWith('● Your move'));
     // Touch taps: pick the pawn, tap its target.
