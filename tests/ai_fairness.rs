@@ -43,7 +43,7 @@ async fn a_search_that_keeps_failing_aborts_its_game() {
         .expect("seat");
     store.insert_game(&live).await.expect("stored");
     let id = live.id;
-    registry.insert(live).expect("live");
+    registry.insert(live).await.expect("live");
     let state = within(WAIT, "the game to end", async {
         loop {
             let state = registry.state(id).await.expect("state");

@@ -4,59 +4,15 @@
 
 mod support;
 
-use std::process::Stdio;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::StreamExt;
 use serde_json::{json, Value};
-use support::cluster::Nats;
+use support::cluster::{Nats, Proc, SLOW};
 use support::*;
 use tokio::io::AsyncBufReadExt;
-use tokio::process::{Child, Command};
-
-/// Long enough for a level 8 search (6 s) tried twice on a loaded machine.
-const SLOW: Duration = Duration::from_secs(60);
-
-/// A spawned process and the lines of its log so far.
-struct Proc {
-    child: Child,
-    log: Arc<Mutex<Vec<String>>>,
-    name: String,
-}
 
 impl Proc {
-    fn spawn(name: &str, args: &[&str]) -> Proc {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_rookery-server"))
-            .args(args)
-            .env("RUST_LOG", "info")
-            .env("ROOKERY_AI_MOVE_DELAY_MS", "0")
-            .env("ROOKERY_RATE_LIMIT", "10000")
-            .env("ROOKERY_RATE_BURST", "10000")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("start rookery-server");
-        let stderr = child.stderr.take().expect("piped stderr");
-        let log: Arc<Mutex<Vec<String>>> = Arc::default();
-        let lines = log.clone();
-        let label = name.to_string();
-        tokio::spawn(async move {
-            let mut reader = tokio::io::BufReader::new(stderr).lines();
-            while let Ok(Some(line)) = reader.next_line().await {
-                eprintln!("[{label}] {line}");
-                lines.lock().unwrap().push(line);
-            }
-        });
-        Proc {
-            child,
-            log,
-            name: name.to_string(),
-        }
-    }
-
     /// A worker, once it says it is subscribed.
     async fn worker(name: &str, nats: &Nats) -> Proc {
         let url = nats.url();
@@ -97,34 +53,6 @@ impl Proc {
         );
         let base = listening_base(&mut node.child).await;
         (node, base)
-    }
-
-    fn lines(&self, needle: &str) -> Vec<String> {
-        self.log
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|line| line.contains(needle))
-            .cloned()
-            .collect()
-    }
-
-    async fn wait_line(&self, what: &str, needle: &str) -> String {
-        within(SLOW, what, async {
-            loop {
-                if let Some(line) = self.lines(needle).into_iter().next() {
-                    return line;
-                }
-                tokio::time::sleep(Duration::from_millis(10)).await;
-            }
-        })
-        .await
-    }
-
-    async fn kill(&mut self) {
-        self.child.start_kill().expect("SIGKILL");
-        let _ = within(WAIT, "the killed process to exit", self.child.wait()).await;
-        eprintln!("[{}] killed", self.name);
     }
 }
 

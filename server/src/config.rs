@@ -56,6 +56,12 @@ pub struct Config {
     #[arg(long, env = "ROOKERY_AI_JOB_GRACE_MS", default_value_t = 2_000)]
     pub ai_job_grace_ms: u64,
 
+    /// With `--nats` and a PostgreSQL `--database`: how long a node's lease
+    /// of a live game lasts without renewal, in milliseconds. When a node
+    /// dies, another takes its games over after at most this long.
+    #[arg(long, env = "ROOKERY_LEASE_MS", default_value_t = 4_000)]
+    pub lease_ms: u64,
+
     /// Directory of the web client served at `/`.
     #[arg(long, env = "ROOKERY_WEB_DIR", default_value = DEFAULT_WEB_DIR)]
     pub web_dir: PathBuf,
@@ -264,6 +270,7 @@ impl Config {
             nats: None,
             ai_remote_slots: 64,
             ai_job_grace_ms: 2_000,
+            lease_ms: 4_000,
             web_dir: PathBuf::from(DEFAULT_WEB_DIR),
             ai_move_delay_ms: 1000,
             ai_threads: None,
@@ -361,6 +368,18 @@ impl Config {
 
     pub fn trusted(&self) -> TrustedProxies {
         TrustedProxies::new(self.trusted_proxies.clone())
+    }
+
+    /// Whether this node shares its games with other nodes: NATS for the
+    /// messages and PostgreSQL for the state (SQLite is one machine's file).
+    pub fn clustered(&self) -> bool {
+        self.nats.is_some()
+            && (self.database.starts_with("postgres://")
+                || self.database.starts_with("postgresql://"))
+    }
+
+    pub fn lease(&self) -> Duration {
+        Duration::from_millis(self.lease_ms.max(500))
     }
 
     pub fn ai_job_grace(&self) -> Duration {

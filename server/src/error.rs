@@ -75,6 +75,12 @@ pub enum ApiError {
         "the database could not save this change, so nothing changed: try again shortly"
     })]
     DatabaseUnavailable { ambiguous: bool },
+    /// In a cluster: this node lost the game's lease (another node took it
+    /// over) while handling the request; nothing of it was stored. The
+    /// registry retries on the new owner; a client that still sees it
+    /// retries too (503 `unavailable`).
+    #[error("the game moved to another node of the cluster: try again")]
+    LeaseLost,
     /// The game did not answer within the request deadline.
     #[error("the game did not answer in time: reload it before trying again")]
     GameTimeout,
@@ -121,6 +127,7 @@ impl ApiError {
             ApiError::Unavailable
             | ApiError::Overloaded(_)
             | ApiError::DatabaseUnavailable { .. }
+            | ApiError::LeaseLost
             | ApiError::GameTimeout => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -148,6 +155,7 @@ impl ApiError {
             ApiError::Unavailable
             | ApiError::Overloaded(_)
             | ApiError::DatabaseUnavailable { .. }
+            | ApiError::LeaseLost
             | ApiError::GameTimeout => "unavailable",
             ApiError::Internal(_) => "internal",
         }

@@ -36,6 +36,7 @@ pub mod api;
 pub mod auth;
 pub mod body;
 pub mod client_ip;
+pub mod cluster;
 pub mod config;
 pub mod connection_timers;
 pub mod error;
@@ -60,6 +61,7 @@ use tokio::net::TcpListener;
 
 use crate::ai::{AiGameLedger, AiScheduler};
 use crate::analysis::Analyses;
+use crate::cluster::Cluster;
 pub use crate::config::Config;
 use crate::live::Registry;
 use crate::rate_limit::{ClientBuckets, Limits};
@@ -112,7 +114,18 @@ impl App {
         // caps from the first request on (one read, before serving).
         let ai_games = Arc::new(AiGameLedger::default());
         ai_games.count_resumed(store.unfinished_ai_v_ai_games().await?);
-        let registry = Registry::new(store, ai, config.registry_options());
+        // A cluster member shares its games with the other nodes; with
+        // SQLite, `--nats` only sends the AI's searches to workers.
+        let cluster = if config.clustered() {
+            let url = config.nats.as_deref().unwrap_or_default();
+            Some(Cluster::connect(url, store.clone(), config.lease()).await?)
+        } else {
+            if config.nats.is_some() {
+                tracing::info!("SQLite: games stay on this node (a cluster needs PostgreSQL)");
+            }
+            None
+        };
+        let registry = Registry::with_cluster(store, ai, config.registry_options(), cluster);
         registry.set_max_lag(config.ws_max_lag);
         let limits = Limits {
             http: ClientBuckets::new(config.http_rate()),

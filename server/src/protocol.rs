@@ -620,7 +620,7 @@ pub enum ServerMessage<'a> {
 /// The connection counts of a game, as `presence` messages carry them:
 /// whether each human seat has a connection, and how many spectators watch.
 /// An AI seat is never `connected`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Presence {
     pub white: bool,
     pub black: bool,
@@ -642,6 +642,16 @@ impl Presence {
             white: connected(&game.white),
             black: connected(&game.black),
             spectators: game.spectators,
+        }
+    }
+
+    /// Puts these counts into `game` (a copy of a state kept elsewhere).
+    pub fn show_in(&self, game: &mut GameState) {
+        game.spectators = self.spectators;
+        for (seat, now) in [(&mut game.white, self.white), (&mut game.black, self.black)] {
+            if let SeatView::Human { connected, .. } = seat {
+                *connected = now;
+            }
         }
     }
 }

@@ -36,6 +36,7 @@
 
 pub mod analysis;
 mod backend;
+pub mod leases;
 mod ratings;
 mod rows;
 mod writer;
@@ -60,6 +61,7 @@ use crate::protocol::{
 };
 
 use self::backend::{on_pool, Dialect, Pool};
+pub use self::leases::{Fence, Lease};
 pub use self::ratings::{Cursor, PlayerGamesFilter};
 pub use self::rows::StoredGame;
 use self::rows::{GameRow, ListRow};
@@ -153,6 +155,7 @@ impl From<WriteError> for ApiError {
                 tracing::error!(%cause, "database commit failed");
                 ApiError::DatabaseUnavailable { ambiguous: true }
             }
+            WriteError::Fenced => ApiError::LeaseLost,
             WriteError::Closed => ApiError::Unavailable,
         }
     }
@@ -298,17 +301,21 @@ impl Store {
     /// transaction, with other games' writes. Returns once that transaction
     /// is committed: durable.
     pub async fn record(&self, live: &LiveGame, mv: Option<&PlayedMove>) -> Result<(), ApiError> {
-        self.record_change(live, mv, None, None).await
+        self.record_change(live, mv, None, None, None).await
     }
 
     /// [`Store::record`], and in the same transaction: the plies from
     /// `taken_back_from` on deleted (a takeback), a rematch game inserted.
+    /// With a `fence` (a cluster node's lease), the write is stored only if
+    /// the lease is still the fence's; otherwise it fails with
+    /// [`ApiError::LeaseLost`] and nothing of it is stored.
     pub async fn record_change(
         &self,
         live: &LiveGame,
         mv: Option<&PlayedMove>,
         taken_back_from: Option<usize>,
         rematch: Option<&LiveGame>,
+        fence: Option<&Fence>,
     ) -> Result<(), ApiError> {
         let now = now_ms();
         let instant = Instant::now();
@@ -319,6 +326,7 @@ impl Store {
             mv,
             taken_back_from: taken_back_from.map(|ply| ply as i64),
             rematch: rematch.map(|new| Box::new(StoredGame::of(new, instant, now))),
+            fence: fence.cloned(),
         };
         self.write(write).await?;
         if live.is_finished() {

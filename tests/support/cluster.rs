@@ -17,7 +17,7 @@ use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// Where Debian puts the server binaries (not on `PATH`).
@@ -332,5 +332,85 @@ impl Nats {
 impl Drop for Nats {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+// ------------------------------------------------------- server processes
+
+/// How long a wait for a server's log line may take (a level 8 search
+/// tried twice on a loaded machine fits).
+pub const SLOW: Duration = Duration::from_secs(60);
+
+/// A spawned process and the lines of its log so far.
+pub struct Proc {
+    pub child: tokio::process::Child,
+    log: Arc<Mutex<Vec<String>>>,
+    name: String,
+}
+
+impl Proc {
+    /// Starts `rookery-server` with `args` (fast AI pacing, no rate limits
+    /// in the way), its log (stderr) echoed and kept.
+    pub fn spawn(name: &str, args: &[&str]) -> Proc {
+        let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_rookery-server"))
+            .args(args)
+            .env("RUST_LOG", "info")
+            .env("ROOKERY_AI_MOVE_DELAY_MS", "0")
+            .env("ROOKERY_RATE_LIMIT", "10000")
+            .env("ROOKERY_RATE_BURST", "10000")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("start rookery-server");
+        let stderr = child.stderr.take().expect("piped stderr");
+        let log: Arc<Mutex<Vec<String>>> = Arc::default();
+        let lines = log.clone();
+        let label = name.to_string();
+        tokio::spawn(async move {
+            use tokio::io::AsyncBufReadExt;
+            let mut reader = tokio::io::BufReader::new(stderr).lines();
+            while let Ok(Some(line)) = reader.next_line().await {
+                eprintln!("[{label}] {line}");
+                lines.lock().unwrap().push(line);
+            }
+        });
+        Proc {
+            child,
+            log,
+            name: name.to_string(),
+        }
+    }
+
+    /// The log lines so far that contain `needle`.
+    pub fn lines(&self, needle: &str) -> Vec<String> {
+        self.log
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|line| line.contains(needle))
+            .cloned()
+            .collect()
+    }
+
+    /// Waits (up to a minute) for a log line containing `needle`.
+    pub async fn wait_line(&self, what: &str, needle: &str) -> String {
+        super::within(SLOW, what, async {
+            loop {
+                if let Some(line) = self.lines(needle).into_iter().next() {
+                    return line;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        })
+        .await
+    }
+
+    /// SIGKILL, and wait for the exit.
+    pub async fn kill(&mut self) {
+        self.child.start_kill().expect("SIGKILL");
+        let _ = super::within(super::WAIT, "the killed process to exit", self.child.wait()).await;
+        eprintln!("[{}] killed", self.name);
     }
 }

@@ -289,7 +289,17 @@ pub struct WsClient {
 
 impl WsClient {
     pub async fn connect(server: &TestServer, id: &str, token: Option<&str>) -> WsClient {
-        let mut url = server.ws_url(&format!("/ws/games/{id}"));
+        WsClient::connect_to(&server.ws_url(&format!("/ws/games/{id}")), token).await
+    }
+
+    /// Connects to game `id` on the server at `base` (`http://host:port`).
+    pub async fn connect_base(base: &str, id: &str, token: Option<&str>) -> WsClient {
+        let url = format!("{}/ws/games/{id}", base.replacen("http", "ws", 1));
+        WsClient::connect_to(&url, token).await
+    }
+
+    async fn connect_to(url: &str, token: Option<&str>) -> WsClient {
+        let mut url = url.to_string();
         if let Some(token) = token {
             url.push_str(&format!("?token={token}"));
         }

@@ -42,8 +42,8 @@ pub async fn abort_game(
     let id = game_id(&id)?;
     let game = state
         .registry
-        .call(id, |reply| Command::Abort { reply })
-        .await??;
+        .call_result(id, |reply| Command::Abort { reply })
+        .await?;
     state.ai_games.forget(id);
     tracing::info!(game = %id, "game aborted by an operator");
     Ok(Json(game))

@@ -111,7 +111,7 @@ pub async fn create(
     let started = async {
         state.store().insert_game(&live).await?;
         let game = live.state(Instant::now());
-        state.registry.insert(live)?;
+        state.registry.insert(live).await?;
         Ok::<_, ApiError>(game)
     }
     .await;
@@ -175,13 +175,13 @@ pub async fn join(
     let token = auth::mint()?;
     let (game, side) = state
         .registry
-        .call(id, |reply| Command::Join {
+        .call_result(id, |reply| Command::Join {
             token: token.hash.clone(),
             player: player.clone(),
             invite: invite.clone(),
             reply,
         })
-        .await??;
+        .await?;
     Ok(Json(GameWithSeat {
         game,
         seat: Some(Seat {

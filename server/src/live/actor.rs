@@ -27,10 +27,11 @@ use uuid::Uuid;
 use super::game::{Answer, GameError, LiveGame, PlayedMove, PlayerRef, RematchStep};
 use crate::ai::{AiAnswer, AiScheduler, ClockSnapshot, Priority, SearchRequest, Thinking};
 use crate::auth::TokenHash;
+use crate::cluster::{Change, Cluster};
 use crate::connection_timers::sleep_until_opt;
 use crate::error::ApiError;
 use crate::protocol::{self, Broadcast, GameState, SeatView, SharedState, Side, Status};
-use crate::store::Store;
+use crate::store::{Fence, Store};
 
 /// What a seat holder can do.
 #[derive(Debug, Clone)]
@@ -71,6 +72,11 @@ const PRESENCE_COALESCE: Duration = Duration::from_millis(100);
 pub enum Command {
     State {
         reply: oneshot::Sender<GameState>,
+    },
+    /// The state and the `(epoch, seq)` of the last change published to the
+    /// cluster (a proxy on another node starts from it).
+    Synced {
+        reply: oneshot::Sender<(GameState, (i64, u64))>,
     },
     /// The game as a value (for PGN export).
     Snapshot {
@@ -172,6 +178,21 @@ impl Presence {
 pub struct ActorGone;
 
 impl GameHandle {
+    /// A handle whose commands arrive on `commands`' receiver (an actor's,
+    /// or a cluster proxy's).
+    pub fn new(id: Uuid, commands: mpsc::Sender<Command>) -> GameHandle {
+        GameHandle {
+            id,
+            commands,
+            presence: Arc::default(),
+        }
+    }
+
+    /// Completes when the actor behind this handle is gone.
+    pub async fn closed(&self) {
+        self.commands.closed().await
+    }
+
     pub fn same_actor(&self, other: &GameHandle) -> bool {
         self.commands.same_channel(&other.commands)
     }
@@ -218,19 +239,30 @@ const IDLE_EXIT: Duration = Duration::from_secs(60);
 const RETRY_FIRST: Duration = Duration::from_millis(100);
 const RETRY_MAX: Duration = Duration::from_secs(5);
 
-/// Starts the actor of `live`.
-pub fn spawn(live: LiveGame, context: ActorContext) -> (GameHandle, tokio::task::JoinHandle<()>) {
+/// A cluster node's ownership of a game: its lease, and where its changes
+/// are published for the other nodes.
+#[derive(Clone)]
+pub struct Ownership {
+    pub fence: Fence,
+    pub cluster: Cluster,
+}
+
+/// Starts the actor of `live` (owned through `ownership` in a cluster).
+pub fn spawn(
+    live: LiveGame,
+    context: ActorContext,
+    ownership: Option<Ownership>,
+) -> (GameHandle, tokio::task::JoinHandle<()>) {
     let (commands, inbox) = mpsc::channel(64);
     let (answers_tx, answers) = mpsc::channel(4);
     // A subscriber that falls this many messages behind has lagged: a
     // WebSocket is then closed (the slow-reader policy), a stream skips ahead.
     let (states, _) = broadcast::channel(context.max_lag.max(1));
-    let handle = GameHandle {
-        id: live.id,
-        commands,
-        presence: Arc::default(),
-    };
+    let handle = GameHandle::new(live.id, commands);
     let actor = GameActor {
+        ownership,
+        published: 0,
+        lease_lost: false,
         live,
         handle: handle.clone(),
         context,
@@ -251,6 +283,12 @@ pub fn spawn(live: LiveGame, context: ActorContext) -> (GameHandle, tokio::task:
 }
 
 struct GameActor {
+    /// In a cluster: the lease this actor writes under.
+    ownership: Option<Ownership>,
+    /// Changes published to the cluster so far (their sequence numbers).
+    published: u64,
+    /// A write was fenced: another node owns the game now.
+    lease_lost: bool,
     live: LiveGame,
     handle: GameHandle,
     context: ActorContext,
@@ -316,6 +354,10 @@ impl GameActor {
                     self.idle_since = Instant::now();
                 }
             }
+            if self.lease_lost {
+                tracing::info!(game = %self.live.id, "game lease lost: another node owns it now");
+                break;
+            }
         }
         self.closing = true;
         if let Some(thinking) = self.thinking.take() {
@@ -328,6 +370,15 @@ impl GameActor {
         inbox.close();
         while let Some(command) = inbox.recv().await {
             self.handle(command).await;
+        }
+        if let Some(ownership) = &self.ownership {
+            if !self.lease_lost {
+                // Another node may take the game at once.
+                ownership
+                    .cluster
+                    .release(self.live.id, &ownership.fence)
+                    .await;
+            }
         }
     }
 
@@ -347,6 +398,10 @@ impl GameActor {
         match command {
             Command::State { reply } => {
                 let _ = reply.send(self.state());
+            }
+            Command::Synced { reply } => {
+                let epoch = self.ownership.as_ref().map_or(0, |o| o.fence.epoch);
+                let _ = reply.send((self.state(), (epoch, self.published)));
             }
             Command::Snapshot { reply } => {
                 let _ = reply.send(self.live.clone());
@@ -547,8 +602,15 @@ impl GameActor {
                 played.as_ref(),
                 taken_back.then_some(plies),
                 rematch.as_ref(),
+                self.ownership.as_ref().map(|o| &o.fence),
             )
             .await;
+        if let Err(ApiError::LeaseLost) = recorded {
+            // Nothing was written; the new owner has the game. This actor
+            // leaves memory after this command.
+            self.lease_lost = true;
+            return Err(ApiError::LeaseLost);
+        }
         if let Err(err) = recorded {
             self.on_write_failed(&err).await;
             return Err(err);
@@ -628,9 +690,23 @@ impl GameActor {
         self.live.state(Instant::now())
     }
 
+    /// Publishes a change for the other nodes of a cluster.
+    fn publish(&mut self, change: Change) {
+        if let Some(ownership) = &self.ownership {
+            self.published += 1;
+            ownership
+                .cluster
+                .publish(self.live.id, ownership.fence.epoch, self.published, change);
+        }
+    }
+
     /// Sends the new state to every subscriber, serialised once.
     fn broadcast(&mut self) {
         self.presence_due = None;
+        if self.ownership.is_some() {
+            let game = Box::new(self.state());
+            self.publish(Change::State { game });
+        }
         if self.states.receiver_count() == 0 {
             // Nobody to tell (a game played over HTTP only): skip the
             // serialising. A later subscriber starts from a fresh state.
@@ -661,6 +737,7 @@ impl GameActor {
             Some(sent) if sent == presence => {}
             Some(sent) if seats(&sent) == seats(&presence) => {
                 self.presence_sent = Some(presence);
+                self.publish(Change::Presence { presence });
                 // Nobody subscribed: nothing to tell.
                 let _ = self.states.send(Broadcast::presence(presence));
             }

@@ -31,10 +31,11 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use self::actor::{Action, ActorContext, ActorGone, Command, GameHandle};
+use self::actor::{Action, ActorContext, ActorGone, Command, GameHandle, Ownership};
 use self::game::LiveGame;
 use crate::ai::AiScheduler;
 use crate::auth::TokenHash;
+use crate::cluster::{serve_commands, spawn_proxy, Cluster, ProxyContext};
 use crate::error::ApiError;
 use crate::protocol::GameState;
 use crate::store::Store;
@@ -60,6 +61,9 @@ struct RegistryInner {
     shutdown_tx: watch::Sender<bool>,
     /// Broadcast capacity of each game (see [`Registry::set_max_lag`]).
     max_lag: AtomicUsize,
+    /// In a cluster: games are owned through leases, and games owned by
+    /// other nodes are reached through proxies ([`crate::cluster`]).
+    cluster: Option<Cluster>,
 }
 
 /// Deadlines and expiry of live games.
@@ -93,6 +97,17 @@ fn millis(duration: Duration) -> i64 {
 
 impl Registry {
     pub fn new(store: Store, ai: AiScheduler, options: RegistryOptions) -> Registry {
+        Registry::with_cluster(store, ai, options, None)
+    }
+
+    /// A registry of a cluster member (with `Some(cluster)`): each game it
+    /// runs is leased, the others are reached on their owners.
+    pub fn with_cluster(
+        store: Store,
+        ai: AiScheduler,
+        options: RegistryOptions,
+        cluster: Option<Cluster>,
+    ) -> Registry {
         let (shutdown_tx, _) = watch::channel(false);
         Registry {
             inner: Arc::new(RegistryInner {
@@ -104,6 +119,7 @@ impl Registry {
                 options,
                 shutdown_tx,
                 max_lag: AtomicUsize::new(DEFAULT_MAX_LAG),
+                cluster,
             }),
         }
     }
@@ -157,19 +173,21 @@ impl Registry {
     /// before its id is told to anyone). An entry already there wins; at
     /// shutdown the game stays stored and loads when asked for.
     fn adopt(&self, live: LiveGame) {
-        if self.is_shutting_down() {
+        // In a cluster the rematch loads on its first request, or is taken
+        // by the sweep if its clock runs, with a lease like any game.
+        if self.is_shutting_down() || self.inner.cluster.is_some() {
             return;
         }
         let mut games = self.games();
         if let std::collections::hash_map::Entry::Vacant(entry) = games.entry(live.id) {
             // Spawning only takes the actor set's lock, never this map's.
-            let handle = self.spawn_actor(live);
+            let handle = self.spawn_actor(live, None);
             entry.insert(Arc::new(OnceCell::new_with(Some(handle))));
         }
     }
 
-    fn spawn_actor(&self, live: LiveGame) -> GameHandle {
-        let (handle, task) = actor::spawn(live, self.context());
+    fn spawn_actor(&self, live: LiveGame, ownership: Option<Ownership>) -> GameHandle {
+        let (handle, task) = actor::spawn(live, self.context(), ownership);
         let mut actors = self
             .inner
             .actors
@@ -197,13 +215,22 @@ impl Registry {
         }
     }
 
-    /// Puts a new game live (already stored).
-    pub fn insert(&self, live: LiveGame) -> Result<GameHandle, ApiError> {
+    /// Puts a new game live (already stored). In a cluster this node takes
+    /// its lease.
+    pub async fn insert(&self, live: LiveGame) -> Result<GameHandle, ApiError> {
         if self.is_shutting_down() {
             return Err(ApiError::Unavailable);
         }
         let id = live.id;
-        let handle = self.spawn_actor(live);
+        let handle = match &self.inner.cluster {
+            None => self.spawn_actor(live, None),
+            Some(cluster) => {
+                let fence = cluster.acquire(id).await?.ok_or_else(|| {
+                    ApiError::Overloaded("this node cannot reach the cluster's messaging".into())
+                })?;
+                self.start_owned(cluster, live, fence).await
+            }
+        };
         let slot = Arc::new(OnceCell::new_with(Some(handle.clone())));
         self.games().insert(id, slot);
         Ok(handle)
@@ -218,6 +245,9 @@ impl Registry {
         let slot = self.games().entry(id).or_default().clone();
         let loaded = slot
             .get_or_try_init(|| async {
+                if let Some(cluster) = &self.inner.cluster {
+                    return self.load_clustered(cluster, id).await;
+                }
                 let live = self
                     .inner
                     .store
@@ -227,7 +257,7 @@ impl Registry {
                 if self.is_shutting_down() {
                     return Err(ApiError::Unavailable);
                 }
-                Ok(self.spawn_actor(live))
+                Ok(self.spawn_actor(live, None))
             })
             .await;
         match loaded {
@@ -246,6 +276,74 @@ impl Registry {
         }
     }
 
+    /// Starts the actor of `live`, owned here under `fence`, and answers
+    /// the other nodes' commands for it.
+    async fn start_owned(
+        &self,
+        cluster: &Cluster,
+        live: LiveGame,
+        fence: crate::store::Fence,
+    ) -> GameHandle {
+        let handle = self.spawn_actor(
+            live,
+            Some(Ownership {
+                fence,
+                cluster: cluster.clone(),
+            }),
+        );
+        if let Err(err) = serve_commands(cluster, handle.clone()).await {
+            // The game is played on this node meanwhile; other nodes find
+            // no owner and retry.
+            err.log();
+        }
+        handle
+    }
+
+    /// A game in a cluster: owned here if its lease is free (loaded from
+    /// the database, which has every acknowledged move), else reached
+    /// through a proxy to its owner. [`ApiError::LeaseLost`] when another
+    /// node holds the lease but does not answer (it died: the lease
+    /// expires within `--lease-ms`, and the caller tries again).
+    async fn load_clustered(&self, cluster: &Cluster, id: Uuid) -> Result<GameHandle, ApiError> {
+        if let Some(fence) = cluster.acquire(id).await? {
+            let live = match self.inner.store.load_game(id, Instant::now()).await {
+                Ok(Some(live)) => live,
+                Ok(None) => {
+                    cluster.release(id, &fence).await;
+                    return Err(ApiError::game_not_found());
+                }
+                Err(err) => {
+                    cluster.release(id, &fence).await;
+                    return Err(err);
+                }
+            };
+            if self.is_shutting_down() {
+                cluster.release(id, &fence).await;
+                return Err(ApiError::Unavailable);
+            }
+            return Ok(self.start_owned(cluster, live, fence).await);
+        }
+        let weak = Arc::downgrade(&self.inner);
+        let context = ProxyContext {
+            store: self.inner.store.clone(),
+            shutdown: self.inner.shutdown_tx.subscribe(),
+            max_lag: self.inner.max_lag.load(Ordering::Relaxed),
+            on_exit: Arc::new(move |handle: &GameHandle| {
+                if let Some(inner) = weak.upgrade() {
+                    Registry { inner }.forget(handle);
+                }
+            }),
+        };
+        if !cluster.connected() {
+            return Err(ApiError::Overloaded(
+                "this node is cut off from the cluster's messaging: try another node".into(),
+            ));
+        }
+        spawn_proxy(cluster, id, context)
+            .await?
+            .ok_or(ApiError::LeaseLost)
+    }
+
     /// The actor of `id` if it is in memory right now.
     pub fn peek(&self, id: Uuid) -> Option<GameHandle> {
         self.games().get(&id).and_then(|slot| slot.get().cloned())
@@ -260,9 +358,25 @@ impl Registry {
         id: Uuid,
         command: impl Fn(tokio::sync::oneshot::Sender<T>) -> Command,
     ) -> Result<T, ApiError> {
+        let clustered = self.inner.cluster.is_some();
         let attempts = async {
-            for _ in 0..2 {
-                let handle = self.get(id).await?;
+            // One node: the actor left memory at most once in between. A
+            // cluster: the game may be moving to another node, which takes
+            // up to the lease time; try until the deadline.
+            let mut pause = Duration::from_millis(50);
+            for attempt in 0.. {
+                if attempt >= 2 && !clustered || self.is_shutting_down() {
+                    break;
+                }
+                if attempt > 0 && clustered {
+                    tokio::time::sleep(pause).await;
+                    pause = (pause * 2).min(Duration::from_millis(500));
+                }
+                let handle = match self.get(id).await {
+                    Ok(handle) => handle,
+                    Err(ApiError::LeaseLost) if clustered => continue,
+                    Err(err) => return Err(err),
+                };
                 match handle.call(&command).await {
                     Ok(value) => return Ok(value),
                     Err(ActorGone) => self.forget(&handle),
@@ -273,6 +387,27 @@ impl Registry {
             } else {
                 ApiError::internal(format!("game {id}: actor unreachable"))
             })
+        };
+        tokio::time::timeout(self.inner.options.deadline, attempts)
+            .await
+            .unwrap_or(Err(ApiError::GameTimeout))
+    }
+
+    /// [`Registry::call`] for a command answered with a `Result`: when the
+    /// game's owner lost its lease meanwhile (a cluster), the command is
+    /// sent again to the new owner, within the same deadline.
+    pub async fn call_result<V>(
+        &self,
+        id: Uuid,
+        command: impl Fn(tokio::sync::oneshot::Sender<Result<V, ApiError>>) -> Command,
+    ) -> Result<V, ApiError> {
+        let attempts = async {
+            loop {
+                match self.call(id, &command).await? {
+                    Err(ApiError::LeaseLost) => tokio::time::sleep(Duration::from_millis(50)).await,
+                    other => return other,
+                }
+            }
         };
         tokio::time::timeout(self.inner.options.deadline, attempts)
             .await
@@ -302,12 +437,12 @@ impl Registry {
         action: Action,
     ) -> Result<GameState, ApiError> {
         let result = self
-            .call(id, |reply| Command::Act {
+            .call_result(id, |reply| Command::Act {
                 token: token.clone(),
                 action: action.clone(),
                 reply,
             })
-            .await?;
+            .await;
         match result {
             Err(ApiError::Unauthorized) if self.inner.store.is_seat_token(token).await? => Err(
                 ApiError::Forbidden("this token holds a seat in another game".into()),
@@ -380,26 +515,62 @@ impl Registry {
         });
         let registry = self.clone();
         background.spawn(async move { registry.sweep_forever().await });
+        if let Some(cluster) = self.inner.cluster.clone() {
+            let shutdown = self.inner.shutdown_tx.subscribe();
+            let renewer = cluster.clone();
+            background.spawn(async move { renewer.renew_forever(shutdown).await });
+            let registry = self.clone();
+            background.spawn(async move { registry.take_over_forever(&cluster).await });
+        }
+    }
+
+    /// A cluster's takeover sweep: every [`Cluster::sweep_period`], the
+    /// games whose clock runs or whose AI is to move and whose lease has
+    /// expired (their node died or stopped) are loaded here, without
+    /// waiting for anyone's command.
+    async fn take_over_forever(&self, cluster: &Cluster) {
+        let mut shutdown = self.inner.shutdown_tx.subscribe();
+        let mut ticks = tokio::time::interval(cluster.sweep_period());
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = shutdown.wait_for(|stop| *stop) => return,
+                _ = ticks.tick() => {}
+            }
+            if !cluster.connected() {
+                continue;
+            }
+            match self.resume().await {
+                Ok(0) => {}
+                Ok(taken) => tracing::info!(taken, "games taken over"),
+                Err(err) => err.log(),
+            }
+        }
     }
 
     /// Loads every game whose clock runs or whose AI may be to move, newest
     /// first, one at a time (each load replays on a blocking thread).
+    ///
+    /// In a cluster: only the games no live node owns (the others are
+    /// being played), each taken here, or by whichever node is first.
     async fn resume(&self) -> Result<usize, ApiError> {
-        let ids = self.inner.store.games_to_resume().await?;
+        let ids = match self.inner.cluster {
+            None => self.inner.store.games_to_resume().await?,
+            Some(_) => self.inner.store.unowned_games_to_resume().await?,
+        };
         let mut resumed = 0;
         for id in ids {
             if self.is_shutting_down() {
                 break;
             }
-            match self.call(id, |reply| Command::Persist { reply }).await {
+            match self
+                .call_result(id, |reply| Command::Persist { reply })
+                .await
+            {
                 // The clock restarted charged only the thinking done before
                 // the stop: the actor stored that, so reads of the row
                 // (lists) agree with it.
-                Ok(Ok(())) => resumed += 1,
-                Ok(Err(err)) => {
-                    resumed += 1;
-                    err.log();
-                }
+                Ok(()) => resumed += 1,
                 Err(ApiError::Unavailable) => break,
                 Err(err) => {
                     tracing::error!(game = %id, "could not resume game");

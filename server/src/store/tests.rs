@@ -60,6 +60,27 @@ fn move_write(live: &mut LiveGame, uci: &str) -> Write {
         mv: Some(StoredMove::of(live.id, &played, now_ms())),
         taken_back_from: None,
         rematch: None,
+        fence: None,
+    }
+}
+
+/// [`move_write`] under a cluster node's lease.
+fn fenced_move(live: &mut LiveGame, uci: &str, fence: &Fence) -> Write {
+    match move_write(live, uci) {
+        Write::UpdateGame {
+            game,
+            mv,
+            taken_back_from,
+            rematch,
+            ..
+        } => Write::UpdateGame {
+            game,
+            mv,
+            taken_back_from,
+            rematch,
+            fence: Some(fence.clone()),
+        },
+        other => other,
     }
 }
 
@@ -96,6 +117,65 @@ async fn queued_writes_of_many_games_share_one_commit() {
     for live in &games {
         assert_eq!(stored_moves(&store, live.id).await, 1);
     }
+    store.close().await;
+}
+
+/// A node's lease fences its writes: once another node has taken the game
+/// (a higher epoch), the old owner's write is refused alone in its batch
+/// and nothing of it is stored; the new owner's writes go on.
+#[tokio::test]
+async fn a_write_under_a_lost_lease_is_fenced_alone() {
+    let (_dir, store) = file_store().await;
+    let mut game = stored_game(&store).await;
+    let mut other = stored_game(&store).await;
+    let fence = |owner: &str, epoch| Fence {
+        owner: Arc::from(owner),
+        epoch,
+    };
+    let first = store.acquire_lease(game.id, "a", 60_000).await.unwrap();
+    assert_eq!(first, Some(1));
+    // A live lease is not taken by another node.
+    assert_eq!(
+        store.acquire_lease(game.id, "b", 60_000).await.unwrap(),
+        None
+    );
+    store
+        .write(fenced_move(&mut game, "e2e4", &fence("a", 1)))
+        .await
+        .unwrap();
+    // The lease expires (a's node stopped renewing) and b takes it.
+    assert_eq!(
+        store.acquire_lease(game.id, "a", -1).await.unwrap(),
+        Some(2)
+    );
+    assert_eq!(
+        store.acquire_lease(game.id, "b", 60_000).await.unwrap(),
+        Some(3)
+    );
+    let mut stale = game.clone();
+    let outcomes = [
+        store.submit_now(fenced_move(&mut stale, "e7e5", &fence("a", 1))),
+        store.submit_now(move_write(&mut other, "d2d4")),
+    ];
+    let [stale_outcome, other_outcome] = outcomes;
+    assert!(matches!(
+        stale_outcome.await.unwrap(),
+        Err(WriteError::Fenced)
+    ));
+    other_outcome.await.unwrap().unwrap();
+    assert_eq!(stored_moves(&store, game.id).await, 1);
+    assert_eq!(stored_moves(&store, other.id).await, 1);
+    store
+        .write(fenced_move(&mut game, "c7c5", &fence("b", 3)))
+        .await
+        .unwrap();
+    assert_eq!(stored_moves(&store, game.id).await, 2);
+    // Released, the game is free for anyone at once.
+    store.release_lease(game.id, &fence("b", 3)).await.unwrap();
+    assert_eq!(
+        store.acquire_lease(game.id, "c", 60_000).await.unwrap(),
+        Some(1)
+    );
     store.close().await;
 }
 
@@ -267,7 +347,7 @@ async fn a_takeback_deletes_its_plies_with_the_game_row() {
     live.takeback(Side::Black, now).unwrap();
     assert_eq!(live.game().moves().len(), 2);
     store
-        .record_change(&live, None, Some(2), None)
+        .record_change(&live, None, Some(2), None, None)
         .await
         .unwrap();
     let loaded = store.load_game(live.id, now).await.unwrap().unwrap();

@@ -29,6 +29,7 @@ use sqlx::Connection;
 use tokio::sync::{mpsc, oneshot};
 
 use super::backend::{on_conn, on_pool, Conn, Pool};
+use super::leases::Fence;
 use super::now_ms;
 use super::ratings;
 use super::rows::{StoredGame, StoredMove};
@@ -58,12 +59,27 @@ pub enum Write {
         taken_back_from: Option<i64>,
         /// An agreed rematch: the new game, inserted with this change.
         rematch: Option<Box<StoredGame>>,
+        /// In a cluster: the writer's lease of the game, checked first in
+        /// the transaction (a write whose lease is gone is not stored).
+        fence: Option<Fence>,
     },
     /// Post-game analysis (migrations/0004).
     Analysis(super::analysis::AnalysisWrite),
 }
 
 impl Write {
+    /// The game and lease a write must still hold to be stored.
+    fn fence(&self) -> Option<(&str, &Fence)> {
+        match self {
+            Write::UpdateGame {
+                game,
+                fence: Some(fence),
+                ..
+            } => Some((&game.id, fence)),
+            _ => None,
+        }
+    }
+
     async fn apply(&self, mut conn: Conn<'_>) -> Result<(), sqlx::Error> {
         match self {
             Write::CreatePlayer {
@@ -91,6 +107,7 @@ impl Write {
                 mv,
                 taken_back_from,
                 rematch,
+                fence: _,
             } => {
                 // The write that finishes the game counts its result, in
                 // this transaction and never again (see store/ratings.rs).
@@ -132,6 +149,9 @@ pub enum WriteError {
     Failed(String),
     /// The commit failed: the batch may or may not be stored.
     Ambiguous(String),
+    /// The writer's lease of the game is gone (another node took it over):
+    /// nothing of this write is stored, the rest of its batch is.
+    Fenced,
     /// The writer has stopped (shutting down).
     Closed,
 }
@@ -164,6 +184,7 @@ impl WriteError {
             }),
             WriteError::Failed(cause) => WriteError::Failed(cause.clone()),
             WriteError::Ambiguous(cause) => WriteError::Ambiguous(cause.clone()),
+            WriteError::Fenced => WriteError::Fenced,
             WriteError::Closed => WriteError::Closed,
         }
     }
@@ -393,6 +414,14 @@ async fn run_transaction(
         let mut results = Vec::with_capacity(batch.len());
         let body: Result<(), Stop> = async {
             for job in batch {
+                // A fenced write is refused before any of its statements
+                // runs: nothing of it to roll back.
+                if let Some((game, fence)) = job.write.fence() {
+                    if !fence.holds(game, Conn::from(&mut *conn)).await.map_err(Stop::Failed)? {
+                        results.push(Err(WriteError::Fenced));
+                        continue;
+                    }
+                }
                 if savepoints == Savepoints::OnRefusalRetry {
                     match job.write.apply(Conn::from(&mut *conn)).await {
                         Ok(()) => results.push(Ok(())),

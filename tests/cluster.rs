@@ -1,0 +1,363 @@
+//! Games across the nodes of a cluster (issue 13): real `rookery-server`
+//! processes on one throwaway PostgreSQL and one throwaway `nats-server`.
+//! A game is played with its seats and spectators on different nodes; its
+//! owner is killed and another node takes it over; a node cut off from NATS
+//! loses its games and cannot write them any more (the fence).
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use support::cluster::{free_port, shared_postgres, Nats, Proc};
+use support::*;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
+
+/// The lease time of these tests' nodes (the default is 4 s).
+const LEASE_MS: u64 = 2_000;
+
+/// A node of the cluster on `db`, reaching NATS at `nats_url`.
+async fn node(name: &str, db: &TestDb, nats_url: &str) -> (Proc, String) {
+    let database = db.url();
+    let lease = LEASE_MS.to_string();
+    let mut node = Proc::spawn(
+        name,
+        &[
+            "--addr",
+            "127.0.0.1:0",
+            "--database",
+            &database,
+            "--nats",
+            nats_url,
+            "--lease-ms",
+            &lease,
+        ],
+    );
+    let base = listening_base(&mut node.child).await;
+    (node, base)
+}
+
+async fn post(base: &str, path: &str, token: Option<&str>, body: Value) -> (u16, Value) {
+    let mut request = reqwest::Client::new()
+        .post(format!("{base}{path}"))
+        .json(&body);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    read(request.send().await.expect("POST")).await
+}
+
+async fn get(base: &str, path: &str) -> (u16, Value) {
+    read(reqwest::get(format!("{base}{path}")).await.expect("GET")).await
+}
+
+/// A timed human v human game created on `creator` and joined on `joiner`:
+/// (id, white token, black token).
+async fn timed_game(creator: &str, joiner: &str) -> (String, String, String) {
+    let (status, created) = post(
+        creator,
+        "/api/games",
+        None,
+        json!({"white": {"kind": "human"}, "black": {"kind": "human"},
+               "clock": {"initial": 600, "increment": 0}}),
+    )
+    .await;
+    assert_eq!(status, 201, "create: {created}");
+    let id = created["game"]["id"].as_str().expect("id").to_string();
+    let white = created["seat"]["token"]
+        .as_str()
+        .expect("white")
+        .to_string();
+    let (status, joined) = post(joiner, &format!("/api/games/{id}/join"), None, json!({})).await;
+    assert_eq!(status, 200, "join on another node: {joined}");
+    let black = joined["seat"]["token"].as_str().expect("black").to_string();
+    (id, white, black)
+}
+
+async fn play(base: &str, id: &str, token: &str, uci: &str) -> (u16, Value) {
+    post(
+        base,
+        &format!("/api/games/{id}/move"),
+        Some(token),
+        json!({ "uci": uci }),
+    )
+    .await
+}
+
+/// The lease row of `id`: owner and epoch.
+fn lease(db: &TestDb, id: &str) -> (String, i64) {
+    let database = db.postgres_database().expect("a PostgreSQL test");
+    let row = shared_postgres().query(
+        database,
+        &format!("SELECT owner || ' ' || epoch FROM game_leases WHERE game_id = '{id}'"),
+    );
+    let (owner, epoch) = row
+        .split_once(' ')
+        .unwrap_or_else(|| panic!("lease {row:?}"));
+    (owner.to_string(), epoch.parse().expect("epoch"))
+}
+
+/// Reads `socket`'s states until one has all of `expected`, checking that
+/// the moves only ever grow, one ply at a time, in `expected`'s order.
+async fn follow(socket: &mut WsClient, expected: &[&str]) {
+    let mut seen: Option<usize> = None;
+    loop {
+        let state = socket.next_state().await;
+        let moves = moves(&state);
+        if let Some(seen) = seen {
+            assert!(moves.len() >= seen, "moves went back: {moves:?}");
+            assert!(moves.len() <= seen + 1, "a state was skipped: {moves:?}");
+        }
+        assert_eq!(moves, expected[..moves.len()], "another order");
+        if moves.len() == expected.len() {
+            return;
+        }
+        seen = Some(moves.len());
+    }
+}
+
+#[tokio::test]
+async fn seats_and_spectators_on_three_nodes_play_one_game() {
+    let db = TestDb::on_postgres(shared_postgres());
+    let nats = Nats::start();
+    let (_a, a) = node("a", &db, &nats.url()).await;
+    let (_b, b) = node("b", &db, &nats.url()).await;
+    let (_c, c) = node("c", &db, &nats.url()).await;
+
+    let (id, white, black) = timed_game(&a, &b).await;
+    // Created on A: A owns it.
+    let (owner, epoch) = lease(&db, &id);
+    assert_eq!(epoch, 1);
+
+    let mut white_socket = WsClient::connect_base(&a, &id, Some(&white)).await;
+    let mut black_socket = WsClient::connect_base(&b, &id, Some(&black)).await;
+    let mut watcher = WsClient::connect_base(&c, &id, None).await;
+    for socket in [&mut white_socket, &mut black_socket, &mut watcher] {
+        let first = socket.next_state().await;
+        assert_eq!(first["status"], "active");
+    }
+
+    let line = ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5"];
+    // Moves over each node's WebSocket and HTTP, whoever owns the game.
+    white_socket
+        .send(json!({"type": "move", "uci": line[0]}))
+        .await;
+    follow(&mut black_socket, &line[..1]).await;
+    black_socket
+        .send(json!({"type": "move", "uci": line[1]}))
+        .await;
+    follow(&mut white_socket, &line[..2]).await;
+    let (status, state) = play(&c, &id, &white, line[2]).await;
+    assert_eq!(
+        status, 200,
+        "a move sent to a node that does not own the game: {state}"
+    );
+    let (status, state) = play(&a, &id, &black, line[3]).await;
+    assert_eq!(status, 200, "{state}");
+    // A refusal from the owner comes back as the contract's error.
+    let (status, refused) = play(&b, &id, &black, "a7a6").await;
+    assert_eq!(
+        (status, refused["error"]["code"].as_str()),
+        (409, Some("not_your_turn")),
+        "{refused}"
+    );
+    let (status, refused) = play(&c, &id, &white, "e1e3").await;
+    assert_eq!(status, 400, "{refused}");
+    assert_eq!(refused["error"]["code"], "illegal_move");
+    white_socket
+        .send(json!({"type": "move", "uci": line[4]}))
+        .await;
+
+    // Every subscriber, on every node, saw every state in order.
+    follow(&mut watcher, &line).await;
+    follow(&mut black_socket, &line).await;
+    for base in [&a, &b, &c] {
+        let (status, state) = get(base, &format!("/api/games/{id}")).await;
+        assert_eq!(status, 200);
+        assert_eq!(moves(&state), line, "the game as {base} shows it");
+        // Presence is counted across nodes: both seats, one spectator.
+        assert_eq!(state["white"]["connected"], true, "{state}");
+        assert_eq!(state["black"]["connected"], true, "{state}");
+    }
+    // No node took the game from its owner meanwhile.
+    assert_eq!(lease(&db, &id), (owner, 1));
+
+    // The result counts once, and every node's scoreboard says the same.
+    let (status, over) = post(
+        &b,
+        &format!("/api/games/{id}/resign"),
+        Some(&black),
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, 200, "{over}");
+    assert_eq!(over["result"], "1-0");
+    let boards = within(WAIT, "the same scoreboard on every node", async {
+        loop {
+            let mut boards = Vec::new();
+            for base in [&a, &b, &c] {
+                boards.push(get(base, "/api/scoreboard").await.1);
+            }
+            if boards[0]["colors"]["white"] == 1 && boards.iter().all(|b| *b == boards[0]) {
+                return boards;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    })
+    .await;
+    assert_eq!(boards[0]["colors"]["black"], 0, "{}", boards[0]);
+}
+
+#[tokio::test]
+async fn another_node_takes_over_the_game_of_a_killed_owner() {
+    let db = TestDb::on_postgres(shared_postgres());
+    let nats = Nats::start();
+    let (mut a, a_base) = node("a", &db, &nats.url()).await;
+    let (_b, b) = node("b", &db, &nats.url()).await;
+    let (_c, c) = node("c", &db, &nats.url()).await;
+
+    let (id, white, black) = timed_game(&a_base, &b).await;
+    let acknowledged = ["d2d4", "d7d5", "c2c4"];
+    for (ply, uci) in acknowledged.iter().enumerate() {
+        let (token, via) = if ply % 2 == 0 {
+            (&white, &c)
+        } else {
+            (&black, &b)
+        };
+        let (status, state) = play(via, &id, token, uci).await;
+        assert_eq!(status, 200, "{state}");
+    }
+    let (owner, epoch) = lease(&db, &id);
+    let before = get(&b, &format!("/api/games/{id}")).await.1;
+
+    a.kill().await;
+    let killed = Instant::now();
+    // Black's next move, sent to B: it waits for the lease to expire,
+    // then lands on whichever node took the game over.
+    let (status, state) = within(WAIT, "the move after the owner died", async {
+        loop {
+            let answer = play(&b, &id, &black, "e7e6").await;
+            if answer.0 == 200 {
+                return answer;
+            }
+            assert_eq!(
+                answer.0, 503,
+                "only unavailable while the game moves: {}",
+                answer.1
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await;
+    let takeover = killed.elapsed();
+    eprintln!("takeover after SIGKILL of the owner: {takeover:?}");
+    assert_eq!(status, 200);
+    assert!(
+        takeover < Duration::from_millis(LEASE_MS + 3_000),
+        "takeover took {takeover:?}"
+    );
+    // Every acknowledged move is there, and the new one after them.
+    assert_eq!(moves(&state), ["d2d4", "d7d5", "c2c4", "e7e6"]);
+    let (new_owner, new_epoch) = lease(&db, &id);
+    assert_ne!(new_owner, owner, "the dead node still owns the game");
+    assert!(new_epoch > epoch, "epoch {new_epoch} after {epoch}");
+    // The clock went on: black was charged for the time the move took.
+    let black_ms = state["clock"]["black_ms"].as_i64().expect("clock");
+    assert!(
+        black_ms < before["clock"]["black_ms"].as_i64().expect("clock"),
+        "{state}"
+    );
+    // The game goes on for a spectator on the third node.
+    let mut watcher = WsClient::connect_base(&c, &id, None).await;
+    assert_eq!(moves(&watcher.next_state().await).len(), 4);
+    let (status, state) = play(&c, &id, &white, "b1c3").await;
+    assert_eq!(status, 200, "{state}");
+    follow(&mut watcher, &["d2d4", "d7d5", "c2c4", "e7e6", "b1c3"]).await;
+}
+
+/// A TCP relay between a node and NATS that the test can cut: the node's
+/// connection drops and new ones are refused, as in a network partition.
+struct Relay {
+    port: u16,
+    cut: watch::Sender<bool>,
+}
+
+impl Relay {
+    async fn start(nats_port: u16) -> Relay {
+        let port = free_port();
+        let listener = TcpListener::bind(("127.0.0.1", port)).await.expect("bind");
+        let (cut, cut_rx) = watch::channel(false);
+        tokio::spawn(async move {
+            loop {
+                let Ok((mut inbound, _)) = listener.accept().await else {
+                    return;
+                };
+                if *cut_rx.borrow() {
+                    // Partitioned: refuse by closing at once.
+                    continue;
+                }
+                let mut cut_rx = cut_rx.clone();
+                tokio::spawn(async move {
+                    let Ok(mut outbound) = TcpStream::connect(("127.0.0.1", nats_port)).await
+                    else {
+                        return;
+                    };
+                    tokio::select! {
+                        _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound) => {}
+                        _ = cut_rx.wait_for(|cut| *cut) => {}
+                    }
+                });
+            }
+        });
+        Relay { port, cut }
+    }
+
+    fn url(&self) -> String {
+        format!("nats://127.0.0.1:{}", self.port)
+    }
+}
+
+#[tokio::test]
+async fn a_node_cut_off_from_nats_loses_its_games_and_cannot_write_them() {
+    let db = TestDb::on_postgres(shared_postgres());
+    let nats = Nats::start();
+    let relay = Relay::start(nats.port).await;
+    let (_a, a) = node("a", &db, &relay.url()).await;
+    let (_b, b) = node("b", &db, &nats.url()).await;
+
+    let (id, white, black) = timed_game(&a, &b).await;
+    let (status, state) = play(&b, &id, &white, "e2e4").await;
+    assert_eq!(status, 200, "{state}");
+    let (owner_a, epoch) = lease(&db, &id);
+
+    relay.cut.send_replace(true);
+    // A stops renewing; once its lease has expired, B's sweep takes the
+    // game (its clock runs) without waiting for a command.
+    within(WAIT, "B to take the game over", async {
+        loop {
+            let (owner, now) = lease(&db, &id);
+            if owner != owner_a && now > epoch {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await;
+
+    // A still has the game in memory, but its write is fenced: refused,
+    // and nothing of it stored.
+    let (status, refused) = play(&a, &id, &black, "c7c5").await;
+    assert_eq!(status, 503, "a partitioned node wrote the game: {refused}");
+    assert_eq!(refused["error"]["code"], "unavailable");
+    // The game goes on on B, without A's move.
+    let (status, state) = play(&b, &id, &black, "e7e5").await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(moves(&state), ["e2e4", "e7e5"]);
+    let database = db.postgres_database().expect("PostgreSQL");
+    let stored = shared_postgres().query(
+        database,
+        &format!("SELECT string_agg(uci, ' ' ORDER BY ply) FROM moves WHERE game_id = '{id}'"),
+    );
+    assert_eq!(stored, "e2e4 e7e5");
+}
