@@ -637,6 +637,8 @@ pub async fn spawn_proxy(
     let (commands, inbox) = mpsc::channel(64);
     let (updates, _) = broadcast::channel(context.max_lag.max(1));
     let handle = GameHandle::new(id, commands);
+    // Lists on this node show the game's connections from the proxy's copy.
+    handle.presence.record_state(&state);
     let proxy = Proxy {
         cluster: cluster.clone(),
         handle: handle.clone(),
@@ -719,12 +721,14 @@ impl Proxy {
         match message.change {
             Change::State { game } => {
                 self.latest = *game;
+                self.handle.presence.record_state(&self.latest);
                 let shared = SharedState::of(&self.latest);
                 self.shared = Some(shared.clone());
                 let _ = self.updates.send(Broadcast::State(shared));
             }
             Change::Presence { presence } => {
                 presence.show_in(&mut self.latest);
+                self.handle.presence.record_state(&self.latest);
                 self.shared = None;
                 let _ = self.updates.send(Broadcast::presence(presence));
             }

@@ -158,6 +158,25 @@ impl Presence {
         }
     }
 
+    /// Takes the counts a state shows (a cluster proxy's copy of the
+    /// owner's).
+    pub fn record_state(&self, state: &GameState) {
+        let counts = protocol::Presence::of(state);
+        self.spectators.store(counts.spectators, Ordering::Relaxed);
+        for (side, connected) in [(Side::White, counts.white), (Side::Black, counts.black)] {
+            self.seats[side.index()].store(u32::from(connected), Ordering::Relaxed);
+        }
+    }
+
+    /// Whether any connection (of any node, in a cluster) watches the game.
+    fn any(&self) -> bool {
+        self.spectators.load(Ordering::Relaxed) > 0
+            || self
+                .seats
+                .iter()
+                .any(|seat| seat.load(Ordering::Relaxed) > 0)
+    }
+
     /// Puts these counts into `state`.
     pub fn show_in(&self, state: &mut GameState) {
         state.spectators = self.spectators.load(Ordering::Relaxed);
@@ -348,7 +367,9 @@ impl GameActor {
                 },
                 _ = sleep_until_opt(self.presence_due) => self.send_presence(),
                 _ = sleep_until_opt(idle_deadline) => {
-                    if self.states.receiver_count() == 0 {
+                    // Connections count too: in a cluster, other nodes'
+                    // subscribers are not this actor's receivers.
+                    if self.states.receiver_count() == 0 && !self.handle.presence.any() {
                         break;
                     }
                     self.idle_since = Instant::now();
