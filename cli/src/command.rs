@@ -21,6 +21,14 @@ pub enum Command {
     Load(PathBuf),
     Resign,
     Draw,
+    /// Online: decline the opponent's standing offer (draw, takeback, rematch).
+    Decline,
+    /// Online: withdraw one's own standing offer.
+    Withdraw,
+    /// Online: end a game that has barely started, without a result.
+    Abort,
+    /// Online: offer a rematch of the finished game, or accept the offer.
+    Rematch,
     Help,
     Quit,
 }
@@ -34,11 +42,16 @@ commands:
   info SQ                     the piece on SQ and how many times it has moved
   board                       show the board
   flip                        turn the board around
-  undo                        take back your last move (local games)
+  undo, takeback              take back your last move (online: ask the opponent,
+                              or accept their request; the computer grants it)
   save FILE                   write the game as PGN
   load FILE                   continue the game in a PGN file (local games)
   resign                      give up the game
   draw                        offer a draw, or accept the offer standing
+  decline                     refuse the opponent's draw, takeback or rematch offer (online)
+  withdraw                    take back your own standing offer (online)
+  abort                       end the game without a result before each side has moved (online)
+  rematch                     offer a rematch once the game is over, or accept one (online)
   help                        this list
   quit                        leave (Ctrl-C and Ctrl-D too)";
 
@@ -95,6 +108,10 @@ pub fn parse(line: &str) -> Result<Option<Command>, String> {
         "undo" | "takeback" => no_argument(Command::Undo),
         "resign" => no_argument(Command::Resign),
         "draw" => no_argument(Command::Draw),
+        "decline" => no_argument(Command::Decline),
+        "withdraw" => no_argument(Command::Withdraw),
+        "abort" => no_argument(Command::Abort),
+        "rematch" => no_argument(Command::Rematch),
         "help" | "?" => no_argument(Command::Help),
         "quit" | "exit" => no_argument(Command::Quit),
         _ if rest.is_empty() => Ok(Some(Command::Move(first.to_string()))),
@@ -134,7 +151,7 @@ mod tests {
     fn table_of_lines() {
         let e4 = Square::from_name("e4").unwrap();
         let e8 = Square::from_name("e8").unwrap();
-        let cases: [(&str, Result<Option<Command>, ()>); 14] = [
+        let cases: [(&str, Result<Option<Command>, ()>); 18] = [
             ("", Ok(None)),
             ("  # a comment", Ok(None)),
             ("e4", Ok(Some(Command::Move("e4".into())))),
@@ -154,6 +171,10 @@ mod tests {
                 Ok(Some(Command::Save("my game.pgn".into()))),
             ),
             ("QUIT", Ok(Some(Command::Quit))),
+            ("takeback", Ok(Some(Command::Undo))),
+            ("Decline", Ok(Some(Command::Decline))),
+            ("rematch", Ok(Some(Command::Rematch))),
+            ("abort now", Err(())),
             ("move e4 please", Err(())),
         ];
         for (line, expected) in cases {

@@ -238,6 +238,29 @@ impl LocalSession {
                     }
                 }
             }
+            Command::Decline | Command::Withdraw => {
+                self.check_not_over()?;
+                let me = self.mover();
+                let decline = command == Command::Decline;
+                match self.draw_offer {
+                    Some(offerer) if (offerer != me) == decline => {
+                        self.draw_offer = None;
+                        self.screen.say(if decline {
+                            "draw offer declined"
+                        } else {
+                            "draw offer withdrawn"
+                        });
+                    }
+                    _ if decline => return Err("there is no offer to decline".into()),
+                    _ => return Err("you have no offer to withdraw".into()),
+                }
+            }
+            Command::Abort | Command::Rematch => {
+                return Err(
+                    "abort and rematch are for online games (here: resign, or start a new game)"
+                        .into(),
+                )
+            }
             Command::Help => self.screen.say(HELP),
             Command::Quit => {}
         }

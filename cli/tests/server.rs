@@ -193,8 +193,9 @@ fn refused_online_actions_are_explained() {
         assert!(out.stderr.contains(reason), "{args:?}: {}", out.stderr);
     }
 
-    // Online moves are final; spectators cannot move. The watcher stays
-    // until the game ends, which the creator's resignation does.
+    // Online, undo asks for a takeback, which needs a move of one's own;
+    // spectators cannot move. The watcher stays until the game ends, which
+    // the creator's resignation does.
     let id = link
         .split('#')
         .next()
@@ -202,17 +203,17 @@ fn refused_online_actions_are_explained() {
         .expect("id");
     let watcher = spawn_rookery(dir.path(), &["watch", "--server", &server.url, id]);
     let creator_run = finish(creator, "undo\nload x.pgn\nresign\n");
-    let watcher_run = finish(watcher, "e4\nundo\n");
+    let watcher_run = finish(watcher, "e4\nundo\nrematch\n");
     creator_run.assert_ok();
     watcher_run.assert_ok();
-    for expected in ["undo is for local games", "load is for local games"] {
+    for expected in ["(nothing_to_take_back)", "load is for local games"] {
         assert!(
             creator_run.stderr.contains(expected),
             "{}",
             creator_run.stderr
         );
     }
-    for expected in ["spectators cannot move", "undo is for local games"] {
+    for expected in ["spectators cannot move", "spectators cannot do that"] {
         assert!(
             watcher_run.stderr.contains(expected),
             "{}",
@@ -361,7 +362,7 @@ fn a_draw_offered_online_is_seen_and_accepted() {
     assert!(
         black_run
             .stdout
-            .contains("white offers a draw: type draw to accept, or move to decline"),
+            .contains("white offers a draw: type draw to accept, or decline"),
         "{}",
         black_run.stdout
     );
@@ -371,4 +372,116 @@ fn a_draw_offered_online_is_seen_and_accepted() {
     let (sans, result) = check_pgn(&dir.path().join("black.pgn"));
     assert_eq!(sans, ["e4"]);
     assert_eq!(result, "1/2-1/2");
+}
+
+#[test]
+fn a_takeback_and_a_rematch_against_the_computer() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().expect("temporary directory");
+    // The computer grants the takeback at once (e4 and its reply go), then
+    // a rematch starts at once too, with the colours swapped: the session
+    // moves to the new game and plays on as black there.
+    let out = run(
+        dir.path(),
+        &[
+            "play",
+            "--server",
+            &server.url,
+            "--level",
+            "1",
+            "--color",
+            "white",
+        ],
+        "e4\ntakeback\nd4\nresign\nsave first.pgn\nrematch\nresign\nsave second.pgn\n",
+    );
+    out.assert_ok();
+    for expected in [
+        "moves taken back",
+        "rematch agreed: game ",
+        "you play black",
+    ] {
+        assert!(out.stdout.contains(expected), "{expected}: {}", out.stdout);
+    }
+    let first = dir.path().join("first.pgn");
+    let (sans, result) = check_pgn(&first);
+    assert_eq!(sans.len(), 2, "{sans:?}");
+    assert_eq!(sans[0], "d4");
+    assert_eq!(result, "0-1");
+    let text = std::fs::read_to_string(&first).expect("first.pgn");
+    assert!(text.contains("[Takebacks \"1\"]"), "{text}");
+
+    // The rematch: the computer is white now and moved first; black resigned.
+    let second = dir.path().join("second.pgn");
+    let (sans, result) = check_pgn(&second);
+    assert_eq!(sans.len(), 1, "{sans:?}");
+    assert_eq!(result, "1-0");
+    let text = std::fs::read_to_string(&second).expect("second.pgn");
+    assert!(text.contains("[White \"Rookery level 1"), "{text}");
+}
+
+#[test]
+fn offers_online_are_withdrawn_and_declined_and_a_game_is_aborted() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let start = |color: &str| {
+        let mut child = spawn_rookery(
+            dir.path(),
+            &["play", "--server", &server.url, "--color", color],
+        );
+        let mut out = LineFeed::new(child.stdout.take().expect("stdout"));
+        let link = out.wait_for("the game link", |line| {
+            line.strip_prefix("game: ").map(str::to_string)
+        });
+        (child, out, link)
+    };
+
+    // White offers a draw, withdraws it, offers again and moves; black
+    // declines the offer that still stands, and answers. (A script's line
+    // waits for its player's turn, so white, who moves next, saves.)
+    let (white, mut white_out, link) = start("white");
+    let black = spawn_rookery(dir.path(), &["play", &link]);
+    let white_script = std::thread::spawn(move || {
+        let run = finish(white, "draw\nwithdraw\ndraw\ne4\nsave offers.pgn\n");
+        (run, white_out.rest().join("\n"))
+    });
+    let black_run = finish(black, "decline\ne5\n");
+    let (white_run, white_text) = white_script.join().expect("white's script");
+    white_run.assert_ok();
+    black_run.assert_ok();
+    for expected in ["your draw offer stands", "the draw offer is gone"] {
+        assert!(white_text.contains(expected), "{expected}: {white_text}");
+    }
+    assert!(
+        black_run
+            .stdout
+            .contains("white offers a draw: type draw to accept, or decline"),
+        "{}",
+        black_run.stdout
+    );
+    let (sans, result) = check_pgn(&dir.path().join("offers.pgn"));
+    assert_eq!(sans, ["e4", "e5"]);
+    assert_eq!(result, "*");
+
+    // A game nobody has moved in is aborted: no result. Nothing is left
+    // to decline afterwards.
+    let (white, white_out, link) = start("white");
+    let black = spawn_rookery(dir.path(), &["play", &link]);
+    let white_run = finish(white, "abort\n");
+    let black_run = finish(black, "decline\nsave aborted.pgn\n");
+    white_run.assert_ok();
+    black_run.assert_ok();
+    drop(white_out);
+    assert!(
+        black_run.stdout.contains("game over: * (aborted)"),
+        "{}",
+        black_run.stdout
+    );
+    assert!(
+        black_run.stderr.contains("there is no offer to decline"),
+        "{}",
+        black_run.stderr
+    );
+    let (sans, result) = check_pgn(&dir.path().join("aborted.pgn"));
+    assert!(sans.is_empty(), "{sans:?}");
+    assert_eq!(result, "*");
 }

@@ -28,6 +28,15 @@ pub struct GameState {
     pub clock: Option<ClockState>,
     #[serde(default)]
     pub draw_offer: Option<String>,
+    /// The side asking to take back its last move.
+    #[serde(default)]
+    pub takeback_offer: Option<String>,
+    /// The side offering a rematch of this finished game.
+    #[serde(default)]
+    pub rematch_offer: Option<String>,
+    /// The agreed rematch's game id.
+    #[serde(default)]
+    pub rematch: Option<String>,
     #[serde(default)]
     pub spectators: Option<u64>,
 }

@@ -1,5 +1,6 @@
-//! One live game over its WebSocket: states in; moves, resignations and
-//! draw offers out.
+//! One live game over its WebSocket: states in; moves, resignations,
+//! offers (draw, takeback, rematch) and their answers out. An agreed rematch
+//! moves the session to the new game with the seat the server sends.
 //!
 //! The session is one async loop that waits on two things at once: frames
 //! from the server and lines from the player. Lines are read on their own
@@ -49,29 +50,111 @@ pub struct RemoteSession {
     /// Moves already reported to the player.
     reported: usize,
     reported_status: String,
-    reported_offer: Option<String>,
+    /// The standing offers last reported: draw, takeback, rematch.
+    reported_offers: Offers,
+    reported_rematch: Option<String>,
+    /// The seat in an agreed rematch, sent by the server, not yet taken.
+    rematch_seat: Option<(String, Seat)>,
     /// A move or action was sent and the server has not answered yet: a
     /// script must not read on, or it would judge its next line by the
     /// position before its own move.
     awaiting_answer: Option<Snapshot>,
 }
 
-/// What a state must differ in to answer an action: its moves, its status
-/// or its draw offer. (Other states, such as a spectator arriving, are
-/// not answers.)
+/// What a state must differ in to answer an action: its moves, its status,
+/// its offers or its rematch. (Other states, such as a spectator arriving,
+/// are not answers.)
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Snapshot {
-    moves: usize,
+    moves: Vec<String>,
     status: String,
-    draw_offer: Option<String>,
+    offers: Offers,
+    rematch: Option<String>,
 }
 
 impl Snapshot {
     fn of(state: &GameState) -> Snapshot {
         Snapshot {
-            moves: state.moves.len(),
+            moves: state.moves.clone(),
             status: state.status.clone(),
-            draw_offer: state.draw_offer.clone(),
+            offers: Offers::of(state),
+            rematch: state.rematch.clone(),
+        }
+    }
+}
+
+/// The standing offers of a game: the side making each, if any.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Offers {
+    draw: Option<String>,
+    takeback: Option<String>,
+    rematch: Option<String>,
+}
+
+impl Offers {
+    fn of(state: &GameState) -> Offers {
+        Offers {
+            draw: state.draw_offer.clone(),
+            takeback: state.takeback_offer.clone(),
+            rematch: state.rematch_offer.clone(),
+        }
+    }
+}
+
+/// The kinds of offer, with what the player is told about each.
+#[derive(Debug, Clone, Copy)]
+enum Offer {
+    Draw,
+    Takeback,
+    Rematch,
+}
+
+impl Offer {
+    const ALL: [Offer; 3] = [Offer::Draw, Offer::Takeback, Offer::Rematch];
+
+    fn side(self, offers: &Offers) -> Option<&str> {
+        match self {
+            Offer::Draw => offers.draw.as_deref(),
+            Offer::Takeback => offers.takeback.as_deref(),
+            Offer::Rematch => offers.rematch.as_deref(),
+        }
+    }
+
+    fn noun(self) -> &'static str {
+        match self {
+            Offer::Draw => "draw offer",
+            Offer::Takeback => "takeback request",
+            Offer::Rematch => "rematch offer",
+        }
+    }
+
+    /// `white offers a draw`, as a sentence's start.
+    fn made_by(self, side: &str) -> String {
+        match self {
+            Offer::Draw => format!("{side} offers a draw"),
+            Offer::Takeback => format!("{side} asks to take back their last move"),
+            Offer::Rematch => format!("{side} offers a rematch"),
+        }
+    }
+
+    /// How the opponent accepts.
+    fn accept_word(self) -> &'static str {
+        match self {
+            Offer::Draw => "draw",
+            Offer::Takeback => "takeback",
+            Offer::Rematch => "rematch",
+        }
+    }
+
+    /// The WebSocket message that declines or withdraws this offer.
+    fn answer_type(self, decline: bool) -> &'static str {
+        match (self, decline) {
+            (Offer::Draw, true) => "draw_decline",
+            (Offer::Draw, false) => "draw_withdraw",
+            (Offer::Takeback, true) => "takeback_decline",
+            (Offer::Takeback, false) => "takeback_withdraw",
+            (Offer::Rematch, true) => "rematch_decline",
+            (Offer::Rematch, false) => "rematch_withdraw",
         }
     }
 }
@@ -169,7 +252,9 @@ impl RemoteSession {
             screen,
             reported: 0,
             reported_status: String::new(),
-            reported_offer: None,
+            reported_offers: Offers::default(),
+            reported_rematch: None,
+            rematch_seat: None,
             awaiting_answer: None,
         }
     }
@@ -184,6 +269,16 @@ impl RemoteSession {
 
     fn finished(&self) -> bool {
         self.state.as_ref().is_some_and(|s| s.status == "finished")
+    }
+
+    /// A rematch is agreed and this player's seat in it has not arrived
+    /// yet: a script's next line is for the new game, so it waits.
+    fn awaiting_rematch_seat(&self) -> bool {
+        self.my_color().is_some()
+            && self
+                .state
+                .as_ref()
+                .is_some_and(|state| state.rematch.is_some())
     }
 
     fn my_turn(&self) -> bool {
@@ -211,7 +306,10 @@ impl RemoteSession {
             // end) and for the answer to the previous action; a person at a
             // terminal, or a spectator, may type at any time.
             if let Some(line) = held.take() {
-                if self.awaiting_answer.is_none() && (self.my_turn() || self.finished()) {
+                if self.awaiting_answer.is_none()
+                    && !self.awaiting_rematch_seat()
+                    && (self.my_turn() || self.finished())
+                {
                     if self.act(&line, &mut socket).await {
                         return Ok(());
                     }
@@ -229,7 +327,12 @@ impl RemoteSession {
             }
             tokio::select! {
                 frame = socket.next() => match frame {
-                    Some(Ok(Message::Text(text))) => self.on_server_text(text.as_str()),
+                    Some(Ok(Message::Text(text))) => {
+                        self.on_server_text(text.as_str());
+                        if let Some((game, seat)) = self.rematch_seat.take() {
+                            socket = self.move_to_rematch(game, seat).await?;
+                        }
+                    }
                     Some(Ok(_)) => {}
                     Some(Err(_)) | None => {
                         // Nothing more will happen in a finished game that
@@ -278,6 +381,26 @@ impl RemoteSession {
                 false
             }
         }
+    }
+
+    /// Leaves the finished game for the agreed rematch, seated as the server
+    /// said, and opens the new game's WebSocket (its first frame brings the
+    /// state).
+    async fn move_to_rematch(&mut self, game: String, seat: Seat) -> Result<Socket, String> {
+        self.screen
+            .announce(&format!("rematch: game {game}, you play {}", seat.color));
+        let mut table = Table::new(Game::default());
+        table.flipped = seat.color == "black";
+        self.table = table;
+        self.id = game;
+        self.participant = Participant::Player(seat);
+        self.state = None;
+        self.reported = 0;
+        self.reported_status.clear();
+        self.reported_offers = Offers::default();
+        self.reported_rematch = None;
+        self.awaiting_answer = None;
+        open_socket(&self.socket_url()).await
     }
 
     /// The game's WebSocket URL, with the seat token for a player.
@@ -351,6 +474,18 @@ impl RemoteSession {
                     }
                 }
             }
+            // Our seat in the agreed rematch (sent to seats only).
+            Some("rematch") if self.my_color().is_some() => {
+                let text = |key: &str| message.get(key).and_then(Value::as_str).map(str::to_string);
+                match (text("game"), text("color"), text("token")) {
+                    (Some(game), Some(color), Some(token)) => {
+                        self.rematch_seat = Some((game, Seat { color, token }));
+                    }
+                    _ => self
+                        .screen
+                        .complain("unreadable rematch seat from the server"),
+                }
+            }
             Some("error") => {
                 self.awaiting_answer = None;
                 let code = message
@@ -386,13 +521,16 @@ impl RemoteSession {
             }
         }
         if game.moves().len() < self.reported {
+            if self.state.is_some() && game.moves().len() + 2 >= self.reported {
+                self.screen.say("moves taken back");
+            }
             self.reported = 0;
         }
         self.table.game = game;
         self.table.forget_stale_pick();
         let first = self.state.is_none();
         let status_changed = self.reported_status != state.status;
-        let offer_changed = self.reported_offer != state.draw_offer;
+        let offers = Offers::of(&state);
         let new_moves = self.table.game.moves().len() > self.reported;
         if self
             .awaiting_answer
@@ -439,28 +577,51 @@ impl RemoteSession {
             }
             self.reported_status = state.status.clone();
         }
-        if offer_changed {
-            match &state.draw_offer {
-                Some(offerer) if Some(offerer.as_str()) == self.my_color().map(|c| c.name()) => {
-                    self.screen.say("your draw offer stands")
-                }
-                Some(offerer) => self.screen.say(&format!(
-                    "{offerer} offers a draw{}",
-                    if self.my_color().is_some() {
-                        ": type draw to accept, or move to decline"
-                    } else {
-                        ""
-                    }
-                )),
-                None if self.reported_offer.is_some() && state.status != "finished" => {
-                    self.screen.say("the draw offer is gone")
-                }
-                None => {}
+        for offer in Offer::ALL {
+            let before = offer.side(&self.reported_offers).map(str::to_string);
+            self.report_offer(offer, before.as_deref(), offer.side(&offers), &state);
+        }
+        self.reported_offers = offers;
+        if state.rematch != self.reported_rematch {
+            if let Some(id) = &state.rematch {
+                self.screen.say(&format!("rematch agreed: game {id}"));
             }
-            self.reported_offer = state.draw_offer.clone();
+            self.reported_rematch = state.rematch.clone();
         }
         if self.screen.interactive && (first || new_moves || status_changed) {
             self.show();
+        }
+    }
+
+    /// Tells the player how one standing offer changed.
+    fn report_offer(
+        &mut self,
+        offer: Offer,
+        before: Option<&str>,
+        now: Option<&str>,
+        state: &GameState,
+    ) {
+        if before == now {
+            return;
+        }
+        let mine = self.my_color().map(|c| c.name());
+        match now {
+            Some(side) if Some(side) == mine => {
+                self.screen.say(&format!("your {} stands", offer.noun()))
+            }
+            Some(side) => {
+                let how = if mine.is_some() {
+                    format!(": type {} to accept, or decline", offer.accept_word())
+                } else {
+                    String::new()
+                };
+                self.screen.say(&format!("{}{how}", offer.made_by(side)));
+            }
+            // An offer that ends with the game, or a rematch that was
+            // agreed, needs no word of its own.
+            None if state.rematch.is_some() => {}
+            None if state.status == "finished" && !matches!(offer, Offer::Rematch) => {}
+            None => self.screen.say(&format!("the {} is gone", offer.noun())),
         }
     }
 
@@ -568,7 +729,40 @@ impl RemoteSession {
                 self.show();
                 Ok(Flow::Continue)
             }
-            Command::Undo => Err("undo is for local games: online moves are final".into()),
+            Command::Undo => {
+                self.check_seat()?;
+                Ok(Flow::Send(json!({"type": "takeback"})))
+            }
+            Command::Abort => {
+                self.check_seat()?;
+                Ok(Flow::Send(json!({"type": "abort"})))
+            }
+            Command::Rematch => {
+                if self.my_color().is_none() {
+                    return Err("spectators cannot do that".into());
+                }
+                if !self.finished() {
+                    return Err("a rematch is offered once the game is over".into());
+                }
+                Ok(Flow::Send(json!({"type": "rematch"})))
+            }
+            Command::Decline | Command::Withdraw => {
+                let decline = matches!(command, Command::Decline);
+                let Some(mine) = self.my_color().map(|c| c.name()) else {
+                    return Err("spectators cannot do that".into());
+                };
+                let offers = self.state.as_ref().map(Offers::of).unwrap_or_default();
+                let standing = Offer::ALL.into_iter().find(|offer| {
+                    offer
+                        .side(&offers)
+                        .is_some_and(|side| (side != mine) == decline)
+                });
+                match standing {
+                    Some(offer) => Ok(Flow::Send(json!({"type": offer.answer_type(decline)}))),
+                    None if decline => Err("there is no offer to decline".into()),
+                    None => Err("you have no offer to withdraw".into()),
+                }
+            }
             Command::Load(_) => Err("load is for local games (rookery play --pgn FILE)".into()),
             Command::Save(path) => {
                 let pgn = self.server.pgn(&self.id).await.map_err(|e| e.to_string())?;
