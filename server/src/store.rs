@@ -216,12 +216,19 @@ impl Store {
     }
 
     /// How long the side to move of a game whose turn began at
-    /// `turn_started_at` (ms since the epoch) has been thinking, counting
-    /// only time a server was running: the previous run up to its last
+    /// `turn_started_at` (ms since the epoch) in a row written at
+    /// `written_at` has been thinking, counting only time a server was
+    /// running.
+    ///
+    /// A row this run wrote (at or after its start) holds a turn start
+    /// that already leaves out any downtime before this run: a resumed
+    /// clock is stored with its thinking so far folded in, so the turn
+    /// start may lie before this run's start without meaning "before the
+    /// stop". A row an earlier run wrote counts that run up to its last
     /// heartbeat, and this run since it started.
-    pub fn thinking_time(&self, turn_started_at: i64, now_ms: i64) -> Duration {
+    pub fn thinking_time(&self, turn_started_at: i64, written_at: i64, now_ms: i64) -> Duration {
         let started = self.inner.started_at;
-        let spent = if turn_started_at >= started {
+        let spent = if written_at >= started || turn_started_at >= started {
             now_ms - turn_started_at
         } else {
             (self.inner.previous_alive_at - turn_started_at).max(0) + (now_ms - started).max(0)

@@ -457,7 +457,7 @@ impl GameRow {
                 spent: self
                     .turn_started_at
                     .map_or(std::time::Duration::ZERO, |started| {
-                        store.thinking_time(started, now_ms)
+                        store.thinking_time(started, self.updated_at, now_ms)
                     }),
             }),
             _ => match (self.last_white_ms, self.last_black_ms) {

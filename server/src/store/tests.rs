@@ -360,3 +360,41 @@ async fn a_takeback_deletes_its_plies_with_the_game_row() {
     assert_eq!(state.takebacks, 1);
     store.close().await;
 }
+
+/// The downtime between two runs is left out of a turn once: a row the
+/// previous run wrote counts its turn up to that run's last heartbeat; a
+/// row this run wrote (a resumed clock, its earlier thinking folded into
+/// a turn start before this run began) counts from its turn start.
+#[tokio::test]
+async fn thinking_time_leaves_out_the_downtime_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.db");
+    let url = path.to_str().unwrap();
+    Store::open(url).await.unwrap().close().await;
+    // The previous run was last alive 10 s ago.
+    let alive = now_ms() - 10_000;
+    let pool = sqlx::SqlitePool::connect(&format!("sqlite://{url}"))
+        .await
+        .unwrap();
+    sqlx::query("UPDATE heartbeat SET alive_at = ?")
+        .bind(alive)
+        .execute(&pool)
+        .await
+        .unwrap();
+    pool.close().await;
+    let store = Store::open(url).await.unwrap();
+    let started = store.inner.started_at;
+    assert_eq!(store.inner.previous_alive_at, alive);
+    let now = started + 100;
+    let ms = |d: Duration| d.as_millis();
+    // Written by the previous run, its turn 1.5 s old at the stop.
+    let before = store.thinking_time(alive - 1_500, alive - 1_000, now);
+    assert_eq!(ms(before), 1_600);
+    // The same turn as this run stored it on resuming: 1.5 s of thinking
+    // folded in, so its start lies 1.5 s before this run's.
+    let resumed = store.thinking_time(started - 1_500, started + 10, now);
+    assert_eq!(ms(resumed), 1_600);
+    // A turn begun in this run.
+    assert_eq!(ms(store.thinking_time(started + 40, started + 40, now)), 60);
+    store.close().await;
+}
