@@ -4,8 +4,9 @@
 //! runtime, nor on tokio's blocking pool: the scheduler owns a small pool of
 //! dedicated search threads (`--ai-threads`, one per core by default; more
 //! would only slice the same cores thinner and make every AI slower). Each
-//! search thread lowers its own OS priority at start (`--ai-nice`, a nice
-//! value, 10 by default; on Linux nice is per thread), so that when the
+//! search thread lowers its own OS priority at start ([`SearchPriority`]:
+//! a nice value, `--ai-nice`, 10 by default, or Linux's `SCHED_IDLE`
+//! policy, `--ai-idle`; both are per thread on Linux), so that when the
 //! searches keep every core busy the runtime's threads, which carry every
 //! WebSocket and HTTP request, still get a core as soon as they wake up.
 //! Waiting searches sit in a queue that costs no thread.
@@ -127,6 +128,9 @@ pub struct SearchRequest {
     pub level: u8,
     pub clock: Option<ClockSnapshot>,
     pub priority: Priority,
+    /// The client whose game this is ([`crate::live::LiveGame::client`]):
+    /// human searches of different clients are served in turn.
+    pub client: Option<IpAddr>,
 }
 
 /// The search itself: the request, the clock budget at start, and the flag
@@ -205,6 +209,7 @@ struct Job {
 struct Running {
     id: u64,
     priority: Priority,
+    client: Option<IpAddr>,
     control: Arc<Control>,
 }
 
@@ -229,16 +234,44 @@ impl Queues {
         }
     }
 
-    /// The next job to run that its game still wants (dropping the others).
+    /// The next job to run that its game still wants (dropping the others):
+    /// a human search first, from the client with the fewest human
+    /// searches running (first come, first served among equals), so one
+    /// client's many games cannot keep everyone else's opponents waiting.
     fn pop_next(&mut self) -> Option<Job> {
-        for priority in [Priority::Human, Priority::Background] {
-            while let Some(job) = self.queue(priority).pop_front() {
-                if !job.control.is_cancelled() {
-                    return Some(job);
-                }
+        self.human.retain(|job| !job.control.is_cancelled());
+        let running = self.human_searches_by_client();
+        let fairest = self
+            .human
+            .iter()
+            .enumerate()
+            .min_by_key(|(index, job)| {
+                let client = job.request.client;
+                (running.get(&client).copied().unwrap_or(0), *index)
+            })
+            .map(|(index, _)| index);
+        if let Some(job) = fairest.and_then(|index| self.human.remove(index)) {
+            return Some(job);
+        }
+        while let Some(job) = self.background.pop_front() {
+            if !job.control.is_cancelled() {
+                return Some(job);
             }
         }
         None
+    }
+
+    /// Human searches running and not being preempted, per client.
+    fn human_searches_by_client(&self) -> HashMap<Option<IpAddr>, usize> {
+        let mut counts = HashMap::new();
+        for running in &self.running {
+            if running.priority == Priority::Human
+                && !running.control.preempted.load(Ordering::Acquire)
+            {
+                *counts.entry(running.client).or_insert(0) += 1;
+            }
+        }
+        counts
     }
 }
 
@@ -283,6 +316,25 @@ impl Drop for Pool {
 /// once, not so low that an AI crawls when the machine is busy elsewhere.
 pub const DEFAULT_NICE: i32 = 10;
 
+/// How a search thread gives way to the threads serving requests and
+/// sockets when both want a core.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SearchPriority {
+    /// A nice value, 0 (no change) to 19 (lowest). A waking runtime thread
+    /// outweighs the search, but the kernel may let the search finish its
+    /// time slice first.
+    Nice(i32),
+    /// Linux's `SCHED_IDLE` policy: the search runs on what nothing else
+    /// wants, and any other thread that wakes takes its core at once.
+    Idle,
+}
+
+impl Default for SearchPriority {
+    fn default() -> SearchPriority {
+        SearchPriority::Nice(DEFAULT_NICE)
+    }
+}
+
 #[derive(Clone)]
 pub struct AiScheduler {
     pool: Arc<Pool>,
@@ -301,25 +353,30 @@ impl std::fmt::Debug for AiScheduler {
 
 impl AiScheduler {
     pub fn new(threads: usize, ai_move_delay: Duration) -> AiScheduler {
-        AiScheduler::with_nice(threads, DEFAULT_NICE, ai_move_delay)
+        AiScheduler::with_priority(threads, SearchPriority::default(), ai_move_delay)
     }
 
-    /// The engine's searches on `threads` threads running at nice `nice`.
-    pub fn with_nice(threads: usize, nice: i32, ai_move_delay: Duration) -> AiScheduler {
-        AiScheduler::configured(threads, nice, ai_move_delay, Arc::new(engine_search))
+    /// The engine's searches on `threads` threads running at `priority`.
+    pub fn with_priority(
+        threads: usize,
+        priority: SearchPriority,
+        ai_move_delay: Duration,
+    ) -> AiScheduler {
+        AiScheduler::configured(threads, priority, ai_move_delay, Arc::new(engine_search))
     }
 
     /// A scheduler running `search` instead of the engine's (for tests).
     pub fn with_search(threads: usize, ai_move_delay: Duration, search: SearchFn) -> AiScheduler {
-        AiScheduler::configured(threads, DEFAULT_NICE, ai_move_delay, search)
+        AiScheduler::configured(threads, SearchPriority::default(), ai_move_delay, search)
     }
 
     /// Starts `threads` search threads (at least one) named `ai-search-N`,
-    /// each lowering its own priority to nice `nice` (clamped to 0..=19: a
-    /// search is never given more priority than the runtime).
+    /// each lowering its own priority to `priority` (a nice value is
+    /// clamped to 0..=19: a search is never given more priority than the
+    /// runtime).
     pub fn configured(
         threads: usize,
-        nice: i32,
+        priority: SearchPriority,
         ai_move_delay: Duration,
         search: SearchFn,
     ) -> AiScheduler {
@@ -332,7 +389,7 @@ impl AiScheduler {
                 remote: None,
                 local: Arc::new(tokio::sync::Semaphore::new(threads.max(1))),
             },
-            nice,
+            priority,
             ai_move_delay,
         )
     }
@@ -343,7 +400,7 @@ impl AiScheduler {
     pub fn with_workers(
         threads: usize,
         slots: usize,
-        nice: i32,
+        priority: SearchPriority,
         ai_move_delay: Duration,
         remote: RemoteSearch,
     ) -> AiScheduler {
@@ -356,14 +413,13 @@ impl AiScheduler {
                 remote: Some((Arc::new(remote), tokio::runtime::Handle::current())),
                 local: Arc::new(tokio::sync::Semaphore::new(threads.max(1))),
             },
-            nice,
+            priority,
             ai_move_delay,
         )
     }
 
-    fn launch(inner: Inner, nice: i32, ai_move_delay: Duration) -> AiScheduler {
+    fn launch(inner: Inner, priority: SearchPriority, ai_move_delay: Duration) -> AiScheduler {
         let inner = Arc::new(inner);
-        let nice = nice.clamp(0, 19);
         for index in 0..inner.threads {
             let worker = inner.clone();
             // Like `std::thread::spawn`, failing to start a thread (the
@@ -372,7 +428,7 @@ impl AiScheduler {
             std::thread::Builder::new()
                 .name(format!("ai-search-{index}"))
                 .spawn(move || {
-                    lower_priority(nice);
+                    lower_priority(priority);
                     worker.serve();
                 })
                 .expect("the OS starts an AI search thread");
@@ -412,28 +468,36 @@ impl AiScheduler {
     }
 }
 
-/// Lowers the calling thread's scheduling priority to nice `nice`. On
-/// Linux `setpriority(PRIO_PROCESS, tid)` applies to that one thread (the
-/// kernel schedules threads as tasks, each with its own nice value).
-/// Raising a nice value needs no privilege; a failure is logged and the
-/// thread searches at the priority it has.
+/// Lowers the calling thread's scheduling priority. On Linux nice and the
+/// scheduling policy belong to one thread (the kernel schedules threads as
+/// tasks): `setpriority(PRIO_PROCESS, tid)` and `sched_setscheduler(0)`
+/// change only the caller. Lowering either needs no privilege; a failure is
+/// logged and the thread searches at the priority it has.
 #[cfg(target_os = "linux")]
-fn lower_priority(nice: i32) {
-    // SAFETY: gettid and setpriority take plain integers and touch no
-    // memory of ours.
+fn lower_priority(priority: SearchPriority) {
+    // SAFETY: gettid, setpriority and sched_setscheduler take plain
+    // integers and a pointer to a parameter that lives across the call.
     let status = unsafe {
-        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
-        libc::setpriority(libc::PRIO_PROCESS, tid, nice)
+        match priority {
+            SearchPriority::Nice(nice) => {
+                let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+                libc::setpriority(libc::PRIO_PROCESS, tid, nice.clamp(0, 19))
+            }
+            SearchPriority::Idle => {
+                let param = libc::sched_param { sched_priority: 0 };
+                libc::sched_setscheduler(0, libc::SCHED_IDLE, &param)
+            }
+        }
     };
     if status != 0 {
         let error = std::io::Error::last_os_error();
-        tracing::warn!(%error, nice, "could not lower an AI search thread's priority");
+        tracing::warn!(%error, ?priority, "could not lower an AI search thread's priority");
     }
 }
 
 #[cfg(not(target_os = "linux"))]
-fn lower_priority(nice: i32) {
-    tracing::debug!(nice, "per-thread nice is only set on Linux");
+fn lower_priority(priority: SearchPriority) {
+    tracing::debug!(?priority, "search threads' priority is only set on Linux");
 }
 
 impl Inner {
@@ -475,6 +539,51 @@ impl Inner {
             running.control.interrupt.store(true, Ordering::Release);
             tracing::debug!(search = running.id, "AI v AI search preempted");
         }
+        self.preempt_for_other_clients(queues);
+    }
+
+    /// When every thread is busy and a client with no human search running
+    /// waits while another client has several running, one of the busy
+    /// client's searches yields (it runs again first among that client's
+    /// own): each client gets a thread before any client gets a second.
+    fn preempt_for_other_clients(&self, queues: &mut Queues) {
+        let mut running = queues.human_searches_by_client();
+        let yielding = queues
+            .running
+            .iter()
+            .filter(|running| running.control.preempted.load(Ordering::Acquire))
+            .count();
+        let mut starved: Vec<Option<IpAddr>> = Vec::new();
+        for job in &queues.human {
+            let client = job.request.client;
+            if !job.control.is_cancelled()
+                && !running.contains_key(&client)
+                && !starved.contains(&client)
+            {
+                starved.push(client);
+            }
+        }
+        for _ in 0..starved.len().saturating_sub(yielding) {
+            // The client holding the most threads gives one up, if it
+            // holds more than one.
+            let Some((&busiest, &count)) = running.iter().max_by_key(|(_, count)| **count) else {
+                return;
+            };
+            if count < 2 {
+                return;
+            }
+            let Some(victim) = queues.running.iter().rev().find(|running| {
+                running.priority == Priority::Human
+                    && running.client == busiest
+                    && !running.control.preempted.load(Ordering::Acquire)
+            }) else {
+                return;
+            };
+            victim.control.preempted.store(true, Ordering::Release);
+            victim.control.interrupt.store(true, Ordering::Release);
+            tracing::debug!(search = victim.id, "search preempted for another client's");
+            running.insert(busiest, count - 1);
+        }
     }
 
     /// The next job for a free search thread, waiting for one; `None` when
@@ -489,6 +598,7 @@ impl Inner {
                 queues.running.push(Running {
                     id: job.id,
                     priority: job.request.priority,
+                    client: job.request.client,
                     control: job.control.clone(),
                 });
                 return Some(job);
@@ -738,6 +848,7 @@ impl Inner {
             queues.running.push(Running {
                 id: waiter.id,
                 priority: Priority::Analysis,
+                client: None,
                 control: waiter.control.clone(),
             });
             // A holder that stopped waiting just now drops its lease, which
@@ -856,6 +967,7 @@ mod tests {
             level: 1,
             clock: None,
             priority,
+            client: None,
         }
     }
 
@@ -934,6 +1046,50 @@ mod tests {
         assert_eq!(answer.outcome.expect_err("a failure").attempts, RETRIES + 1);
     }
 
+    /// The calling thread's scheduling policy and nice value.
+    #[cfg(target_os = "linux")]
+    fn own_priority() -> (i32, i32) {
+        // SAFETY: plain integer calls about the calling thread.
+        unsafe {
+            let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+            (
+                libc::sched_getscheduler(0),
+                libc::getpriority(libc::PRIO_PROCESS, tid),
+            )
+        }
+    }
+
+    /// The scheduling policy and nice value of the thread a search runs
+    /// on, as the search itself reads them.
+    #[cfg(target_os = "linux")]
+    async fn priority_seen_by_a_search(priority: SearchPriority) -> (i32, i32) {
+        let seen = Arc::new(Mutex::new(None));
+        let record = seen.clone();
+        let search: SearchFn = Arc::new(move |_, _, _| {
+            *record.lock().unwrap() = Some(own_priority());
+            Ok(Some(first_legal_move()))
+        });
+        let scheduler = AiScheduler::configured(1, priority, Duration::ZERO, search);
+        let (tx, mut rx) = mpsc::channel(1);
+        let _thinking = scheduler.start(request(1, Priority::Human), tx);
+        rx.recv().await.expect("an answer");
+        let seen = seen.lock().unwrap().expect("the search ran");
+        seen
+    }
+
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn search_threads_run_at_the_priority_asked_for() {
+        let before = own_priority();
+        let (policy, nice) = priority_seen_by_a_search(SearchPriority::Nice(13)).await;
+        assert_eq!(policy, libc::SCHED_OTHER);
+        assert!(nice >= 13, "nice {nice}");
+        let (policy, _) = priority_seen_by_a_search(SearchPriority::Idle).await;
+        assert_eq!(policy, libc::SCHED_IDLE);
+        // Only the search threads are lowered: this one keeps its own.
+        assert_eq!(own_priority(), before);
+    }
+
     /// A search that records the order searches start in, and (for AI v AI
     /// ones) blocks until stopped.
     fn recording(order: Arc<Mutex<Vec<usize>>>) -> SearchFn {
@@ -973,6 +1129,53 @@ mod tests {
         }
         assert_eq!(order.lock().unwrap()[2], 100);
         drop((background, human));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn one_clients_many_games_do_not_keep_another_clients_opponent_waiting() {
+        let flooder: IpAddr = "192.0.2.1".parse().unwrap();
+        let other: IpAddr = "192.0.2.2".parse().unwrap();
+        // The flooder's searches run until stopped; the other client's
+        // answers at once.
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let record = order.clone();
+        let search: SearchFn = Arc::new(move |request, _budget, stop| {
+            record.lock().unwrap().push(request.ply);
+            if request.client == Some(flooder) {
+                while !stop.load(Ordering::Acquire) {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            }
+            Ok(Some(first_legal_move()))
+        });
+        let scheduler = AiScheduler::with_search(2, Duration::ZERO, search);
+        let (tx, mut rx) = mpsc::channel(16);
+        let for_client = |ply, client| SearchRequest {
+            client: Some(client),
+            ..request(ply, Priority::Human)
+        };
+        // Three of the flooder's games want a move: two run, one waits.
+        let flood: Vec<_> = [1, 2, 3]
+            .map(|ply| scheduler.start(for_client(ply, flooder), tx.clone()))
+            .into();
+        while order.lock().unwrap().len() < 2 {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        // The other client's search goes before the flooder's waiting one,
+        // and one of the flooder's two running searches makes room for it
+        // (without that it would wait for ever here).
+        let other_search = scheduler.start(for_client(10, other), tx.clone());
+        let answer = tokio::time::timeout(Duration::from_secs(30), rx.recv())
+            .await
+            .expect("the other client's search ran")
+            .expect("the other client's answer");
+        assert_eq!(answer.ply, 10);
+        assert_eq!(order.lock().unwrap()[2], 10, "{:?}", order.lock().unwrap());
+        // The flooder keeps one thread meanwhile, and gets both back.
+        while order.lock().unwrap().len() < 4 {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        drop((flood, other_search));
     }
 
     #[test]

@@ -81,6 +81,11 @@ pub struct Config {
           value_parser = clap::value_parser!(i32).range(0..=19))]
     pub ai_nice: i32,
 
+    /// Search threads use Linux's SCHED_IDLE policy instead of a nice
+    /// value: any other thread that wakes takes their core at once.
+    #[arg(long, env = "ROOKERY_AI_IDLE")]
+    pub ai_idle: bool,
+
     /// HTTP requests per second each connection may make, sustained.
     #[arg(long, env = "ROOKERY_RATE_LIMIT", default_value_t = 50.0)]
     pub rate_limit: f64,
@@ -275,6 +280,7 @@ impl Config {
             ai_move_delay_ms: 1000,
             ai_threads: None,
             ai_nice: crate::ai::DEFAULT_NICE,
+            ai_idle: false,
             rate_limit: 50.0,
             rate_burst: 200,
             ws_rate_limit: 20.0,
@@ -390,6 +396,15 @@ impl Config {
         Duration::from_millis(self.ai_move_delay_ms)
     }
 
+    /// How the search threads give way to the runtime's threads.
+    pub fn search_priority(&self) -> crate::ai::SearchPriority {
+        if self.ai_idle {
+            crate::ai::SearchPriority::Idle
+        } else {
+            crate::ai::SearchPriority::Nice(self.ai_nice)
+        }
+    }
+
     pub fn ai_threads(&self) -> usize {
         self.ai_threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -452,6 +467,9 @@ mod tests {
         for bad in ["-5", "20", "low"] {
             assert!(Config::try_parse_from(["rookery-server", "--ai-nice", bad]).is_err());
         }
+        assert_eq!(nice.search_priority(), crate::ai::SearchPriority::Nice(19));
+        let idle = Config::try_parse_from(["rookery-server", "--ai-idle"]).unwrap();
+        assert_eq!(idle.search_priority(), crate::ai::SearchPriority::Idle);
     }
 
     #[test]

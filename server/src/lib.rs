@@ -101,13 +101,15 @@ impl App {
             Some(url) => AiScheduler::with_workers(
                 config.ai_threads(),
                 config.ai_remote_slots,
-                config.ai_nice,
+                config.search_priority(),
                 config.ai_move_delay(),
                 crate::workers::RemoteSearch::connect(url, config.ai_job_grace()).await?,
             ),
-            None => {
-                AiScheduler::with_nice(config.ai_threads(), config.ai_nice, config.ai_move_delay())
-            }
+            None => AiScheduler::with_priority(
+                config.ai_threads(),
+                config.search_priority(),
+                config.ai_move_delay(),
+            ),
         };
         let analyses = Analyses::new(store.clone(), ai.clone(), config.analysis_options());
         // AI v AI games left unfinished by the last run count towards the

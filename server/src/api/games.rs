@@ -61,6 +61,7 @@ pub async fn create(
         request.clock,
         request.fen.as_deref(),
     )?;
+    live.client = Some(client);
     let mut seats = Vec::with_capacity(2);
     if let Some(side) = request.creator_side {
         let sides: &[Side] = if request.both_seats {

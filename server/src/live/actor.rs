@@ -820,6 +820,7 @@ impl GameActor {
             level,
             clock,
             priority,
+            client: self.live.client,
         };
         self.thinking = Some(self.context.ai.start(request, self.answers_tx.clone()));
     }

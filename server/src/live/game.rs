@@ -9,6 +9,7 @@
 //! writes the copy to the database, and only then replaces its state: so
 //! nothing is acknowledged or broadcast before it is durable.
 
+use std::net::IpAddr;
 use std::time::Duration;
 
 use rookery_engine::game::{Game, Outcome, Termination};
@@ -303,6 +304,10 @@ pub struct LiveGame {
     visibility: Visibility,
     /// The hash of a private game's invite secret.
     invite: Option<TokenHash>,
+    /// The client (its rate-limit key) that created the game, when this
+    /// run saw it do so: the AI scheduler serves the searches of different
+    /// clients in turn. Not stored: a resumed game has none.
+    pub client: Option<IpAddr>,
 }
 
 impl LiveGame {
@@ -339,6 +344,7 @@ impl LiveGame {
             spectators: 0,
             visibility: Visibility::Open,
             invite: None,
+            client: None,
         })
     }
 
@@ -374,6 +380,7 @@ impl LiveGame {
             spectators: 0,
             visibility: saved.visibility,
             invite: saved.invite,
+            client: None,
         };
         if live.status() == Status::Active {
             let spent = saved.clock.map_or(Duration::ZERO, |c| c.spent);
