@@ -274,6 +274,41 @@ async fn a_pgn_is_read_and_continued() {
     assert_eq!(game["turn"], "black");
     assert_eq!(game["rated"], false);
 
+    // Continued with a friend: a private game from the same position that
+    // the friend joins with the invite and plays on from.
+    let (status, created) = server
+        .post(
+            "/api/games",
+            None,
+            Some(
+                json!({"white": {"kind": "human"}, "black": {"kind": "human"},
+                        "as": "white", "visibility": "private", "pgn": pgn}),
+            ),
+        )
+        .await;
+    assert_eq!(status, 201, "{created}");
+    let game = &created["game"];
+    assert_eq!(game["initial_fen"], last_fen.as_str());
+    assert_eq!(game["status"], "waiting");
+    assert_eq!(game["rated"], false);
+    let id = game["id"].as_str().expect("id");
+    let invite = created["invite"]
+        .as_str()
+        .expect("an invite for the friend");
+    let (status, joined) = server
+        .post(
+            &format!("/api/games/{id}/join"),
+            None,
+            Some(json!({"invite": invite})),
+        )
+        .await;
+    assert_eq!(status, 200, "{joined}");
+    assert_eq!(joined["seat"]["color"], "black");
+    let friend = joined["seat"]["token"].as_str().expect("the friend's seat");
+    let after = server.play(id, friend, "a7a6").await;
+    assert_eq!(after["moves"], json!(["a7a6"]));
+    assert_eq!(after["turn"], "white");
+
     let (_, listed) = server.get("/api/games?limit=100").await;
     let count = listed["games"].as_array().map_or(0, Vec::len);
     let cases = [

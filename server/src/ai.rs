@@ -1235,6 +1235,44 @@ mod tests {
         ledger.reserve(Uuid::new_v4(), a, 3, 2).unwrap();
     }
 
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_queued_search_plans_with_the_clock_it_has_when_it_starts() {
+        // The only thread is busy for 300 ms; a timed search queued
+        // meanwhile must not plan with the 10 s its clock showed when it
+        // was queued.
+        let budgets = Arc::new(Mutex::new(Vec::new()));
+        let record = budgets.clone();
+        let search: SearchFn = Arc::new(move |request, budget, _stop| {
+            if request.ply == 1 {
+                std::thread::sleep(Duration::from_millis(300));
+            }
+            record.lock().unwrap().push(budget);
+            Ok(Some(first_legal_move()))
+        });
+        let scheduler = AiScheduler::with_search(1, Duration::ZERO, search);
+        let (tx, mut rx) = mpsc::channel(4);
+        let busy = scheduler.start(request(1, Priority::Human), tx.clone());
+        let timed = SearchRequest {
+            clock: Some(ClockSnapshot {
+                remaining: Duration::from_secs(10),
+                increment: Duration::ZERO,
+                taken_at: Instant::now(),
+            }),
+            ..request(2, Priority::Human)
+        };
+        let waiting = scheduler.start(timed, tx);
+        for _ in 0..2 {
+            rx.recv().await.expect("an answer");
+        }
+        let budget = budgets.lock().unwrap()[1].expect("a clock budget");
+        assert!(
+            budget.remaining <= Duration::from_millis(9_700),
+            "planned with {:?} after waiting 300 ms",
+            budget.remaining
+        );
+        drop((busy, waiting));
+    }
+
     #[test]
     fn the_budget_is_what_is_left_when_the_search_starts() {
         let taken_at = Instant::now();
