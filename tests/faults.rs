@@ -189,3 +189,68 @@ async fn games_nobody_plays_end_by_themselves() {
     assert_eq!(board["colors"]["black"], 1);
     server.stop().await;
 }
+
+/// `GET /api/admin/stats` with the admin token, as (status, body).
+async fn admin_stats(server: &TestServer, token: Option<&str>) -> (u16, serde_json::Value) {
+    let mut request = server.http.get(server.url("/api/admin/stats"));
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    read(request.send().await.expect("GET stats")).await
+}
+
+/// A game nobody needs (finished, no subscriber) leaves memory after
+/// `--unload-after-ms`, and loads again from the database when asked for;
+/// the operator's stats say so.
+#[tokio::test]
+async fn a_game_nobody_needs_leaves_memory_and_comes_back_when_asked() {
+    const ADMIN: &str = "operator-secret-stats-0123456";
+    let db = TestDb::new();
+    let mut config = test_config(&db);
+    config.admin_token = Some(ADMIN.parse().expect("token"));
+    config.unload_after_ms = 300;
+    let server = TestServer::start(config).await;
+    assert_eq!(admin_stats(&server, None).await.0, 401);
+    assert_eq!(
+        admin_stats(&server, Some("not-the-admin-token")).await.0,
+        401
+    );
+
+    let (id, white, black) = server.human_game(json!({})).await;
+    let mut watcher = WsClient::connect(&server, &id, None).await;
+    watcher.next_state().await;
+    server.play(&id, &white, "e2e4").await;
+    server.play(&id, &black, "e7e5").await;
+    let (status, stats) = admin_stats(&server, Some(ADMIN)).await;
+    assert_eq!(status, 200, "{stats}");
+    assert_eq!(stats["games_in_memory"], 1, "{stats}");
+    assert!(
+        stats["writer"]["writes"].as_u64().unwrap_or(0) >= 3,
+        "{stats}"
+    );
+    assert_eq!(stats["ai"]["waiting_human"], 0, "{stats}");
+    // Finished, but a spectator still watches: it stays.
+    let (status, _) = server
+        .post(&format!("/api/games/{id}/resign"), Some(&white), None)
+        .await;
+    assert_eq!(status, 200);
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    assert_eq!(
+        admin_stats(&server, Some(ADMIN)).await.1["games_in_memory"],
+        1
+    );
+    // The spectator leaves: the game leaves memory.
+    drop(watcher);
+    within(WAIT, "the finished game to leave memory", async {
+        while admin_stats(&server, Some(ADMIN)).await.1["games_in_memory"] != 0 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await;
+    // Asked for again, it is read back whole.
+    let state = server.state(&id).await;
+    assert_eq!(state["status"], "finished");
+    assert_eq!(state["result"], "0-1");
+    assert_eq!(state["moves"], json!(["e2e4", "e7e5"]));
+    server.stop().await;
+}

@@ -335,6 +335,21 @@ impl Default for SearchPriority {
     }
 }
 
+/// A snapshot of the scheduler, for operators (`GET /api/admin/stats`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct AiStats {
+    /// Searches that may run at once (`--ai-threads`, or worker slots).
+    pub threads: usize,
+    /// Game searches running.
+    pub running: usize,
+    /// Searches for games with a human seat waiting for a thread.
+    pub waiting_human: usize,
+    /// Searches for AI v AI games waiting for a thread.
+    pub waiting_ai_v_ai: usize,
+    /// Post-game analyses holding a slot.
+    pub analyses: usize,
+}
+
 #[derive(Clone)]
 pub struct AiScheduler {
     pool: Arc<Pool>,
@@ -436,6 +451,33 @@ impl AiScheduler {
         AiScheduler {
             pool: Arc::new(Pool { inner }),
             ai_move_delay,
+        }
+    }
+
+    /// What the search threads are doing now.
+    pub fn stats(&self) -> AiStats {
+        let inner = &self.pool.inner;
+        let queues = inner.lock();
+        let waiting = |queue: &VecDeque<Job>| {
+            queue
+                .iter()
+                .filter(|job| !job.control.is_cancelled())
+                .count()
+        };
+        AiStats {
+            threads: inner.threads,
+            running: queues
+                .running
+                .iter()
+                .filter(|running| running.priority != Priority::Analysis)
+                .count(),
+            waiting_human: waiting(&queues.human),
+            waiting_ai_v_ai: waiting(&queues.background),
+            analyses: queues
+                .running
+                .iter()
+                .filter(|running| running.priority == Priority::Analysis)
+                .count(),
         }
     }
 

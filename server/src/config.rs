@@ -154,6 +154,12 @@ pub struct Config {
     #[arg(long, env = "ROOKERY_IDLE_GAME_SECS", default_value_t = 604_800)]
     pub idle_game_secs: u64,
 
+    /// A game with no subscriber and nothing to wait for (no running clock,
+    /// no AI to move) leaves memory after this many milliseconds idle; it
+    /// loads again from the database when asked for.
+    #[arg(long, env = "ROOKERY_UNLOAD_AFTER_MS", default_value_t = 60_000)]
+    pub unload_after_ms: u64,
+
     /// After SIGTERM, connections still open after this many milliseconds
     /// are dropped and the process exits.
     #[arg(long, env = "ROOKERY_SHUTDOWN_GRACE_MS", default_value_t = 5_000)]
@@ -296,6 +302,7 @@ impl Config {
             game_deadline_ms: 10_000,
             waiting_expiry_secs: 86_400,
             idle_game_secs: 604_800,
+            unload_after_ms: 60_000,
             shutdown_grace_ms: 5_000,
             max_ai_games: None,
             max_ai_games_per_client: 2,
@@ -346,6 +353,7 @@ impl Config {
             deadline: Duration::from_millis(self.game_deadline_ms.max(1)),
             waiting_expiry: Duration::from_secs(self.waiting_expiry_secs),
             idle_expiry: Duration::from_secs(self.idle_game_secs),
+            unload_after: Duration::from_millis(self.unload_after_ms),
         }
     }
 

@@ -4,10 +4,16 @@
 //!
 //! - `DELETE /api/games/{id}`: ends a live game as `aborted` (no result,
 //!   it counts nowhere), e.g. an AI v AI game hogging the search threads.
+//! - `GET /api/admin/stats`: what the node holds now (games in memory, the
+//!   AI's threads and queues, the writer's counters).
 
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::Json;
+use serde::Serialize;
+
+use crate::ai::AiStats;
+use crate::store::WriterStats;
 
 use crate::auth::{self, TokenHash};
 use crate::error::ApiError;
@@ -29,6 +35,31 @@ fn require_admin(state: &AppState, headers: &HeaderMap) -> Result<(), ApiError> 
         return Err(ApiError::Unauthorized);
     }
     Ok(())
+}
+
+/// What `GET /api/admin/stats` answers.
+#[derive(Debug, Serialize)]
+pub struct Stats {
+    /// Games in memory on this node (each with its actor, or a proxy).
+    pub games_in_memory: usize,
+    /// AI v AI games counted against `--max-ai-games`.
+    pub ai_v_ai_games: usize,
+    pub ai: AiStats,
+    pub writer: WriterStats,
+}
+
+/// `GET /api/admin/stats`.
+pub async fn stats(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Json<Stats>, ApiError> {
+    require_admin(&state, &headers)?;
+    Ok(Json(Stats {
+        games_in_memory: state.registry.in_memory(),
+        ai_v_ai_games: state.ai_games.ids().len(),
+        ai: state.registry.ai().stats(),
+        writer: state.store().writer_stats(),
+    }))
 }
 
 /// `DELETE /api/games/{id}`: the game, ended as `aborted`. 409 `game_over`

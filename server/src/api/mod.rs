@@ -30,6 +30,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/scoreboard", get(info::scoreboard))
         .route("/api/games", post(games::create).get(games::list))
         .route("/api/games/{id}", get(games::get).delete(admin::abort_game))
+        .route("/api/admin/stats", get(admin::stats))
         .route("/api/games/{id}/join", post(games::join))
         .route("/api/games/{id}/pgn", get(games::pgn))
         .route(

@@ -242,16 +242,15 @@ pub struct ActorContext {
     pub shutdown: watch::Receiver<bool>,
     /// Broadcast capacity: how far a subscriber may fall behind.
     pub max_lag: usize,
+    /// How long the game stays in memory once idle (no subscriber, no
+    /// running clock, no AI to move): `--unload-after-ms`.
+    pub unload_after: Duration,
     /// Called with the actor's handle when it leaves memory.
     pub on_exit: Arc<dyn Fn(&GameHandle) + Send + Sync>,
     /// Puts a new game (an agreed rematch, already stored) live, before
     /// anyone is told its id.
     pub start_game: Arc<dyn Fn(LiveGame) + Send + Sync>,
 }
-
-/// How long a game with no subscribers and nothing to wait for (finished, or
-/// with no running clock and no AI to move) stays in memory.
-const IDLE_EXIT: Duration = Duration::from_secs(60);
 
 /// The first and the longest wait before retrying work that failed because
 /// the database failed.
@@ -344,7 +343,9 @@ impl GameActor {
                 (deadline, _) => deadline,
             };
             let held_until = self.held_ai_move.map(|(_, at)| at);
-            let idle_deadline = self.is_idle().then(|| self.idle_since + IDLE_EXIT);
+            let idle_deadline = self
+                .is_idle()
+                .then(|| self.idle_since + self.context.unload_after);
             tokio::select! {
                 // Shutdown first: once it is asked, take no new work.
                 biased;

@@ -76,6 +76,9 @@ pub struct RegistryOptions {
     /// An untimed active game with no change for this long is adjudicated
     /// ([`game::LiveGame::expire`]).
     pub idle_expiry: Duration,
+    /// A game with no subscriber and nothing to wait for (no running clock,
+    /// no AI to move) leaves memory after this long idle.
+    pub unload_after: Duration,
 }
 
 impl Default for RegistryOptions {
@@ -84,6 +87,7 @@ impl Default for RegistryOptions {
             deadline: Duration::from_secs(10),
             waiting_expiry: Duration::from_secs(24 * 3600),
             idle_expiry: Duration::from_secs(7 * 24 * 3600),
+            unload_after: Duration::from_secs(60),
         }
     }
 }
@@ -134,6 +138,19 @@ impl Registry {
         &self.inner.store
     }
 
+    pub fn ai(&self) -> &AiScheduler {
+        &self.inner.ai
+    }
+
+    /// Games in memory now: an actor (or, in a cluster, a proxy to the
+    /// owner) each.
+    pub fn in_memory(&self) -> usize {
+        self.games()
+            .values()
+            .filter(|slot| slot.get().is_some())
+            .count()
+    }
+
     fn games(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, Slot>> {
         // A panic while holding this lock cannot leave the map half-updated
         // (every operation is a single insert/remove), so a poisoned lock is
@@ -156,6 +173,7 @@ impl Registry {
             ai: self.inner.ai.clone(),
             shutdown: self.inner.shutdown_tx.subscribe(),
             max_lag: self.inner.max_lag.load(Ordering::Relaxed),
+            unload_after: self.inner.options.unload_after,
             on_exit: Arc::new(move |handle: &GameHandle| {
                 if let Some(inner) = weak.upgrade() {
                     Registry { inner }.forget(handle);

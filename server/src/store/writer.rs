@@ -202,7 +202,7 @@ enum Message {
 }
 
 /// Counters since start.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct WriterStats {
     /// Transactions committed.
     pub batches: u64,
