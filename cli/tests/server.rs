@@ -11,7 +11,7 @@ mod support;
 
 use std::io::Write;
 
-use support::{check_pgn, finish, run, spawn_rookery, LineFeed, Server, WAIT};
+use support::{check_pgn, finish, run, spawn_rookery, LineFeed, Run, Server, WAIT};
 
 #[test]
 fn two_clients_play_while_a_third_watches() {
@@ -127,12 +127,10 @@ fn two_clients_play_while_a_third_watches() {
     assert_eq!(listed.stdout, "no live games\n");
 }
 
-#[test]
-fn the_servers_computer_answers_live() {
-    let server = Server::start();
-    let dir = tempfile::tempdir().expect("temporary directory");
-    let out = run(
-        dir.path(),
+/// `rookery play` against the server's level 1 as white, fed `input`.
+fn against_level_1_as_white(dir: &std::path::Path, server: &Server, input: &str) -> Run {
+    run(
+        dir,
         &[
             "play",
             "--server",
@@ -142,8 +140,15 @@ fn the_servers_computer_answers_live() {
             "--color",
             "white",
         ],
-        "e4\nsave ai.pgn\n",
-    );
+        input,
+    )
+}
+
+#[test]
+fn the_servers_computer_answers_live() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let out = against_level_1_as_white(dir.path(), &server, "e4\nsave ai.pgn\n");
     out.assert_ok();
     assert!(out.stdout.contains("1. e4\n1... "), "{}", out.stdout);
     let (sans, _) = check_pgn(&dir.path().join("ai.pgn"));
@@ -381,17 +386,9 @@ fn a_takeback_and_a_rematch_against_the_computer() {
     // The computer grants the takeback at once (e4 and its reply go), then
     // a rematch starts at once too, with the colours swapped: the session
     // moves to the new game and plays on as black there.
-    let out = run(
+    let out = against_level_1_as_white(
         dir.path(),
-        &[
-            "play",
-            "--server",
-            &server.url,
-            "--level",
-            "1",
-            "--color",
-            "white",
-        ],
+        &server,
         "e4\ntakeback\nd4\nresign\nsave first.pgn\nrematch\nresign\nsave second.pgn\n",
     );
     out.assert_ok();
