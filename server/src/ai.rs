@@ -13,13 +13,17 @@
 //!
 //! Fairness: the queue has two classes. A search for a game with a human
 //! seat (someone is waiting for that answer) always goes before a search
-//! for an AI v AI game (a show that can wait). Within a class, first come,
-//! first served. And when a human's search arrives while every thread is
+//! for an AI v AI game (a show that can wait). AI v AI searches run first
+//! come, first served; human games' searches take turns by client (the
+//! game creator's address): the client with the fewest searches running
+//! goes next. And when a human's search arrives while every thread is
 //! busy, one running AI v AI search is *preempted*: its stop flag is raised,
 //! its half-done answer is thrown away and it goes back to the front of its
-//! class's queue. So a human's opponent starts thinking at once whatever AI
-//! v AI games run, and answers within its level's think time (plus the time
-//! other humans' searches take, when there are more of them than threads).
+//! class's queue; failing that, a client holding two or more threads gives
+//! one up the same way to a client holding none. So a human's opponent
+//! starts thinking at once whatever AI v AI games, or one client's many
+//! games, run, and answers within its level's think time (plus the time
+//! other clients' searches take, when there are more of them than threads).
 //!
 //! Post-game analysis borrows the same slots through a third, lowest
 //! class ([`AiScheduler::lease`]): it gets a slot only when no game's
