@@ -13,13 +13,12 @@ use axum::Json;
 use serde::Serialize;
 
 use crate::ai::AiStats;
-use crate::store::WriterStats;
-
 use crate::auth::{self, TokenHash};
 use crate::error::ApiError;
 use crate::extract::game_id;
 use crate::live::actor::Command;
 use crate::protocol::GameState;
+use crate::store::WriterStats;
 use crate::AppState;
 
 /// Checks the request's Bearer token against the admin token.
