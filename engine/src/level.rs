@@ -100,7 +100,7 @@ pub const LEVELS: [Level; 8] = [
     Level {
         number: 7,
         name: "Expert",
-        elo: Some(1950),
+        elo: Some(2000),
         max_depth: None,
         max_nodes: Some(35_000),
         max_think_ms: 900,
@@ -109,7 +109,7 @@ pub const LEVELS: [Level; 8] = [
     Level {
         number: 8,
         name: "Master",
-        elo: Some(2170),
+        elo: Some(2240),
         max_depth: None,
         max_nodes: None,
         max_think_ms: 6_000,
