@@ -82,4 +82,26 @@ describe('after the game, in Chromium', () => {
     await page.waitForSelector('.board [data-square="b5"] [data-piece="wB"]');
     assert.match(await page.locator('.game-meta').textContent(), /Custom start/);
   });
+
+  test('a PGN file is read into the import card, replayed, and continued with a friend', { timeout: 120_000 }, async () => {
+    const page = await openPage(await newContext(), suite.errors, `${suite.url}/`);
+    const pgn = '[Event "file"]\n\n1. d4 d5 2. c4 *\n';
+    await page.getByLabel('PGN file').setInputFiles({ name: 'game.pgn', mimeType: 'application/x-chess-pgn', buffer: Buffer.from(pgn) });
+    await waitUntil(async () => (await page.locator('#pgn-text').inputValue()) === pgn, { what: 'the file in the text box' });
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await page.waitForSelector('.import-ply:has-text("After 3 of 3: c4")');
+    await page.getByRole('button', { name: 'Continue with a friend' }).click();
+    await page.waitForURL(/\/games\/[^/]+$/);
+    // A private game from the last position, waiting for the friend the
+    // invite link is for; the creator holds black, to move.
+    await page.locator('#invite-link').waitFor();
+    assert.match(await page.locator('#invite-link').inputValue(), /#invite=/);
+    await page.waitForSelector('.board [data-square="c4"] [data-piece="wP"]');
+    const id = new URL(page.url()).pathname.split('/').pop();
+    const game = await api(suite.url, 'GET', `/api/games/${id}`);
+    assert.equal(game.status, 'waiting');
+    assert.equal(game.visibility, 'private');
+    assert.equal(game.turn, 'black');
+    assert.match(game.initial_fen, /^rnbqkbnr\/ppp1pppp\/8\/3p4\/2PP4\/8\/PP2PPPP\/RNBQKBNR b KQkq /);
+  });
 });

@@ -115,6 +115,25 @@ describe('web play features in Chromium against the real server', () => {
     // Both seats are this page's: both show as connected.
     await page.waitForFunction(() => document.querySelectorAll('.presence.online').length === 2);
     assert.equal(await page.locator('.player-tag', { hasText: '(you)' }).count(), 0);
+
+    // White (to move) resigns; the rematch is pass and play again, on this
+    // page, at the same clock, both seats held.
+    await page.getByRole('button', { name: 'Resign' }).click();
+    await page.getByRole('button', { name: 'Confirm resignation' }).click();
+    await page.locator('.banner-headline').getByText('Black wins').waitFor();
+    await page.getByRole('button', { name: 'Rematch' }).click();
+    await page.waitForURL((url) => !url.pathname.endsWith(gameId) && /\/games\/[^/]+$/.test(url.pathname));
+    const rematchId = new URL(page.url()).pathname.split('/').pop();
+    await page.getByText('White to play.').waitFor();
+    const rematch = await state(rematchId);
+    assert.equal(rematch.status, 'active', 'both seats are held again');
+    assert.equal(rematch.clock.increment_ms, 5_000, 'the same 10+5');
+    assert.ok(rematch.clock.black_ms === 600_000, JSON.stringify(rematch.clock));
+    await clickMove(page, 'd2d4');
+    await page.getByText('Black to play.').waitFor();
+    await clickMove(page, 'd7d5');
+    await page.getByText('White to play.').waitFor();
+    assert.deepEqual((await state(rematchId)).moves, ['d2d4', 'd7d5']);
   });
 
   test('pass-and-play seats the server does not know fall back to watching', { timeout: 60_000 }, async () => {
