@@ -50,11 +50,22 @@ const topLeft = (page) => page.locator('.board [data-square]').first().getAttrib
 async function startRelay(target) {
   const { hostname, port } = new URL(target);
   const pairs = new Set();
+  let refusing = false;
   const relay = net.createServer((client) => {
     const upstream = net.connect(Number(port), hostname);
-    const pair = { client, upstream, frozen: false };
+    const pair = { client, upstream, frozen: false, first: true };
     pairs.add(pair);
-    client.on('data', (data) => { if (!pair.frozen) upstream.write(data); });
+    client.on('data', (data) => {
+      // While upgrades are refused, a connection that opens with a
+      // WebSocket handshake is cut: only plain HTTP gets through.
+      if (pair.first && refusing && /^upgrade:\s*websocket/im.test(data.toString('latin1'))) {
+        client.destroy();
+        upstream.destroy();
+        return;
+      }
+      pair.first = false;
+      if (!pair.frozen) upstream.write(data);
+    });
     upstream.on('data', (data) => { if (!pair.frozen) client.write(data); });
     const end = () => { client.destroy(); upstream.destroy(); pairs.delete(pair); };
     client.on('error', end);
@@ -67,6 +78,9 @@ async function startRelay(target) {
     url: `http://127.0.0.1:${relay.address().port}`,
     freeze() {
       for (const pair of pairs) pair.frozen = true;
+    },
+    refuseUpgrades(refuse) {
+      refusing = refuse;
     },
     async close() {
       for (const pair of pairs) { pair.client.destroy(); pair.upstream.destroy(); }
@@ -323,11 +337,21 @@ describe('web play features in Chromium against the real server', () => {
       await page.getByText('Live', { exact: true }).waitFor();
       await clickMove(page, 'e2e4');
       await expectPiece(page, 'e4', 'wP');
-      // The connection goes silent without closing: no close event ever comes.
+      // The connection goes silent without closing: no close event ever
+      // comes. No new WebSocket can be opened either, so the opponent's
+      // move can only arrive by the HTTP fallback.
       relay.freeze();
+      relay.refuseUpgrades(true);
+      const polls = [];
+      page.on('request', (request) => {
+        if (request.method() === 'GET' && new URL(request.url()).pathname === `/api/games/${game.id}`) polls.push(request.url());
+      });
       await move(game, 'e7e5', game.black);
       await page.getByText('Connection lost, reconnecting…').waitFor({ timeout: 30_000 });
       await expectPiece(page, 'e5', 'bP', 30_000);
+      assert.ok(polls.length >= 1, 'the game was read over HTTP');
+      // Upgrades pass again: the page goes back to a live socket.
+      relay.refuseUpgrades(false);
       await page.getByText('Live', { exact: true }).waitFor({ timeout: 30_000 });
       assert.ok(sockets.length >= 1, 'a new WebSocket was opened');
       await clickMove(page, 'g1f3');
