@@ -13,7 +13,7 @@ const SCHOLARS_MATE = ['e2e4', 'e7e5', 'd1h5', 'b8c6', 'f1c4', 'g8f6', 'h5f7'];
 
 const suite = browserSuite({ viewport: { width: 1280, height: 1000 }, permissions: ['clipboard-read', 'clipboard-write'] });
 
-const newContext = () => suite.newContext();
+const newContext = (options) => suite.newContext(options);
 
 async function finishedGame(moves) {
   const created = await api(suite.url, 'POST', '/api/games', {
@@ -58,6 +58,21 @@ describe('after the game, in Chromium', () => {
     await page.waitForSelector('.board [data-square="f7"][title]');
     assert.equal(await page.locator('.board [data-square="f7"]').getAttribute('title'), 'White queen on f7, moved 2 times');
     assert.equal(await page.locator('.board [data-square="e1"]').getAttribute('title'), 'White king on e1, moved 0 times');
+  });
+
+  test('a long press on a piece tells what it is and how often it moved; a short tap does not', { timeout: 60_000 }, async () => {
+    const id = await finishedGame(SCHOLARS_MATE);
+    const context = await newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const page = await openPage(context, suite.errors, `${suite.url}/games/${id}`);
+    await page.waitForSelector('.board [data-square="f7"][title]');
+    const flash = page.locator('.flash');
+    const e1 = page.locator('.board [data-square="e1"]');
+    await e1.dispatchEvent('touchstart');
+    await e1.dispatchEvent('touchend');
+    await page.waitForTimeout(800);
+    assert.equal(await flash.textContent(), '', 'a tap is not a long press');
+    await page.locator('.board [data-square="f7"]').dispatchEvent('touchstart');
+    await waitUntil(async () => (await flash.textContent()) === 'White queen on f7, moved 2 times', { what: 'the piece info of a long press' });
   });
 
   test('a pasted PGN is replayed, a bad one explained, and continued against the computer', { timeout: 120_000 }, async () => {
