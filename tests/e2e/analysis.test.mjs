@@ -32,6 +32,8 @@ describe('after the game, in Chromium', () => {
   test('a finished game is analysed: graph, marks, ACPL, jump by the graph', { timeout: 180_000 }, async () => {
     const id = await finishedGame(SCHOLARS_MATE);
     const page = await openPage(await newContext(), suite.errors, `${suite.url}/games/${id}`);
+    // No move animation: the screenshot below shows a settled board.
+    await page.emulateMedia({ reducedMotion: 'reduce' });
     await page.getByRole('button', { name: 'Analyse with the engine' }).click();
     await page.waitForSelector('.acpl:has-text("Average centipawn loss")', { timeout: 120_000 });
     // The blunder 3... Nf6?? is marked, with the better move in its title.
@@ -47,6 +49,10 @@ describe('after the game, in Chromium', () => {
     // Clicking the blunder shows the advice.
     await blunder.click();
     await waitUntil(async () => /Nf6 is a blunder: .+ was best/.test(await page.locator('.advice').textContent()), { what: 'the advice' });
+    // The move list keeps its room beside the analysis (it once shrank to a
+    // sliver): every move row is visible.
+    const list = await page.locator('.moves-box').boundingBox();
+    assert.ok(list.height >= 90, `move list ${list.height} px high`);
     await screenshot(page, 'analysis');
     // Copy PGN copies the annotated PGN; copy FEN the shown position.
     await page.getByRole('button', { name: 'Copy PGN' }).click();
