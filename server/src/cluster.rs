@@ -91,12 +91,7 @@ fn millis(duration: Duration) -> i64 {
 impl Cluster {
     /// Connects to NATS at `url` as a new node of the cluster.
     pub async fn connect(url: &str, store: Store, lease: Duration) -> anyhow::Result<Cluster> {
-        let client = async_nats::ConnectOptions::new()
-            .name("rookery-cluster")
-            .retry_on_initial_connect()
-            .connect(url)
-            .await
-            .map_err(|err| anyhow::anyhow!("connecting to NATS at {url}: {err}"))?;
+        let client = crate::workers::connect_nats(url, "rookery-cluster").await?;
         let node: Arc<str> = Arc::from(Uuid::new_v4().simple().to_string());
         let (outbox, mut queued) = mpsc::unbounded_channel::<(String, Bytes)>();
         let publisher = client.clone();

@@ -148,12 +148,7 @@ impl RemoteSearch {
     /// connection reconnects by itself after a broker outage; meanwhile
     /// jobs fall back to local search.
     pub async fn connect(url: &str, grace: Duration) -> anyhow::Result<RemoteSearch> {
-        let client = async_nats::ConnectOptions::new()
-            .name("rookery-node")
-            .retry_on_initial_connect()
-            .connect(url)
-            .await
-            .map_err(|err| anyhow::anyhow!("connecting to NATS at {url}: {err}"))?;
+        let client = connect_nats(url, "rookery-node").await?;
         let node = Uuid::new_v4().simple().to_string();
         let mut answers = client
             .subscribe(format!("rookery.ai.reply.{node}.>"))
@@ -367,6 +362,18 @@ fn read_answer(request: &SearchRequest, answer: AnswerMessage) -> SearchResult {
     Ok(Some(mv))
 }
 
+/// A NATS connection to `url` named `name` (a node, a worker, a cluster
+/// member), retrying until the broker first answers; it reconnects by
+/// itself after an outage.
+pub async fn connect_nats(url: &str, name: &str) -> anyhow::Result<async_nats::Client> {
+    async_nats::ConnectOptions::new()
+        .name(name)
+        .retry_on_initial_connect()
+        .connect(url)
+        .await
+        .map_err(|err| anyhow::anyhow!("connecting to NATS at {url}: {err}"))
+}
+
 // ------------------------------------------------------------------ worker
 
 /// Runs a worker: takes jobs from the queue group until `shutdown`, at most
@@ -378,12 +385,7 @@ pub async fn run_worker(
     shutdown: impl std::future::Future<Output = ()>,
 ) -> anyhow::Result<()> {
     let worker = Uuid::new_v4().simple().to_string();
-    let client = async_nats::ConnectOptions::new()
-        .name("rookery-worker")
-        .retry_on_initial_connect()
-        .connect(url)
-        .await
-        .map_err(|err| anyhow::anyhow!("connecting to NATS at {url}: {err}"))?;
+    let client = connect_nats(url, "rookery-worker").await?;
     let mut jobs = client
         .queue_subscribe(SEARCH_SUBJECT, WORKER_QUEUE.into())
         .await
