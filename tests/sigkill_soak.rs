@@ -11,12 +11,11 @@
 mod support;
 
 use std::path::Path;
-use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::{json, Value};
 use support::*;
-use tokio::process::{Child, Command};
+use tokio::process::Child;
 
 /// A small random generator (xorshift), seeded per run; the seed is printed
 /// so a failing run can be repeated with `ROOKERY_SOAK_SEED`.
@@ -42,17 +41,7 @@ struct Server {
 
 impl Server {
     async fn start(db: &Path) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_rookery-server"))
-            .args(["--addr", "127.0.0.1:0", "--database"])
-            .arg(db)
-            .env("RUST_LOG", "error")
-            .env("ROOKERY_AI_MOVE_DELAY_MS", "0")
-            .env("ROOKERY_RATE_LIMIT", "10000")
-            .env("ROOKERY_RATE_BURST", "10000")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .kill_on_drop(true)
+        let mut child = server_command(db, &[])
             .spawn()
             .expect("start rookery-server");
         let base = listening_base(&mut child).await;

@@ -10,6 +10,7 @@
 mod support;
 
 use std::io::Write;
+use std::process::Child;
 
 use support::{check_pgn, finish, run, spawn_rookery, LineFeed, Run, Server, WAIT};
 
@@ -340,26 +341,54 @@ fn joining_by_link_passes_the_invite_along() {
     assert_eq!(body, serde_json::json!({"invite": "s3cret"}));
 }
 
+/// `rookery play --server URL EXTRA…`, which creates a game online: the
+/// child, its stdout followed line by line, and the game link it prints.
+fn host(dir: &std::path::Path, server: &Server, extra: &[&str]) -> (Child, LineFeed, String) {
+    let mut args = vec!["play", "--server", server.url.as_str()];
+    args.extend_from_slice(extra);
+    let mut child = spawn_rookery(dir, &args);
+    let mut out = LineFeed::new(child.stdout.take().expect("stdout"));
+    let link = out.wait_for("the game link", |line| {
+        line.strip_prefix("game: ").map(str::to_string)
+    });
+    (child, out, link)
+}
+
+/// Runs the host's script and the joiner's at once (each waits for its
+/// turn); both must end well. The host's whole output and the joiner's run.
+fn both_play(
+    host: (Child, LineFeed),
+    host_input: &str,
+    joiner: Child,
+    joiner_input: &str,
+) -> (String, Run) {
+    let (child, mut out) = host;
+    let input = host_input.to_string();
+    let host_script = std::thread::spawn(move || {
+        let run = finish(child, &input);
+        (run, out.rest().join("\n"))
+    });
+    let joiner_run = finish(joiner, joiner_input);
+    let (host_run, host_text) = host_script.join().expect("the host's script");
+    host_run.assert_ok();
+    joiner_run.assert_ok();
+    (host_text, joiner_run)
+}
+
 #[test]
 fn a_draw_offered_online_is_seen_and_accepted() {
     let server = Server::start();
     let dir = tempfile::tempdir().expect("temporary directory");
-    let mut white = spawn_rookery(dir.path(), &["play", "--server", &server.url]);
-    let mut white_out = LineFeed::new(white.stdout.take().expect("stdout"));
-    let link = white_out.wait_for("the game link", |line| {
-        line.strip_prefix("game: ").map(str::to_string)
-    });
+    let (white, white_out, link) = host(dir.path(), &server, &[]);
     let black = spawn_rookery(dir.path(), &["play", &link]);
     // White offers, then moves (an offer stands while its maker moves);
     // Black accepts instead of moving.
-    let white_script = std::thread::spawn(move || {
-        let run = finish(white, "draw\ne4\nsave white.pgn\n");
-        (run, white_out.rest().join("\n"))
-    });
-    let black_run = finish(black, "draw\nsave black.pgn\n");
-    let (white_run, white_text) = white_script.join().expect("white's script");
-    white_run.assert_ok();
-    black_run.assert_ok();
+    let (white_text, black_run) = both_play(
+        (white, white_out),
+        "draw\ne4\nsave white.pgn\n",
+        black,
+        "draw\nsave black.pgn\n",
+    );
     assert!(
         white_text.contains("your draw offer stands"),
         "{white_text}"
@@ -420,31 +449,17 @@ fn a_takeback_and_a_rematch_against_the_computer() {
 fn offers_online_are_withdrawn_and_declined_and_a_game_is_aborted() {
     let server = Server::start();
     let dir = tempfile::tempdir().expect("temporary directory");
-    let start = |color: &str| {
-        let mut child = spawn_rookery(
-            dir.path(),
-            &["play", "--server", &server.url, "--color", color],
-        );
-        let mut out = LineFeed::new(child.stdout.take().expect("stdout"));
-        let link = out.wait_for("the game link", |line| {
-            line.strip_prefix("game: ").map(str::to_string)
-        });
-        (child, out, link)
-    };
-
     // White offers a draw, withdraws it, offers again and moves; black
     // declines the offer that still stands, and answers. (A script's line
     // waits for its player's turn, so white, who moves next, saves.)
-    let (white, mut white_out, link) = start("white");
+    let (white, white_out, link) = host(dir.path(), &server, &["--color", "white"]);
     let black = spawn_rookery(dir.path(), &["play", &link]);
-    let white_script = std::thread::spawn(move || {
-        let run = finish(white, "draw\nwithdraw\ndraw\ne4\nsave offers.pgn\n");
-        (run, white_out.rest().join("\n"))
-    });
-    let black_run = finish(black, "decline\ne5\n");
-    let (white_run, white_text) = white_script.join().expect("white's script");
-    white_run.assert_ok();
-    black_run.assert_ok();
+    let (white_text, black_run) = both_play(
+        (white, white_out),
+        "draw\nwithdraw\ndraw\ne4\nsave offers.pgn\n",
+        black,
+        "decline\ne5\n",
+    );
     for expected in ["your draw offer stands", "the draw offer is gone"] {
         assert!(white_text.contains(expected), "{expected}: {white_text}");
     }
@@ -461,7 +476,7 @@ fn offers_online_are_withdrawn_and_declined_and_a_game_is_aborted() {
 
     // A game nobody has moved in is aborted: no result. Nothing is left
     // to decline afterwards.
-    let (white, white_out, link) = start("white");
+    let (white, white_out, link) = host(dir.path(), &server, &["--color", "white"]);
     let black = spawn_rookery(dir.path(), &["play", &link]);
     let white_run = finish(white, "abort\n");
     let black_run = finish(black, "decline\nsave aborted.pgn\n");

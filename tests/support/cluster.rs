@@ -352,16 +352,9 @@ impl Proc {
     /// Starts `rookery-server` with `args` (fast AI pacing, no rate limits
     /// in the way), its log (stderr) echoed and kept.
     pub fn spawn(name: &str, args: &[&str]) -> Proc {
-        let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_rookery-server"))
-            .args(args)
+        let mut child = super::server_binary(args)
             .env("RUST_LOG", "info")
-            .env("ROOKERY_AI_MOVE_DELAY_MS", "0")
-            .env("ROOKERY_RATE_LIMIT", "10000")
-            .env("ROOKERY_RATE_BURST", "10000")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .kill_on_drop(true)
             .spawn()
             .expect("start rookery-server");
         let stderr = child.stderr.take().expect("piped stderr");

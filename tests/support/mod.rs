@@ -640,11 +640,17 @@ pub struct SpawnedServer {
 /// The server binary on port 0 with database `db`, quiet logs, no AI
 /// pacing and a generous rate limit, plus `extra` flags.
 pub fn server_command(db: &std::path::Path, extra: &[&str]) -> tokio::process::Command {
+    let mut command = server_binary(&["--addr", "127.0.0.1:0", "--database"]);
+    command.arg(db).args(extra);
+    command
+}
+
+/// The server binary with `args`: errors-only logs on inherited stderr, no
+/// AI pacing, a generous rate limit, killed when dropped.
+pub fn server_binary(args: &[&str]) -> tokio::process::Command {
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_rookery-server"));
     command
-        .args(["--addr", "127.0.0.1:0", "--database"])
-        .arg(db)
-        .args(extra)
+        .args(args)
         .env("RUST_LOG", "error")
         .env("ROOKERY_AI_MOVE_DELAY_MS", "0")
         .env("ROOKERY_RATE_LIMIT", "10000")
