@@ -729,13 +729,16 @@ impl RemoteSession {
                 self.show();
                 Ok(Flow::Continue)
             }
-            Command::Undo => {
+            // A seat's actions on the game in play: one message each.
+            Command::Undo | Command::Abort | Command::Resign | Command::Draw => {
                 self.check_seat()?;
-                Ok(Flow::Send(json!({"type": "takeback"})))
-            }
-            Command::Abort => {
-                self.check_seat()?;
-                Ok(Flow::Send(json!({"type": "abort"})))
+                let kind = match command {
+                    Command::Undo => "takeback",
+                    Command::Abort => "abort",
+                    Command::Resign => "resign",
+                    _ => "draw",
+                };
+                Ok(Flow::Send(json!({ "type": kind })))
             }
             Command::Rematch => {
                 if self.my_color().is_none() {
@@ -770,14 +773,6 @@ impl RemoteSession {
                     .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
                 self.screen.say(&format!("saved {}", path.display()));
                 Ok(Flow::Continue)
-            }
-            Command::Resign => {
-                self.check_seat()?;
-                Ok(Flow::Send(json!({"type": "resign"})))
-            }
-            Command::Draw => {
-                self.check_seat()?;
-                Ok(Flow::Send(json!({"type": "draw"})))
             }
             Command::Help => {
                 self.screen.say(HELP);
