@@ -165,20 +165,26 @@ impl Registry {
         *self.inner.shutdown_tx.borrow()
     }
 
-    fn context(&self) -> ActorContext {
+    /// What an actor or a proxy calls when it leaves memory: its entry goes
+    /// (if the registry is still there).
+    fn on_exit(&self) -> Arc<dyn Fn(&GameHandle) + Send + Sync> {
         let weak = Arc::downgrade(&self.inner);
-        let starter = weak.clone();
+        Arc::new(move |handle: &GameHandle| {
+            if let Some(inner) = weak.upgrade() {
+                Registry { inner }.forget(handle);
+            }
+        })
+    }
+
+    fn context(&self) -> ActorContext {
+        let starter = Arc::downgrade(&self.inner);
         ActorContext {
             store: self.inner.store.clone(),
             ai: self.inner.ai.clone(),
             shutdown: self.inner.shutdown_tx.subscribe(),
             max_lag: self.inner.max_lag.load(Ordering::Relaxed),
             unload_after: self.inner.options.unload_after,
-            on_exit: Arc::new(move |handle: &GameHandle| {
-                if let Some(inner) = weak.upgrade() {
-                    Registry { inner }.forget(handle);
-                }
-            }),
+            on_exit: self.on_exit(),
             start_game: Arc::new(move |live: LiveGame| {
                 if let Some(inner) = starter.upgrade() {
                     Registry { inner }.adopt(live);
@@ -341,16 +347,11 @@ impl Registry {
             }
             return Ok(self.start_owned(cluster, live, fence).await);
         }
-        let weak = Arc::downgrade(&self.inner);
         let context = ProxyContext {
             store: self.inner.store.clone(),
             shutdown: self.inner.shutdown_tx.subscribe(),
             max_lag: self.inner.max_lag.load(Ordering::Relaxed),
-            on_exit: Arc::new(move |handle: &GameHandle| {
-                if let Some(inner) = weak.upgrade() {
-                    Registry { inner }.forget(handle);
-                }
-            }),
+            on_exit: self.on_exit(),
         };
         if !cluster.connected() {
             return Err(ApiError::Overloaded(
