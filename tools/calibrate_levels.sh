@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Calibrates the difficulty levels at 5+0.05, two games at a time.
+# Calibrates the difficulty levels at 5+0.05, two games at a time
+# (CONCURRENCY=N for more: levels 1-7 are bound by depth and node caps, and
+# Stockfish's UCI_Elo picks its move at a fixed depth, so a busier machine
+# changes neither side's moves, only the risk of a time loss).
 #
-# Levels at or above Stockfish's floor of UCI_Elo 1350 play Stockfish 15.1
-# (Debian's `stockfish`) with UCI_LimitStrength; the levels below play the
-# lowest level already measured. Each match line prints W-D-L, score and the
-# Elo difference with its 95% error bar; a level's Elo is the opponent's
-# rating plus that difference.
+# A level plays Stockfish 15.1 (Debian's `stockfish`) with
+# UCI_LimitStrength at some UCI_Elo (1350, its floor, and up), or another
+# level already measured. Each match line prints W-D-L, score and the Elo
+# difference with its 95% error bar; a level's Elo is the opponent's rating
+# plus that difference.
 #
 # Usage: tools/calibrate_levels.sh LEVEL OPPONENT PAIRS [FIRST_OPENING]
 #   OPPONENT is a Stockfish UCI_Elo (e.g. sf1800) or another level (e.g. L4).
@@ -21,7 +24,7 @@ engine=${ROOKERY_ENGINE:-target/release/rookery-engine}
 stockfish=${STOCKFISH:-/usr/games/stockfish}
 # A flag falls only 0.2 s past zero: these machines are shared, and a
 # scheduling hiccup should not decide a calibration game.
-common=(--tc 5+0.05 --concurrency 2 --time-margin 0.2 --pairs "$pairs" --first "$first")
+common=(--tc 5+0.05 --concurrency "${CONCURRENCY:-2}" --time-margin 0.2 --pairs "$pairs" --first "$first")
 
 case $opponent in
   sf*)

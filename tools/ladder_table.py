@@ -4,10 +4,13 @@ FINAL line and the match name "L<level>-vs-SF<elo>" or "L<level>-vs-L<n>")
 and prints each level's rating with its 95% error bar: the Stockfish
 anchor plus the measured difference, or for a level measured against
 another level, that level's rating plus the difference (the errors add).
+Several runs of one level (other openings, other anchors) are pooled,
+each weighted by the inverse of its variance.
 
 Usage: tools/ladder_table.py LOG...
 """
 
+import math
 import re
 import sys
 
@@ -18,14 +21,13 @@ LINE = re.compile(
 
 
 def main():
-    results = {}
+    runs = {}
     for path in sys.argv[1:]:
         with open(path) as f:
             for line in f:
                 m = LINE.search(line)
                 if m:
-                    level = int(m.group(1))
-                    results[level] = {
+                    runs.setdefault(int(m.group(1)), []).append({
                         "kind": m.group(2),
                         "opponent": int(m.group(3)),
                         "games": int(m.group(4)),
@@ -33,33 +35,45 @@ def main():
                         "score": float(m.group(8)),
                         "diff": int(m.group(9)),
                         "half": (int(m.group(11)) - int(m.group(10))) / 2,
-                    }
+                    })
     rating = {}
 
+    def run_rating(r, seen):
+        """One run's (rating, 95% half-width), or None if its anchor is unrated."""
+        if r["kind"] == "SF":
+            return r["opponent"] + r["diff"], r["half"]
+        base = rate(r["opponent"], seen)
+        if base is None:
+            return None
+        return base[0] + r["diff"], base[1] + r["half"]
+
     def rate(level, seen=()):
+        """A level's rating: its runs pooled, each weighted by 1 / variance."""
         if level in rating:
             return rating[level]
-        r = results.get(level)
-        if r is None or level in seen:
+        if level not in runs or level in seen:
             return None
-        if r["kind"] == "SF":
-            rating[level] = (r["opponent"] + r["diff"], r["half"])
-        else:
-            base = rate(r["opponent"], seen + (level,))
-            if base is None:
-                return None
-            rating[level] = (base[0] + r["diff"], base[1] + r["half"])
+        rated = [x for x in (run_rating(r, seen + (level,)) for r in runs[level]) if x]
+        if not rated:
+            return None
+        weights = [1 / max(half, 1) ** 2 for _, half in rated]
+        mean = sum(w * elo for w, (elo, _) in zip(weights, rated)) / sum(weights)
+        rating[level] = (mean, 1 / math.sqrt(sum(weights)))
         return rating[level]
 
-    print("| level | opponent | games | W-D-L | score | Elo diff | Elo |")
-    print("| ---: | --- | ---: | ---: | ---: | ---: | ---: |")
-    for level in sorted(results):
-        r = results[level]
-        rated = rate(level)
-        opponent = f"SF {r['opponent']}" if r["kind"] == "SF" else f"level {r['opponent']}"
-        elo = f"**{rated[0]:.0f}** ±{rated[1]:.0f}" if rated else "?"
-        print(f"| {level} | {opponent} | {r['games']} | {r['wdl']} | {r['score']:.1f}% | "
-              f"{r['diff']:+d} | {elo} |")
+    print("| level | opponent | games | W-D-L | score | Elo diff | Elo of the run | Elo of the level |")
+    print("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for level in sorted(runs):
+        pooled = rate(level)
+        for i, r in enumerate(runs[level]):
+            opponent = f"SF {r['opponent']}" if r["kind"] == "SF" else f"level {r['opponent']}"
+            one = run_rating(r, (level,))
+            one = f"{one[0]:.0f} ±{one[1]:.0f}" if one else "?"
+            total = ""
+            if i == len(runs[level]) - 1:
+                total = f"**{pooled[0]:.0f}** ±{pooled[1]:.0f}" if pooled else "?"
+            print(f"| {level} | {opponent} | {r['games']} | {r['wdl']} | {r['score']:.1f}% | "
+                  f"{r['diff']:+d} | {one} | {total} |")
     steps = sorted(rating)
     for a, b in zip(steps, steps[1:]):
         gap = rating[b][0] - rating[a][0]
