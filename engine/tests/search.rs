@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use rookery_engine::ai::{self, ClockBudget};
 use rookery_engine::level::{self, LEVELS};
-use rookery_engine::search::{Handicap, Limits, Score, SearchResult, Searcher};
+use rookery_engine::search::{Limits, Score, SearchResult, Searcher};
 use rookery_engine::{Move, Position};
 
 fn pos(fen: &str) -> Position {
@@ -338,30 +338,58 @@ fn handicapped_levels_vary_and_full_strength_does_not() {
     assert_eq!(strong.len(), 1);
 }
 
-#[test]
-fn level_one_still_takes_a_free_queen_sometimes_but_not_always() {
-    // Deliberate inaccuracy is graded: with a queen hanging, level 1 takes
-    // it more often than not, but level 8 always does.
-    let fen = "rnb1kbnr/pppp1ppp/8/4p1q1/3P4/2N5/PPP1PPPP/R1BQKBNR w KQkq - 0 1";
+/// How often level `n` plays one of `wanted` in `fen`, over 40 seeds.
+fn level_plays(n: u8, fen: &str, wanted: &[&str]) -> usize {
     let p = pos(fen);
-    let take = mv(&p, "c1g5");
+    let wanted: Vec<Move> = wanted.iter().map(|uci| mv(&p, uci)).collect();
     let stop = AtomicBool::new(false);
-    let mut taken = 0;
-    for seed in 0..40 {
-        let limits = LEVELS[0].limits(None, seed);
-        if Searcher::new(4)
-            .search(&p, &[], &limits, &stop, |_| {})
-            .best_move
-            == Some(take)
-        {
-            taken += 1;
-        }
+    (0..40)
+        .filter(|&seed| {
+            let limits = LEVELS[n as usize - 1].limits(None, seed);
+            let best = Searcher::new(4)
+                .search(&p, &[], &limits, &stop, |_| {})
+                .best_move;
+            best.is_some_and(|m| wanted.contains(&m))
+        })
+        .count()
+}
+
+#[test]
+fn the_weakest_level_misses_combinations_but_does_not_throw_pieces_away() {
+    // Issue 12: the weak levels lose the way people do, by missing
+    // tactics, not by a random blunder every few moves. Level 1 takes a
+    // free queen (all 40 seeds) and mostly saves a knight a pawn attacks
+    // (31 of these 40 seeds; at twice its temperature, 12)...
+    let free_queen = "rnb1kbnr/pppp1ppp/8/4p1q1/3P4/2N5/PPP1PPPP/R1BQKBNR w KQkq - 0 1";
+    let taken = level_plays(1, free_queen, &["c1g5"]);
+    assert!(taken >= 38, "level 1 took the queen {taken}/40 times");
+    let attacked_knight = "rnbqkbnr/pppp1ppp/8/8/4p3/5N2/PPPPPPPP/RNBQKB1R w KQkq - 0 3";
+    let saved = level_plays(
+        1,
+        attacked_knight,
+        &["f3d4", "f3e5", "f3g5", "f3h4", "f3g1"],
+    );
+    assert!(saved >= 28, "level 1 saved its knight {saved}/40 times");
+    // ...but it rarely sees a combination a few moves deep (Win At Chess
+    // 1 and 8: a queen sacrifice, a quiet rook move), which level 8 finds.
+    for (fen, solution) in [
+        (
+            "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1",
+            "g3g6",
+        ),
+        (
+            "r4q1k/p2bR1rp/2p2Q1N/5p2/5p2/2P5/PP3PPP/R5K1 w - - 0 1",
+            "e7f7",
+        ),
+    ] {
+        let found = level_plays(1, fen, &[solution]);
+        assert!(
+            found <= 8,
+            "level 1 found {solution} {found}/40 times in {fen}"
+        );
+        assert_eq!(
+            search_depth(fen, 7).best_move,
+            Some(mv(&pos(fen), solution))
+        );
     }
-    assert!(taken >= 20, "level 1 took the queen {taken}/40 times");
-    let full = search_depth(fen, 5);
-    assert_eq!(full.best_move, Some(take));
-    let _ = Handicap {
-        temperature_cp: 1,
-        seed: 0,
-    };
 }
