@@ -66,10 +66,14 @@ def tactics(epd, count):
     return positions
 
 
-def loss(judge, board, move, nodes):
-    """What `move` gives away, by the judge's reckoning (>= 0)."""
-    limit = chess.engine.Limit(nodes=nodes)
-    best = clamp(cp(judge.analyse(board, limit, game=object())["score"].pov(board.turn)))
+def judged(judge, board, nodes):
+    """The judge's best move in `board` and its score for the side to move."""
+    info = judge.analyse(board, chess.engine.Limit(nodes=nodes), game=object())
+    return info["pv"][0], clamp(cp(info["score"].pov(board.turn)))
+
+
+def loss(judge, board, best_score, move, nodes):
+    """What `move` gives away against `best_score`, by the judge (>= 0)."""
     after = board.copy()
     after.push(move)
     if after.is_checkmate():
@@ -77,8 +81,9 @@ def loss(judge, board, move, nodes):
     if after.is_game_over():
         played = 0
     else:
-        played = clamp(cp(judge.analyse(after, limit, game=object())["score"].pov(board.turn)))
-    return max(0, best - played)
+        info = judge.analyse(after, chess.engine.Limit(nodes=nodes), game=object())
+        played = clamp(cp(info["score"].pov(board.turn)))
+    return max(0, best_score - played)
 
 
 def main():
@@ -99,22 +104,23 @@ def main():
         suite = tactics(args.epd, args.positions)
     else:
         suite = middlegames(judge, args.book, args.positions, args.plies, args.judge_nodes // 10)
+    # The judge's verdict on each position, the same for every level.
+    verdicts = [judged(judge, board, args.judge_nodes) for board, _ in suite]
     kind = f"{args.epd} (tactics)" if args.epd else f"{args.book}, +{args.plies} plies (middlegames)"
     print(f"{len(suite)} positions from {kind}, judge {args.judge_nodes} nodes")
     print("level  moves  judge's move  mean loss  >=100 cp  >=300 cp  >=500 cp" + ("  solved" if args.epd else ""))
     for level in args.levels:
         player.configure({"Level": level})
         losses, same, solved = [], 0, 0
-        for board, ops in suite:
+        for (board, ops), (best, best_score) in zip(suite, verdicts):
             for _ in range(args.tries):
                 # A fresh game each time, so the level's random choice and
                 # its table start over; a generous clock: the level's own
                 # caps bind.
                 move = player.play(board, chess.engine.Limit(white_clock=60, black_clock=60),
                                    game=object()).move
-                best = judge.play(board, chess.engine.Limit(nodes=args.judge_nodes), game=object()).move
                 same += move == best
-                losses.append(loss(judge, board, move, args.judge_nodes))
+                losses.append(loss(judge, board, best_score, move, args.judge_nodes))
                 if ops and move in ops.get("bm", []) and move not in ops.get("am", []):
                     solved += 1
         n = len(losses)

@@ -314,16 +314,10 @@ fn levels_one_and_eight_play_legal_moves_everywhere() {
 fn handicapped_levels_vary_and_full_strength_does_not() {
     let p = pos("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4");
     let stop = AtomicBool::new(false);
-    let choose = |n: u8, seed: u64| {
-        let limits = LEVELS[n as usize - 1].limits(None, seed);
-        Searcher::new(4)
-            .search(&p, &[], &limits, &stop, |_| {})
-            .best_move
-    };
-    let weak: std::collections::HashSet<_> = (0..20).map(|seed| choose(1, seed)).collect();
+    let weak: std::collections::HashSet<_> = (0..20).map(|seed| level_move(1, &p, seed)).collect();
     assert!(weak.len() >= 3, "level 1 played only {weak:?}");
     // The same seed replays the same choice.
-    assert_eq!(choose(1, 42), choose(1, 42));
+    assert_eq!(level_move(1, &p, 42), level_move(1, &p, 42));
     let limits = Limits {
         depth: Some(6),
         ..Limits::default()
@@ -338,19 +332,20 @@ fn handicapped_levels_vary_and_full_strength_does_not() {
     assert_eq!(strong.len(), 1);
 }
 
+/// Level `n`'s move in `p` with random seed `seed`, from a fresh searcher.
+fn level_move(n: u8, p: &Position, seed: u64) -> Option<Move> {
+    let limits = LEVELS[n as usize - 1].limits(None, seed);
+    Searcher::new(4)
+        .search(p, &[], &limits, &AtomicBool::new(false), |_| {})
+        .best_move
+}
+
 /// How often level `n` plays one of `wanted` in `fen`, over 40 seeds.
 fn level_plays(n: u8, fen: &str, wanted: &[&str]) -> usize {
     let p = pos(fen);
     let wanted: Vec<Move> = wanted.iter().map(|uci| mv(&p, uci)).collect();
-    let stop = AtomicBool::new(false);
     (0..40)
-        .filter(|&seed| {
-            let limits = LEVELS[n as usize - 1].limits(None, seed);
-            let best = Searcher::new(4)
-                .search(&p, &[], &limits, &stop, |_| {})
-                .best_move;
-            best.is_some_and(|m| wanted.contains(&m))
-        })
+        .filter(|&seed| level_move(n, &p, seed).is_some_and(|m| wanted.contains(&m)))
         .count()
 }
 
