@@ -43,10 +43,14 @@ impl MovePicker {
         if index >= self.moves.len() {
             return None;
         }
+        // A scan over the slice (no bounds check per element): this loop
+        // is the hottest in the search at nodes where every move is tried.
         let mut pick = index;
-        for j in index + 1..self.moves.len() {
-            if self.scores[j] > self.scores[pick] {
-                pick = j;
+        let mut best = i32::MIN;
+        for (j, &score) in self.scores[index..].iter().enumerate() {
+            if score > best {
+                best = score;
+                pick = index + j;
             }
         }
         self.scores.swap(index, pick);
