@@ -128,16 +128,6 @@ pub struct Weights {
     pub shield_near: i32,
     pub shield_far: i32,
     pub shield_missing: i32,
-    /// An enemy piece (not a pawn) attacked by one of our pawns.
-    pub threat_by_pawn: S,
-    /// An enemy piece attacked by our knight or bishop, by the victim's
-    /// role; counted for victims not defended by a pawn, and for every
-    /// rook and queen (worth more than the attacker).
-    pub threat_by_minor: [S; 6],
-    /// The same for attacks by our rooks (every queen counts).
-    pub threat_by_rook: [S; 6],
-    /// An enemy piece or pawn we attack that nothing defends.
-    pub hanging: S,
 }
 
 impl Weights {
@@ -190,18 +180,6 @@ impl Weights {
         visit("shield_near", &mut self.shield_near);
         visit("shield_far", &mut self.shield_far);
         visit("shield_missing", &mut self.shield_missing);
-        pairs(
-            "threat_by_pawn",
-            std::slice::from_mut(&mut self.threat_by_pawn),
-            &mut visit,
-        );
-        pairs("threat_by_minor", &mut self.threat_by_minor, &mut visit);
-        pairs("threat_by_rook", &mut self.threat_by_rook, &mut visit);
-        pairs(
-            "hanging",
-            std::slice::from_mut(&mut self.hanging),
-            &mut visit,
-        );
     }
 
     /// The Rust source of `engine/src/eval/weights.rs` holding these
@@ -267,10 +245,6 @@ impl Weights {
         let _ = writeln!(out, "    shield_near: {},", self.shield_near);
         let _ = writeln!(out, "    shield_far: {},", self.shield_far);
         let _ = writeln!(out, "    shield_missing: {},", self.shield_missing);
-        pairs(&mut out, "threat_by_pawn", &[self.threat_by_pawn]);
-        pairs(&mut out, "threat_by_minor", &self.threat_by_minor);
-        pairs(&mut out, "threat_by_rook", &self.threat_by_rook);
-        pairs(&mut out, "hanging", &[self.hanging]);
         out.push_str("};\n");
         out
     }
@@ -423,10 +397,6 @@ pub fn breakdown(tables: &EvalTables, pos: &Position) -> Breakdown {
     let w = &tables.weights;
     let mut score = S(0, 0);
     let mut phase = 0;
-    let attacks = [
-        AttackMap::new(pos, Color::White),
-        AttackMap::new(pos, Color::Black),
-    ];
     for color in Color::ALL {
         let sign = if color == Color::White { 1 } else { -1 };
         let mut side = S(0, 0);
@@ -443,8 +413,6 @@ pub fn breakdown(tables: &EvalTables, pos: &Position) -> Breakdown {
         side += pieces_and_mobility(w, pos, color);
         side += pawn_structure(w, pos, color);
         side += king_safety(w, pos, color);
-        let (ours, theirs) = (&attacks[color.index()], &attacks[(!color).index()]);
-        side += threats(w, pos, color, ours, theirs);
         score += side * sign;
     }
     score += if pos.turn() == Color::White {
@@ -497,67 +465,6 @@ fn pieces_and_mobility(w: &Weights, pos: &Position, color: Color) -> S {
     if pos.pieces(color, Role::Bishop).more_than_one() {
         s += w.bishop_pair;
     }
-    s
-}
-
-/// The squares one side attacks, grouped the way [`threats`] asks.
-struct AttackMap {
-    pawns: Bitboard,
-    minors: Bitboard,
-    rooks: Bitboard,
-    all: Bitboard,
-}
-
-impl AttackMap {
-    fn new(pos: &Position, color: Color) -> AttackMap {
-        let occupied = pos.occupied();
-        let pawns = pawn_attack_span(color, pos.pieces(color, Role::Pawn));
-        let mut minors = Bitboard::EMPTY;
-        for sq in pos.pieces(color, Role::Knight) {
-            minors |= knight_attacks(sq);
-        }
-        for sq in pos.pieces(color, Role::Bishop) {
-            minors |= bishop_attacks(sq, occupied);
-        }
-        let mut rooks = Bitboard::EMPTY;
-        for sq in pos.pieces(color, Role::Rook) {
-            rooks |= rook_attacks(sq, occupied);
-        }
-        let mut queens = Bitboard::EMPTY;
-        for sq in pos.pieces(color, Role::Queen) {
-            queens |= queen_mobility(sq, occupied);
-        }
-        let all = pawns | minors | rooks | queens | king_attacks(pos.king(color));
-        AttackMap {
-            pawns,
-            minors,
-            rooks,
-            all,
-        }
-    }
-}
-
-/// What `color`'s pieces threaten: enemy pieces attacked by pawns, minors
-/// and rooks (by the victim's role), and enemy men left undefended.
-fn threats(w: &Weights, pos: &Position, color: Color, ours: &AttackMap, theirs: &AttackMap) -> S {
-    let them = !color;
-    let enemy = pos.by_color(them) & !pos.pieces(them, Role::King);
-    let pawns = pos.pieces(them, Role::Pawn);
-    let mut s = w.threat_by_pawn * (ours.pawns & enemy & !pawns).count() as i32;
-    let majors = pos.pieces(them, Role::Rook) | pos.pieces(them, Role::Queen);
-    let weak = enemy & (!theirs.pawns | majors);
-    for sq in weak & ours.minors {
-        if let Some(role) = pos.role_at(sq) {
-            s += w.threat_by_minor[role.index()];
-        }
-    }
-    let queens = pos.pieces(them, Role::Queen);
-    for sq in (weak | queens) & ours.rooks {
-        if let Some(role) = pos.role_at(sq) {
-            s += w.threat_by_rook[role.index()];
-        }
-    }
-    s += w.hanging * (enemy & ours.all & !theirs.all).count() as i32;
     s
 }
 
@@ -773,7 +680,7 @@ mod tests {
         weights.for_each_mut(|name, _| names.push(name));
         assert_eq!(
             names.len(),
-            12 + 7 * 64 + 4 * 4 + 1 + 6 * 2 + 8 * 2 + 6 * 2 + 3 + 2 + 12 + 12 + 2
+            12 + 7 * 64 + 4 * 4 + 1 + 6 * 2 + 8 * 2 + 6 * 2 + 3
         );
         // One knight more for White: raising the knight's middlegame value
         // by 1 raises the middlegame half of the score by exactly 1.
@@ -833,46 +740,6 @@ mod tests {
                 assert_eq!(breakdown(&one, pos).phase, b.phase);
             }
         }
-    }
-
-    #[test]
-    fn threats_count_attacked_and_hanging_pieces() {
-        let threats_of = |fen: &str, color: Color| {
-            let pos = Position::from_fen(fen).expect("valid FEN");
-            let maps = [
-                AttackMap::new(&pos, Color::White),
-                AttackMap::new(&pos, Color::Black),
-            ];
-            threats(
-                &WEIGHTS,
-                &pos,
-                color,
-                &maps[color.index()],
-                &maps[(!color).index()],
-            )
-        };
-        let w = &WEIGHTS;
-        // A lone black knight on d5, attacked by the e4 pawn and defended
-        // by nothing: a pawn threat and a hanging piece.
-        let attacked = "4k3/8/8/3n4/4P3/8/8/4K3 w - - 0 1";
-        assert_eq!(
-            threats_of(attacked, Color::White),
-            w.threat_by_pawn + w.hanging
-        );
-        // Defended by a pawn: only the pawn threat is left.
-        let defended = "4k3/8/4p3/3n4/4P3/8/8/4K3 w - - 0 1";
-        assert_eq!(threats_of(defended, Color::White), w.threat_by_pawn);
-        // A bishop attacking a pawn-defended rook still threatens it (the
-        // rook is worth more); attacking a pawn-defended knight does not.
-        let rook = "4k3/8/4p3/3r4/8/1B6/8/4K3 w - - 0 1";
-        assert_eq!(
-            threats_of(rook, Color::White),
-            w.threat_by_minor[Role::Rook.index()]
-        );
-        let knight = "4k3/8/4p3/3n4/8/1B6/8/4K3 w - - 0 1";
-        assert_eq!(threats_of(knight, Color::White), S(0, 0));
-        // The scores are the side's own: Black threatens nothing here.
-        assert_eq!(threats_of(attacked, Color::Black), S(0, 0));
     }
 
     #[test]

@@ -95,8 +95,4 @@ pub const WEIGHTS: Weights = Weights {
     shield_near: 14,
     shield_far: 7,
     shield_missing: -16,
-    threat_by_pawn: S(60, 40),
-    threat_by_minor: [S(2, 16), S(20, 24), S(24, 28), S(45, 40), S(45, 55), S(0, 0)],
-    threat_by_rook: [S(2, 14), S(18, 26), S(18, 26), S(0, 16), S(40, 30), S(0, 0)],
-    hanging: S(28, 18),
 };
