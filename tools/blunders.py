@@ -24,18 +24,17 @@ import statistics
 import chess
 import chess.engine
 
+from epd import load_epd, solves
 from match import load_openings
 
 MATE_CP = 1000
 
 
-def cp(score):
-    """A PovScore's value for the side it is seen from, mates as +-1000."""
-    return score.score(mate_score=MATE_CP)
-
-
-def clamp(value):
-    return max(-MATE_CP, min(MATE_CP, value))
+def judge_score(judge, board, color, nodes):
+    """The judge's score of `board` for `color`, in centipawns, mates as
+    +-1000 and nothing beyond."""
+    info = judge.analyse(board, chess.engine.Limit(nodes=nodes), game=object())
+    return max(-MATE_CP, min(MATE_CP, info["score"].pov(color).score(mate_score=MATE_CP))), info
 
 
 def middlegames(judge, book, count, plies, nodes):
@@ -53,23 +52,10 @@ def middlegames(judge, book, count, plies, nodes):
     return positions
 
 
-def tactics(epd, count):
-    """The first `count` positions of `epd`, with their operations (bm, am)."""
-    positions = []
-    with open(epd) as f:
-        for line in f:
-            line = line.strip()
-            if line and not line.startswith("#"):
-                positions.append(chess.Board.from_epd(line))
-            if len(positions) == count:
-                break
-    return positions
-
-
 def judged(judge, board, nodes):
     """The judge's best move in `board` and its score for the side to move."""
-    info = judge.analyse(board, chess.engine.Limit(nodes=nodes), game=object())
-    return info["pv"][0], clamp(cp(info["score"].pov(board.turn)))
+    score, info = judge_score(judge, board, board.turn, nodes)
+    return info["pv"][0], score
 
 
 def loss(judge, board, best_score, move, nodes):
@@ -81,8 +67,7 @@ def loss(judge, board, best_score, move, nodes):
     if after.is_game_over():
         played = 0
     else:
-        info = judge.analyse(after, chess.engine.Limit(nodes=nodes), game=object())
-        played = clamp(cp(info["score"].pov(board.turn)))
+        played, _ = judge_score(judge, after, board.turn, nodes)
     return max(0, best_score - played)
 
 
@@ -101,7 +86,7 @@ def main():
     judge = chess.engine.SimpleEngine.popen_uci(args.engine.split())
     player = chess.engine.SimpleEngine.popen_uci(args.engine.split())
     if args.epd:
-        suite = tactics(args.epd, args.positions)
+        suite = load_epd(args.epd)[: args.positions]
     else:
         suite = middlegames(judge, args.book, args.positions, args.plies, args.judge_nodes // 10)
     # The judge's verdict on each position, the same for every level.
@@ -121,7 +106,7 @@ def main():
                                    game=object()).move
                 same += move == best
                 losses.append(loss(judge, board, best_score, move, args.judge_nodes))
-                if ops and move in ops.get("bm", []) and move not in ops.get("am", []):
+                if ops and solves(ops, move):
                     solved += 1
         n = len(losses)
 

@@ -30,6 +30,8 @@ from concurrent.futures import ThreadPoolExecutor
 import chess
 import chess.engine
 
+from epd import load_epd
+
 
 def parse_options(items):
     options = {}
@@ -46,15 +48,7 @@ def parse_options(items):
 
 
 def load_openings(path):
-    boards = []
-    with open(path) as f:
-        for line in f:
-            line = line.strip()
-            if not line or line.startswith("#"):
-                continue
-            board, _ = chess.Board.from_epd(line)
-            boards.append(board)
-    return boards
+    return [board for board, _ in load_epd(path)]
 
 
 def start_engine(command, options):

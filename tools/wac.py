@@ -14,8 +14,9 @@ Example:
 import argparse
 import sys
 
-import chess
 import chess.engine
+
+from epd import load_epd, solves
 
 
 def main():
@@ -35,21 +36,15 @@ def main():
         engine.configure({name: int(value) if value.isdigit() else value})
     solved = total = 0
     failures = []
-    with open(args.epd) as f:
-        for line in f:
-            line = line.strip()
-            if not line or line.startswith("#"):
-                continue
-            board, ops = chess.Board.from_epd(line)
-            total += 1
-            limit = chess.engine.Limit(nodes=args.nodes) if args.nodes else chess.engine.Limit(time=args.time)
-            result = engine.play(board, limit, game=total)
-            good = result.move in ops.get("bm", []) and result.move not in ops.get("am", [])
-            if good:
-                solved += 1
-            else:
-                failures.append(f"{ops.get('id', total)}: played {board.san(result.move)}, "
-                                f"expected {' '.join(board.san(m) for m in ops.get('bm', []))}")
+    limit = chess.engine.Limit(nodes=args.nodes) if args.nodes else chess.engine.Limit(time=args.time)
+    for board, ops in load_epd(args.epd):
+        total += 1
+        result = engine.play(board, limit, game=total)
+        if solves(ops, result.move):
+            solved += 1
+        else:
+            failures.append(f"{ops.get('id', total)}: played {board.san(result.move)}, "
+                            f"expected {' '.join(board.san(m) for m in ops.get('bm', []))}")
     engine.quit()
     if args.verbose:
         print("\n".join(failures))
