@@ -71,7 +71,7 @@ pub const LEVELS: [Level; 8] = [
     },
     Level {
         number: 3,
-        name: "Casual",
+        name: "Improver",
         elo: Some(1310),
         max_depth: Some(3),
         max_nodes: Some(1_000),
@@ -197,6 +197,9 @@ mod tests {
         for (i, level) in LEVELS.iter().enumerate() {
             assert_eq!(level.number as usize, i + 1);
             assert_eq!(super::level(level.number), Some(level));
+            // The web says "Casual" and "Rated" for kinds of game; a level
+            // named so would read as one ("Rookery level 3 (Casual)").
+            assert!(!["Casual", "Rated"].contains(&level.name), "{}", level.name);
         }
         for pair in LEVELS.windows(2) {
             let (weak, strong) = (&pair[0], &pair[1]);
