@@ -24,9 +24,14 @@
 //! hold for that time control: levels 1–7 are bound by their depth and
 //! node caps and barely change with more time, level 8 gets stronger with
 //! it.
+//!
+//! [`at_elo`] places any rating between the lowest and the highest on the
+//! same ladder (UCI `UCI_LimitStrength` and `UCI_Elo`), by interpolating
+//! the settings of the two levels around it.
 
 use std::time::Duration;
 
+use crate::rng::SplitMix64;
 use crate::search::{ClockBudget, Handicap, Limits};
 
 /// One difficulty level.
@@ -130,6 +135,24 @@ pub const MIN_LEVEL: u8 = LEVELS[0].number;
 /// The strongest level's number, read from the table.
 pub const MAX_LEVEL: u8 = LEVELS[LEVELS.len() - 1].number;
 
+/// The weakest level's rating: the bottom of UCI `UCI_Elo`'s range.
+pub const MIN_ELO: u32 = calibrated(&LEVELS[0]);
+/// The strongest level's rating: the top of UCI `UCI_Elo`'s range.
+pub const MAX_ELO: u32 = calibrated(&LEVELS[LEVELS.len() - 1]);
+
+const fn calibrated(level: &Level) -> u32 {
+    match level.elo {
+        Some(elo) => elo,
+        None => panic!("every level is calibrated"),
+    }
+}
+
+/// Level 8 has no node cap. To place ratings between level 7 and level 8,
+/// its search counts as this many nodes a move: about what it searches at
+/// the ladder's time control, 5 s + 0.05 s (`tools/calibration.md`, the
+/// threat terms at 150,000 nodes).
+const FULL_STRENGTH_NODES: u64 = 150_000;
+
 /// The full-strength level, the one used when none is chosen.
 pub fn strongest() -> &'static Level {
     &LEVELS[LEVELS.len() - 1]
@@ -138,6 +161,62 @@ pub fn strongest() -> &'static Level {
 /// The level numbered `number` ([`MIN_LEVEL`] to [`MAX_LEVEL`]).
 pub fn level(number: u8) -> Option<&'static Level> {
     LEVELS.iter().find(|level| level.number == number)
+}
+
+/// The settings for one move at `elo` on the ladder's scale (UCI
+/// `UCI_Elo`: Stockfish 15.1's `UCI_Elo` at 5 s + 0.05 s, see the module
+/// header), clamped to [`MIN_ELO`]..=[`MAX_ELO`].
+///
+/// A calibrated rating gives that level exactly. Between two levels the
+/// settings are interpolated by where `elo` falls between their ratings:
+/// the node budget geometrically (strength grows with the logarithm of
+/// the nodes searched), the temperature and the think cap linearly. A
+/// depth cap is whole plies, so between two caps each move draws one at
+/// random (from `seed`), the upper one with the interpolation's weight:
+/// over a game the depth averages out in between. The result keeps the
+/// lower level's number and name. The ratings in between are interpolated,
+/// not measured.
+pub fn at_elo(elo: u32, seed: u64) -> Level {
+    let elo = elo.clamp(MIN_ELO, MAX_ELO);
+    let Some(i) = LEVELS
+        .windows(2)
+        .position(|pair| elo < calibrated(&pair[1]))
+    else {
+        return *strongest();
+    };
+    let (lower, upper) = (&LEVELS[i], &LEVELS[i + 1]);
+    let (low_elo, high_elo) = (calibrated(lower), calibrated(upper));
+    let t = f64::from(elo - low_elo) / f64::from(high_elo - low_elo);
+    let linear = |a: u64, b: u64| (a as f64 + (b as f64 - a as f64) * t).round() as u64;
+    let max_nodes = match (lower.max_nodes, upper.max_nodes) {
+        (Some(a), b) => {
+            let b = b.unwrap_or(FULL_STRENGTH_NODES);
+            Some((a as f64 * (b as f64 / a as f64).powf(t)).round() as u64)
+        }
+        (None, _) => None,
+    };
+    let max_depth = if lower.max_depth == upper.max_depth {
+        lower.max_depth
+    } else {
+        // Its own stream: the handicap draws from `seed` itself.
+        let draw = SplitMix64::new(seed ^ 0xd1b5_4a32_d192_ed03).next_f64();
+        if draw < t {
+            upper.max_depth
+        } else {
+            lower.max_depth
+        }
+    };
+    Level {
+        elo: Some(elo),
+        max_depth,
+        max_nodes,
+        max_think_ms: linear(lower.max_think_ms, upper.max_think_ms),
+        temperature_cp: linear(
+            u64::from(lower.temperature_cp),
+            u64::from(upper.temperature_cp),
+        ) as u32,
+        ..*lower
+    }
 }
 
 impl Level {
@@ -232,6 +311,40 @@ mod tests {
         // The weakest level answers at once (issue 12: under 300 ms); its
         // measured latency is in tools/calibration.md.
         assert!(LEVELS[0].max_think_ms < 300);
+    }
+
+    #[test]
+    fn elo_between_levels_interpolates_their_settings() {
+        for level in &LEVELS {
+            let at = at_elo(level.elo.expect("calibrated"), 1);
+            assert_eq!(at, *level, "a calibrated rating gives the level");
+        }
+        assert_eq!(at_elo(0, 1), LEVELS[0]);
+        assert_eq!(at_elo(u32::MAX, 1), *strongest());
+        assert_eq!((MIN_ELO, MAX_ELO), (850, 2260));
+        // Between levels 5 and 6 (1670, 1850; 2,200 and 6,000 nodes; 24 and
+        // 8 cp): halfway in Elo is halfway in log-nodes and temperature.
+        let mid = at_elo(1760, 1);
+        assert_eq!(mid.max_nodes, Some(3633));
+        assert_eq!(mid.temperature_cp, 16);
+        assert_eq!((mid.number, mid.elo), (5, Some(1760)));
+        // Between level 7 and full strength there is a node cap still.
+        let top = at_elo(2200, 1);
+        assert!(top
+            .max_nodes
+            .is_some_and(|n| n > 60_000 && n < FULL_STRENGTH_NODES));
+        // Between depth caps 2 and 3, a quarter of the way up: about a
+        // quarter of the moves get the deeper search.
+        let elo = 850 + (1130 - 850) / 4;
+        let deeper = (0..1000)
+            .filter(|&seed| at_elo(elo, seed).max_depth == Some(3))
+            .count();
+        assert!((180..320).contains(&deeper), "{deeper}");
+        // Stronger never means a smaller budget.
+        let nodes = |elo| at_elo(elo, 1).max_nodes.unwrap_or(u64::MAX);
+        for elo in MIN_ELO..MAX_ELO {
+            assert!(nodes(elo) <= nodes(elo + 1), "{elo}");
+        }
     }
 
     #[test]

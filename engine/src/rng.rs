@@ -1,6 +1,7 @@
 //! SplitMix64, the one small random number generator of the engine and its
 //! tests: Zobrist keys at compile time, the level handicap's move choice,
-//! and the random playouts and fuzz inputs of the tests.
+//! the depth draw between two levels' caps (`UCI_Elo`), and the random
+//! playouts and fuzz inputs of the tests.
 //!
 //! Why this generator: a 64-bit state, one addition and three mixing steps
 //! per number, every output equally likely over a full period of 2^64, and

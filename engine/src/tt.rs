@@ -8,9 +8,15 @@
 //! shallowest, counting entries from earlier searches (older generations)
 //! as shallower still, so the table does not fill up with stale deep results.
 //!
+//! The threads of one search (Lazy SMP) share the table without locks: each
+//! slot is two atomic words, the key stored XORed with the data, so a slot
+//! torn by two simultaneous writes reads as a miss (see [`Slot`]).
+//!
 //! Mate scores are stored relative to the node, not the root ("mate in 3
 //! from here"), and converted back on probing, because the same position can
 //! be reached at different distances from the root.
+
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::moves::Move;
 use crate::search::{MATE_BOUND, MAX_PLY};
@@ -44,8 +50,8 @@ impl Bound {
     }
 }
 
+/// One slot as the search sees it, unpacked.
 #[derive(Clone, Copy, Default)]
-#[repr(C)]
 struct Entry {
     key: u64,
     mv: u16,
@@ -56,9 +62,65 @@ struct Entry {
     gen_bound: u8,
 }
 
-#[derive(Clone, Copy, Default)]
+impl Entry {
+    fn data(self) -> u64 {
+        self.mv as u64
+            | (self.score as u16 as u64) << 16
+            | (self.eval as u16 as u64) << 32
+            | (self.depth as u64) << 48
+            | (self.gen_bound as u64) << 56
+    }
+
+    fn from_data(key: u64, data: u64) -> Entry {
+        Entry {
+            key,
+            mv: data as u16,
+            score: (data >> 16) as u16 as i16,
+            eval: (data >> 32) as u16 as i16,
+            depth: (data >> 48) as u8,
+            gen_bound: (data >> 56) as u8,
+        }
+    }
+}
+
+/// One slot as it is stored: the entry's data in one word and its key
+/// XORed with that data in the other.
+///
+/// With several search threads (Lazy SMP) the table is shared without
+/// locks, so two threads may write one slot at the same time and a reader
+/// may see the key word of one write with the data word of another. Each
+/// word is an atomic, read and written whole (no data race, hence no
+/// undefined behaviour; relaxed order is plain loads and stores on x86-64
+/// and AArch64), and a torn pair fails the key check: `key_xor_data ^
+/// data` gives back the key only if both words come from the same write.
+/// A torn slot then reads as a miss, never as another position's entry
+/// (the "lockless hashing" of Hyatt and Mann, as in Crafty and Stockfish's
+/// early SMP).
+#[derive(Default)]
+struct Slot {
+    key_xor_data: AtomicU64,
+    data: AtomicU64,
+}
+
+impl Slot {
+    #[inline]
+    fn load(&self) -> Entry {
+        let data = self.data.load(Ordering::Relaxed);
+        let key = self.key_xor_data.load(Ordering::Relaxed) ^ data;
+        Entry::from_data(key, data)
+    }
+
+    #[inline]
+    fn save(&self, entry: Entry) {
+        let data = entry.data();
+        self.key_xor_data.store(entry.key ^ data, Ordering::Relaxed);
+        self.data.store(data, Ordering::Relaxed);
+    }
+}
+
+#[derive(Default)]
 #[repr(C, align(64))]
-struct Bucket([Entry; 4]);
+struct Bucket([Slot; 4]);
 
 /// A probe hit, with its score already converted to root-relative.
 #[derive(Clone, Copy, Debug)]
@@ -85,6 +147,9 @@ impl TtHit {
     }
 }
 
+/// The table. Probes and stores take `&self`, so the threads of one search
+/// share it (see [`Slot`]); resizing, clearing and aging take `&mut self`,
+/// between searches.
 pub struct TranspositionTable {
     buckets: Vec<Bucket>,
     generation: u8,
@@ -95,14 +160,14 @@ impl TranspositionTable {
     pub fn new(megabytes: usize) -> TranspositionTable {
         let count = (megabytes.max(1) * 1024 * 1024 / std::mem::size_of::<Bucket>()).max(1);
         TranspositionTable {
-            buckets: vec![Bucket::default(); count],
+            buckets: (0..count).map(|_| Bucket::default()).collect(),
             generation: 0,
         }
     }
 
     /// Forgets everything (UCI `ucinewgame`).
     pub fn clear(&mut self) {
-        self.buckets.fill(Bucket::default());
+        self.buckets.fill_with(Bucket::default);
         self.generation = 0;
     }
 
@@ -112,17 +177,17 @@ impl TranspositionTable {
     }
 
     #[inline]
-    fn index(&self, key: u64) -> usize {
+    fn bucket(&self, key: u64) -> &Bucket {
         // Multiply-shift maps the hash onto the table without a division
         // and uses the high bits, which are as random as the low ones.
-        ((key as u128 * self.buckets.len() as u128) >> 64) as usize
+        &self.buckets[((key as u128 * self.buckets.len() as u128) >> 64) as usize]
     }
 
     pub fn probe(&self, key: u64, ply: usize) -> Option<TtHit> {
-        let bucket = &self.buckets[self.index(key)];
-        bucket
+        self.bucket(key)
             .0
             .iter()
+            .map(Slot::load)
             .find(|e| e.key == key && e.gen_bound != 0)
             .map(|e| TtHit {
                 mv: Move::from_bits(e.mv),
@@ -135,7 +200,7 @@ impl TranspositionTable {
 
     #[allow(clippy::too_many_arguments)]
     pub fn store(
-        &mut self,
+        &self,
         key: u64,
         ply: usize,
         mv: Move,
@@ -145,14 +210,14 @@ impl TranspositionTable {
         bound: Bound,
     ) {
         let generation = self.generation;
-        let index = self.index(key);
-        let bucket = &mut self.buckets[index];
+        let bucket = self.bucket(key);
+        let entries: [Entry; 4] = std::array::from_fn(|i| bucket.0[i].load());
         let age = |e: &Entry| ((generation as i32 - (e.gen_bound >> 2) as i32) & 63) * 8;
-        let slot = match bucket.0.iter().position(|e| e.key == key) {
+        let slot = match entries.iter().position(|e| e.key == key) {
             Some(i) => i,
             None => (0..4)
                 .min_by_key(|&i| {
-                    let e = &bucket.0[i];
+                    let e = &entries[i];
                     if e.gen_bound == 0 {
                         i32::MIN
                     } else {
@@ -161,7 +226,7 @@ impl TranspositionTable {
                 })
                 .unwrap_or(0),
         };
-        let entry = &mut bucket.0[slot];
+        let entry = entries[slot];
         // Keep an older, deeper result for the same position unless the new
         // one is exact or nearly as deep; but never lose a known best move.
         if entry.key == key
@@ -173,14 +238,14 @@ impl TranspositionTable {
             return;
         }
         let keep_move = entry.key == key && mv.is_none();
-        *entry = Entry {
+        bucket.0[slot].save(Entry {
             key,
             mv: if keep_move { entry.mv } else { mv.to_bits() },
             score: score_to_tt(score, ply) as i16,
             eval: eval.clamp(i16::MIN as i32, i16::MAX as i32) as i16,
             depth: depth.clamp(0, 255) as u8,
             gen_bound: generation << 2 | bound.bits(),
-        };
+        });
     }
 
     /// Permille of sampled slots used by the current search (UCI `hashfull`).
@@ -190,6 +255,7 @@ impl TranspositionTable {
             .iter()
             .map(|b| {
                 b.0.iter()
+                    .map(Slot::load)
                     .filter(|e| e.gen_bound != 0 && e.gen_bound >> 2 == self.generation)
                     .count()
             })
@@ -230,7 +296,7 @@ mod tests {
 
     #[test]
     fn stores_and_finds_entries() {
-        let mut tt = TranspositionTable::new(1);
+        let tt = TranspositionTable::new(1);
         let mv = Move::normal(Square::E2, Square::E4);
         tt.store(0xdead_beef, 3, mv, 42, 17, 5, Bound::Exact);
         let hit = tt.probe(0xdead_beef, 3).expect("stored entry");
@@ -241,7 +307,7 @@ mod tests {
 
     #[test]
     fn mate_scores_are_relative_to_the_node() {
-        let mut tt = TranspositionTable::new(1);
+        let tt = TranspositionTable::new(1);
         // Mate in 5 plies from the root, seen at ply 2: 3 plies from the node.
         tt.store(7, 2, Move::NONE, MATE - 5, 0, 4, Bound::Exact);
         // Reached again at ply 4, the same mate is 7 plies from the root.
@@ -251,8 +317,45 @@ mod tests {
     }
 
     #[test]
+    fn torn_writes_read_as_misses_never_as_wrong_entries() {
+        // Two threads hammer the same bucket with entries whose fields all
+        // derive from the key; a reader must only ever see whole entries.
+        let tt = TranspositionTable::new(1);
+        let buckets = tt.buckets.len() as u64;
+        let keys: Vec<u64> = (1..=6).map(|i| i * 7).collect();
+        assert!(keys
+            .iter()
+            .all(|&k| (k as u128 * buckets as u128) >> 64 == 0));
+        std::thread::scope(|s| {
+            for t in 0..2u64 {
+                let (tt, keys) = (&tt, &keys);
+                s.spawn(move || {
+                    for round in 0..20_000u64 {
+                        let key = keys[((round + t * 3) % 6) as usize];
+                        let depth = (round % 50) as i32;
+                        tt.store(
+                            key,
+                            0,
+                            Move::NONE,
+                            key as i32,
+                            key as i32 * 2,
+                            depth,
+                            Bound::Lower,
+                        );
+                        for &other in keys {
+                            if let Some(hit) = tt.probe(other, 0) {
+                                assert_eq!((hit.score, hit.eval), (other as i32, other as i32 * 2));
+                            }
+                        }
+                    }
+                });
+            }
+        });
+    }
+
+    #[test]
     fn a_full_bucket_replaces_the_shallowest_entry() {
-        let mut tt = TranspositionTable::new(1);
+        let tt = TranspositionTable::new(1);
         let buckets = tt.buckets.len() as u128;
         // Keys that land in bucket 0: the top bits select the bucket.
         let key = |i: u64| i + 1;

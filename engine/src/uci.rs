@@ -8,6 +8,12 @@
 //! parsed into a typed [`Command`] first, so the protocol's grammar lives in
 //! one place and the loop only deals with meanings.
 //!
+//! Options: `Level` (the difficulty table), `UCI_LimitStrength` with
+//! `UCI_Elo` (a rating on the same ladder, between levels by
+//! interpolation), `Hash`, `Threads` (Lazy SMP), `MultiPV` and `Ponder`
+//! (`go ponder` thinks on the opponent's time until `ponderhit` starts the
+//! clock or `stop` asks for the move).
+//!
 //! Unknown commands and malformed arguments are ignored, as the UCI
 //! specification asks; where a GUI would otherwise be left guessing (a bad
 //! FEN, an illegal move in `position`), an `info string` line says why and
@@ -23,7 +29,7 @@ use crate::game::Game;
 use crate::level;
 use crate::perft;
 use crate::position::Position;
-use crate::search::{ClockBudget, Info, Limits, Searcher};
+use crate::search::{ClockBudget, Info, Limits, Searcher, Signals};
 use crate::types::Color;
 
 pub const ENGINE_NAME: &str = "Rookery";
@@ -37,6 +43,19 @@ pub const LEVEL_MAX: u8 = level::MAX_LEVEL;
 pub const HASH_DEFAULT_MB: usize = 16;
 pub const HASH_MIN_MB: usize = 1;
 pub const HASH_MAX_MB: usize = 4096;
+/// Search threads for the `Threads` option.
+pub const THREADS_MAX: usize = 256;
+/// Lines for the `MultiPV` option.
+pub const MULTIPV_MAX: usize = 64;
+
+/// How strong the shell plays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Strength {
+    /// A level of the difficulty table (`Level`).
+    Level(u8),
+    /// A rating on the same ladder (`UCI_LimitStrength` and `UCI_Elo`).
+    Elo(u32),
+}
 
 /// The parameters of `go`. Times are as the GUI sent them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -239,12 +258,14 @@ pub struct SearchJob {
     pub position: Position,
     /// Hashes of the positions before `position` in this game, oldest first.
     pub history: Vec<u64>,
-    pub level: u8,
+    pub strength: Strength,
+    /// Lines to report (`MultiPV`).
+    pub multipv: usize,
     pub limits: GoLimits,
 }
 
 impl SearchJob {
-    /// The search limits for this `go`, restricted by the `Level` option.
+    /// The search limits for this `go`, restricted by the strength options.
     pub fn search_limits(&self, seed: u64) -> Limits {
         let turn = self.position.turn();
         let go = &self.limits;
@@ -259,11 +280,15 @@ impl SearchJob {
             movetime: go.movetime,
             clock: go.clock_for(turn),
             moves_to_go: go.movestogo,
-            infinite: go.infinite || go.ponder,
+            infinite: go.infinite,
             max_time: None,
             handicap: None,
+            multipv: self.multipv,
         };
-        let level = level::level(self.level).unwrap_or(level::strongest());
+        let level = match self.strength {
+            Strength::Level(number) => *level::level(number).unwrap_or(level::strongest()),
+            Strength::Elo(elo) => level::at_elo(elo, seed),
+        };
         level.restrict(&limits, seed)
     }
 }
@@ -272,9 +297,10 @@ impl SearchJob {
 pub fn info_line(info: &Info) -> String {
     let pv: Vec<String> = info.pv.iter().map(|m| m.to_string()).collect();
     format!(
-        "info depth {} seldepth {} score {} nodes {} nps {} hashfull {} time {} pv {}",
+        "info depth {} seldepth {} multipv {} score {} nodes {} nps {} hashfull {} time {} pv {}",
         info.depth,
         info.seldepth,
+        info.multipv,
         info.score,
         info.nodes,
         info.nps(),
@@ -285,23 +311,38 @@ pub fn info_line(info: &Info) -> String {
 }
 
 /// What runs on the search thread for `go`: think, printing an `info` line
-/// per finished iteration, then print `bestmove`. UCI forbids `bestmove`
-/// before `stop` (or `ponderhit`) after `go infinite` or `go ponder`, so in
-/// those cases a search that finishes early waits for the word.
-pub fn run_search(job: SearchJob, searcher: &Mutex<Searcher>, stop: &AtomicBool, out: &Output) {
+/// per finished iteration and line, then print `bestmove`.
+///
+/// `pondering` is raised for `go ponder` and lowered by `ponderhit`: until
+/// then the search has no time limit; from then on the clock of the `go`
+/// command runs (the search goes on, it does not restart). UCI forbids
+/// `bestmove` before `stop` after `go infinite`, and before `stop` or
+/// `ponderhit` after `go ponder`, so a search that finishes early (a
+/// depth limit, a mate found) waits for the word.
+pub fn run_search(
+    job: SearchJob,
+    searcher: &Mutex<Searcher>,
+    stop: &AtomicBool,
+    pondering: &AtomicBool,
+    out: &Output,
+) {
     let seed = job.position.hash() ^ job.history.len() as u64;
     let limits = job.search_limits(seed);
+    let signals = Signals {
+        stop,
+        pondering: job.limits.ponder.then_some(pondering),
+    };
     // The shell only touches the searcher between searches; a poisoned
     // lock means an earlier search panicked, and its table is still usable.
     let mut searcher = searcher.lock().unwrap_or_else(|e| e.into_inner());
-    let result = searcher.search(&job.position, &job.history, &limits, stop, |info| {
+    let result = searcher.search_with(&job.position, &job.history, &limits, signals, |info| {
         out.line(&info_line(info))
     });
     drop(searcher);
-    if job.limits.infinite || job.limits.ponder {
-        while !stop.load(Ordering::Acquire) {
-            std::thread::sleep(Duration::from_millis(2));
-        }
+    while (job.limits.infinite || (job.limits.ponder && pondering.load(Ordering::Acquire)))
+        && !stop.load(Ordering::Acquire)
+    {
+        std::thread::sleep(Duration::from_millis(2));
     }
     match (result.best_move, result.pv.get(1)) {
         (Some(mv), Some(ponder)) => out.line(&format!("bestmove {mv} ponder {ponder}")),
@@ -314,6 +355,8 @@ pub fn run_search(job: SearchJob, searcher: &Mutex<Searcher>, stop: &AtomicBool,
 /// A search in progress on its own thread.
 struct RunningSearch {
     stop: Arc<AtomicBool>,
+    /// Raised while a `go ponder` search ponders; `ponderhit` lowers it.
+    pondering: Arc<AtomicBool>,
     thread: JoinHandle<()>,
 }
 
@@ -331,6 +374,9 @@ pub struct UciShell {
     out: Output,
     game: Game,
     level: u8,
+    limit_strength: bool,
+    elo: u32,
+    multipv: usize,
     hash_mb: usize,
     /// Kept from move to move so the transposition table and history carry
     /// over; shared with the search thread, which holds it while thinking.
@@ -344,6 +390,9 @@ impl UciShell {
             out,
             game: Game::default(),
             level: LEVEL_MAX,
+            limit_strength: false,
+            elo: level::MAX_ELO,
+            multipv: 1,
             hash_mb: HASH_DEFAULT_MB,
             searcher: Arc::new(Mutex::new(Searcher::new(HASH_DEFAULT_MB))),
             search: None,
@@ -362,6 +411,21 @@ impl UciShell {
                 self.out.line(&format!(
                     "option name Hash type spin default {HASH_DEFAULT_MB} min {HASH_MIN_MB} max {HASH_MAX_MB}"
                 ));
+                self.out.line(&format!(
+                    "option name Threads type spin default 1 min 1 max {THREADS_MAX}"
+                ));
+                self.out.line(&format!(
+                    "option name MultiPV type spin default 1 min 1 max {MULTIPV_MAX}"
+                ));
+                self.out.line("option name Ponder type check default false");
+                self.out
+                    .line("option name UCI_LimitStrength type check default false");
+                self.out.line(&format!(
+                    "option name UCI_Elo type spin default {} min {} max {}",
+                    level::MAX_ELO,
+                    level::MIN_ELO,
+                    level::MAX_ELO
+                ));
                 self.out.line("uciok");
             }
             Command::IsReady => self.out.line("readyok"),
@@ -373,9 +437,16 @@ impl UciShell {
             Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
             Command::Position { start, moves } => self.set_position(start, &moves),
             Command::Go(limits) => self.go(limits),
-            Command::Stop | Command::PonderHit => {
+            Command::Stop => {
                 if let Some(search) = &self.search {
                     search.stop.store(true, Ordering::Release);
+                }
+            }
+            // The opponent played the expected move: the pondering search
+            // goes on, now on our clock.
+            Command::PonderHit => {
+                if let Some(search) = &self.search {
+                    search.pondering.store(false, Ordering::Release);
                 }
             }
             Command::Quit => {
@@ -396,6 +467,16 @@ impl UciShell {
 
     fn set_option(&mut self, name: &str, value: Option<&str>) {
         let number = value.and_then(|v| v.trim().parse::<i64>().ok());
+        let check = value.and_then(|v| match v.trim().to_ascii_lowercase().as_str() {
+            "true" => Some(true),
+            "false" => Some(false),
+            _ => None,
+        });
+        let in_range = |min: usize, max: usize| {
+            number
+                .filter(|&n| (min as i64..=max as i64).contains(&n))
+                .map(|n| n as usize)
+        };
         match name.to_ascii_lowercase().as_str() {
             "level" => match number {
                 Some(n) if (LEVEL_MIN as i64..=LEVEL_MAX as i64).contains(&n) => {
@@ -411,6 +492,36 @@ impl UciShell {
                 }
                 _ => self.info(&format!("Hash must be {HASH_MIN_MB} to {HASH_MAX_MB}")),
             },
+            "threads" => match in_range(1, THREADS_MAX) {
+                Some(threads) => {
+                    self.finish_search();
+                    self.lock_searcher().set_threads(threads);
+                }
+                None => self.info(&format!("Threads must be 1 to {THREADS_MAX}")),
+            },
+            "multipv" => match in_range(1, MULTIPV_MAX) {
+                Some(lines) => self.multipv = lines,
+                None => self.info(&format!("MultiPV must be 1 to {MULTIPV_MAX}")),
+            },
+            "uci_limitstrength" => match check {
+                Some(on) => self.limit_strength = on,
+                None => self.info("UCI_LimitStrength must be true or false"),
+            },
+            "uci_elo" => match in_range(level::MIN_ELO as usize, level::MAX_ELO as usize) {
+                Some(elo) => self.elo = elo as u32,
+                None => self.info(&format!(
+                    "UCI_Elo must be {} to {}",
+                    level::MIN_ELO,
+                    level::MAX_ELO
+                )),
+            },
+            // Only tells us that the GUI may send `go ponder`; pondering
+            // itself needs no setting.
+            "ponder" => {
+                if check.is_none() {
+                    self.info("Ponder must be true or false");
+                }
+            }
             _ => self.info(&format!("unknown option {name}")),
         }
     }
@@ -442,18 +553,30 @@ impl UciShell {
         let job = SearchJob {
             position: self.game.position().clone(),
             history: hashes[..hashes.len() - 1].to_vec(),
-            level: self.level,
+            strength: if self.limit_strength {
+                Strength::Elo(self.elo)
+            } else {
+                Strength::Level(self.level)
+            },
+            multipv: self.multipv,
             limits,
         };
         let stop = Arc::new(AtomicBool::new(false));
+        let pondering = Arc::new(AtomicBool::new(job.limits.ponder));
         let out = self.out.clone();
-        let thread_stop = Arc::clone(&stop);
+        let (thread_stop, thread_pondering) = (Arc::clone(&stop), Arc::clone(&pondering));
         let searcher = Arc::clone(&self.searcher);
         let spawned = std::thread::Builder::new()
             .name("search".into())
-            .spawn(move || run_search(job, &searcher, &thread_stop, &out));
+            .spawn(move || run_search(job, &searcher, &thread_stop, &thread_pondering, &out));
         match spawned {
-            Ok(thread) => self.search = Some(RunningSearch { stop, thread }),
+            Ok(thread) => {
+                self.search = Some(RunningSearch {
+                    stop,
+                    pondering,
+                    thread,
+                })
+            }
             Err(e) => self.info(&format!("cannot start a search thread: {e}")),
         }
     }
@@ -570,6 +693,49 @@ mod tests {
         assert_eq!(Command::parse("position"), Command::Ignored);
         assert_eq!(Command::parse("xyzzy"), Command::Ignored);
         assert_eq!(Command::parse(""), Command::Ignored);
+    }
+
+    #[test]
+    fn strength_and_multipv_shape_the_search_limits() {
+        let job = |strength| SearchJob {
+            position: Position::startpos(),
+            history: Vec::new(),
+            strength,
+            multipv: 4,
+            limits: GoLimits {
+                depth: Some(12),
+                ..GoLimits::default()
+            },
+        };
+        let full = job(Strength::Level(LEVEL_MAX)).search_limits(1);
+        assert_eq!(
+            (full.depth, full.nodes, full.handicap),
+            (Some(12), None, None)
+        );
+        assert_eq!(full.multipv, 4);
+        // Halfway between levels 5 and 6 on the ladder.
+        let elo = job(Strength::Elo(1760)).search_limits(1);
+        assert_eq!(elo.nodes, level::at_elo(1760, 1).max_nodes);
+        assert_eq!(elo.handicap.map(|h| h.temperature_cp), Some(16));
+        assert_eq!(elo.multipv, 4);
+
+        // Good values are taken, bad ones leave the setting as it was.
+        let mut shell = UciShell::new(Output::new(std::io::sink()));
+        for (multipv, elo, limit) in [("4", "1760", "true"), ("0", "100", "maybe")] {
+            for (name, value) in [
+                ("MultiPV", multipv),
+                ("UCI_Elo", elo),
+                ("UCI_LimitStrength", limit),
+            ] {
+                shell.handle(Command::parse(&format!(
+                    "setoption name {name} value {value}"
+                )));
+            }
+            let settings = (shell.multipv, shell.elo, shell.limit_strength);
+            assert_eq!(settings, (4, 1760, true));
+        }
+        shell.handle(Command::parse("setoption name Threads value 2"));
+        assert_eq!(shell.lock_searcher().threads(), 2);
     }
 
     #[test]

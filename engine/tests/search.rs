@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use rookery_engine::ai::{self, ClockBudget};
 use rookery_engine::level::{self, LEVELS};
-use rookery_engine::search::{Limits, Score, SearchResult, Searcher};
+use rookery_engine::search::{Limits, Score, SearchResult, Searcher, Signals};
 use rookery_engine::{Move, Position};
 
 fn pos(fen: &str) -> Position {
@@ -246,6 +246,133 @@ fn movetime_and_clock_limits_end_the_search() {
         ai::choose_move(&pos(fen), &[], level, clock, &stop)
     });
     assert!(result.is_some());
+}
+
+#[test]
+fn two_threads_find_the_same_mates_and_tactics_as_one() {
+    // Mates in 2 and 3, and Win At Chess 1 (Qg6: a queen sacrifice, mate
+    // in 2), at fixed depth: the main thread's answer with a helper beside
+    // it must be the single thread's.
+    for (fen, depth) in [
+        (
+            "r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1",
+            5,
+        ),
+        ("r5rk/5p1p/5R2/4B3/8/8/7P/7K w - - 0 1", 7),
+        (
+            "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1",
+            7,
+        ),
+    ] {
+        let one = search_depth(fen, depth);
+        let limits = Limits {
+            depth: Some(depth),
+            ..Limits::default()
+        };
+        let stop = AtomicBool::new(false);
+        let mut searcher = Searcher::new(16);
+        searcher.set_threads(2);
+        assert_eq!(searcher.threads(), 2);
+        let two = searcher.search(&pos(fen), &[], &limits, &stop, |_| {});
+        assert_eq!(
+            (two.best_move, two.score),
+            (one.best_move, one.score),
+            "{fen}"
+        );
+        assert_eq!(two.depth, one.depth, "{fen}");
+    }
+}
+
+#[test]
+fn one_thread_is_the_single_threaded_search() {
+    // `set_threads(1)` after more threads gives back exactly the search of
+    // a fresh single-threaded searcher: same move, same node count.
+    let fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
+    let alone = search_depth(fen, 8);
+    let mut searcher = Searcher::new(16);
+    searcher.set_threads(3);
+    searcher.set_threads(1);
+    let limits = Limits {
+        depth: Some(8),
+        ..Limits::default()
+    };
+    let stop = AtomicBool::new(false);
+    assert_eq!(
+        searcher.search(&pos(fen), &[], &limits, &stop, |_| {}),
+        alone
+    );
+}
+
+#[test]
+fn multipv_gives_distinct_moves_best_first() {
+    let fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
+    let stop = AtomicBool::new(false);
+    let limits = Limits {
+        depth: Some(7),
+        multipv: 3,
+        ..Limits::default()
+    };
+    let mut infos = Vec::new();
+    let result = Searcher::new(16).search(&pos(fen), &[], &limits, &stop, |info| {
+        infos.push((info.depth, info.multipv));
+    });
+    assert_eq!(result.lines.len(), 3);
+    let firsts: Vec<Move> = result.lines.iter().map(|l| l.pv[0]).collect();
+    assert!(firsts[0] != firsts[1] && firsts[1] != firsts[2] && firsts[0] != firsts[2]);
+    let cp = |score: Score| match score {
+        Score::Cp(cp) => cp,
+        Score::Mate(_) => panic!("no mate here"),
+    };
+    assert!(result
+        .lines
+        .windows(2)
+        .all(|w| cp(w[0].score) >= cp(w[1].score)));
+    assert_eq!(result.best_move, Some(firsts[0]));
+    assert_eq!(
+        (result.score, &result.pv),
+        (result.lines[0].score, &result.lines[0].pv)
+    );
+    // One report per line and iteration, the lines in order.
+    assert_eq!(infos.len(), 7 * 3);
+    assert!(infos.chunks(3).all(|c| c.iter().map(|i| i.1).eq(1..=3)));
+    // A position with fewer moves than asked gives a line per move.
+    let limits = Limits {
+        depth: Some(4),
+        multipv: 5,
+        ..Limits::default()
+    };
+    let two_moves = pos("7k/8/8/8/8/8/6q1/7K w - - 0 1");
+    let result = Searcher::new(1).search(&two_moves, &[], &limits, &stop, |_| {});
+    assert_eq!(result.lines.len(), two_moves.legal_moves().len());
+}
+
+#[test]
+fn a_pondering_search_ignores_the_clock_until_ponderhit() {
+    // A 1 ms clock would end the search at once; while pondering it does
+    // not count. The search lowers the flag itself at depth 9 (the
+    // ponderhit), and from then on the clock ends it.
+    let fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
+    let result = with_timeout(move || {
+        let stop = AtomicBool::new(false);
+        let pondering = AtomicBool::new(true);
+        let limits = Limits {
+            clock: Some(ClockBudget {
+                remaining: Duration::from_millis(1),
+                increment: Duration::ZERO,
+            }),
+            ..Limits::default()
+        };
+        let signals = Signals {
+            stop: &stop,
+            pondering: Some(&pondering),
+        };
+        Searcher::new(16).search_with(&pos(fen), &[], &limits, signals, |info| {
+            if info.depth == 9 {
+                pondering.store(false, Ordering::Release);
+            }
+        })
+    });
+    assert!(result.depth >= 9, "depth {}", result.depth);
 }
 
 #[test]

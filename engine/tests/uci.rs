@@ -2,87 +2,12 @@
 //! would. Every wait for output has a timeout, so a silent engine fails the
 //! test instead of hanging it.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver};
 use std::time::Duration;
 
 use rookery_engine::Position;
 
-const TIMEOUT: Duration = Duration::from_secs(20);
-
-struct Engine {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-}
-
-impl Engine {
-    fn start() -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_rookery-engine"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start rookery-engine");
-        let stdin = child.stdin.take().expect("stdin");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break; // the test is over
-                }
-            }
-        });
-        Engine {
-            child,
-            stdin,
-            lines,
-        }
-    }
-
-    fn send(&mut self, line: &str) {
-        writeln!(self.stdin, "{line}").expect("write to engine");
-        self.stdin.flush().expect("flush");
-    }
-
-    fn next_line(&self) -> String {
-        self.lines
-            .recv_timeout(TIMEOUT)
-            .expect("engine answered within the timeout")
-    }
-
-    /// Lines up to and including the first one for which `last` holds.
-    fn read_until(&self, last: impl Fn(&str) -> bool) -> Vec<String> {
-        let mut lines = Vec::new();
-        loop {
-            let line = self.next_line();
-            let done = last(&line);
-            lines.push(line);
-            if done {
-                return lines;
-            }
-        }
-    }
-}
-
-impl Drop for Engine {
-    fn drop(&mut self) {
-        let _ = writeln!(self.stdin, "quit");
-        let _ = self.stdin.flush();
-        // Give it a moment to exit on its own, then make sure it is gone.
-        for _ in 0..100 {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+mod uci_engine;
+use uci_engine::Engine;
 
 #[test]
 fn handshake_and_options() {
@@ -95,6 +20,15 @@ fn handshake_and_options() {
     assert!(lines
         .iter()
         .any(|l| l.starts_with("option name Hash type spin")));
+    for option in [
+        "option name Threads type spin default 1 min 1 max 256",
+        "option name MultiPV type spin default 1 min 1 max 64",
+        "option name Ponder type check default false",
+        "option name UCI_LimitStrength type check default false",
+        "option name UCI_Elo type spin default 2260 min 850 max 2260",
+    ] {
+        assert!(lines.contains(&option.to_string()), "{option}: {lines:?}");
+    }
     engine.send("xyzzy unknown command");
     engine.send("setoption name Level value 3");
     engine.send("isready");

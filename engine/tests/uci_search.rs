@@ -1,85 +1,21 @@
 //! The search through the real `rookery-engine` binary: `go` with every kind
-//! of limit, `info` lines, `stop`, the `Level` and `Hash` options, and the
+//! of limit, `info` lines, `stop`, the options (`Level`, `Hash`, `Threads`,
+//! `MultiPV`, `UCI_LimitStrength` and `UCI_Elo`, pondering), and the
 //! `bench` argument. Waits time out instead of hanging; no timing asserts.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver};
+use std::process::Command;
 use std::time::Duration;
 
 use rookery_engine::Position;
 
-const TIMEOUT: Duration = Duration::from_secs(30);
+mod uci_engine;
+use uci_engine::{bestmove, Engine, TIMEOUT};
 
-struct Engine {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-}
-
-impl Engine {
-    fn start() -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_rookery-engine"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start rookery-engine");
-        let stdin = child.stdin.take().expect("stdin");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break; // the test is over
-                }
-            }
-        });
-        Engine {
-            child,
-            stdin,
-            lines,
-        }
-    }
-
-    fn send(&mut self, line: &str) {
-        writeln!(self.stdin, "{line}").expect("write to engine");
-        self.stdin.flush().expect("flush");
-    }
-
-    /// Lines up to and including the `bestmove` line.
-    fn search(&mut self, position: &str, go: &str) -> (Vec<String>, String) {
-        self.send(position);
-        self.send(go);
-        let mut lines = Vec::new();
-        loop {
-            let line = self
-                .lines
-                .recv_timeout(TIMEOUT)
-                .expect("engine answered within the timeout");
-            if let Some(best) = line.strip_prefix("bestmove ") {
-                let best = best.split_whitespace().next().unwrap_or("").to_string();
-                return (lines, best);
-            }
-            lines.push(line);
-        }
-    }
-}
-
-impl Drop for Engine {
-    fn drop(&mut self) {
-        let _ = writeln!(self.stdin, "quit");
-        let _ = self.stdin.flush();
-        for _ in 0..100 {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// The word after `key` in an `info` line.
+fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    let mut words = line.split_whitespace();
+    words.by_ref().find(|w| *w == key)?;
+    words.next()
 }
 
 fn legal_in_startpos_after(moves: &[&str], best: &str) -> bool {
@@ -212,4 +148,155 @@ fn bench_prints_nodes_and_nps_last() {
         .output()
         .expect("run bench");
     assert!(!bad.status.success());
+}
+
+#[test]
+fn multipv_reports_distinct_lines_best_first() {
+    let mut engine = Engine::start();
+    engine.send("setoption name MultiPV value 3");
+    let (lines, best) = engine.search("position startpos moves e2e4 e7e5", "go depth 6");
+    let last: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info depth 6 "))
+        .collect();
+    assert_eq!(last.len(), 3, "{lines:?}");
+    let mut firsts = Vec::new();
+    let mut scores = Vec::new();
+    for (k, line) in last.iter().enumerate() {
+        assert_eq!(field(line, "multipv"), Some((k + 1).to_string().as_str()));
+        assert_eq!(field(line, "score"), Some("cp"), "{line}");
+        scores.push(field(line, "cp").unwrap().parse::<i32>().expect("cp"));
+        firsts.push(field(line, "pv").expect("pv").to_string());
+    }
+    assert!(firsts[0] != firsts[1] && firsts[1] != firsts[2] && firsts[0] != firsts[2]);
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+    assert_eq!(best, firsts[0]);
+    for mv in &firsts {
+        assert!(legal_in_startpos_after(&["e2e4", "e7e5"], mv), "{mv}");
+    }
+    // Back to one line: only `multipv 1` is reported.
+    engine.send("setoption name MultiPV value 1");
+    let (lines, _) = engine.search("position startpos", "go depth 4");
+    assert!(lines
+        .iter()
+        .filter(|l| l.starts_with("info depth"))
+        .all(|l| field(l, "multipv") == Some("1")));
+}
+
+#[test]
+fn threads_find_the_same_mate_and_play_legal_moves() {
+    let mut engine = Engine::start();
+    engine.send("setoption name Threads value 3");
+    let (lines, best) = engine.search(
+        "position fen r5rk/5p1p/5R2/4B3/8/8/7P/7K w - - 0 1",
+        "go depth 7",
+    );
+    assert_eq!(best, "f6a6");
+    assert!(
+        lines.iter().any(|l| l.contains("score mate 3")),
+        "{lines:?}"
+    );
+    for go in [
+        "go movetime 200",
+        "go wtime 1000 btime 1000 winc 10 binc 10",
+    ] {
+        let (_, best) = engine.search("position startpos moves e2e4 e7e5", go);
+        assert!(
+            legal_in_startpos_after(&["e2e4", "e7e5"], &best),
+            "{go}: {best}"
+        );
+    }
+    engine.send("setoption name Threads value 0");
+    assert!(engine
+        .next_line()
+        .starts_with("info string Threads must be"));
+}
+
+#[test]
+fn limit_strength_plays_on_the_ladder() {
+    let mut engine = Engine::start();
+    engine.send("setoption name UCI_LimitStrength value true");
+    engine.send("setoption name UCI_Elo value 850");
+    // The bottom of the ladder is level 1: two plies at most.
+    let (lines, best) = engine.search("position startpos", "go depth 10");
+    assert!(legal_in_startpos_after(&[], &best), "{best}");
+    let depths: Vec<u32> = lines
+        .iter()
+        .filter_map(|l| field(l, "depth")?.parse().ok())
+        .collect();
+    assert!(
+        !depths.is_empty() && depths.iter().all(|&d| d <= 2),
+        "{lines:?}"
+    );
+    // Between two levels, a legal move on the clock.
+    engine.send("setoption name UCI_Elo value 1600");
+    let (_, best) = engine.search(
+        "position startpos",
+        "go wtime 5000 btime 5000 winc 50 binc 50",
+    );
+    assert!(legal_in_startpos_after(&[], &best), "{best}");
+    engine.send("setoption name UCI_Elo value 3000");
+    assert!(engine
+        .next_line()
+        .starts_with("info string UCI_Elo must be 850 to 2260"));
+    // Off again: full strength, the GUI's depth.
+    engine.send("setoption name UCI_LimitStrength value false");
+    let (lines, _) = engine.search("position startpos", "go depth 6");
+    assert!(
+        lines.iter().any(|l| l.starts_with("info depth 6 ")),
+        "{lines:?}"
+    );
+}
+
+/// Asks `isready` and checks that no `bestmove` came before `readyok`.
+fn assert_still_thinking(engine: &mut Engine) {
+    engine.send("isready");
+    let before = engine.read_until(|l| l == "readyok");
+    assert!(
+        !before.iter().any(|l| l.starts_with("bestmove")),
+        "{before:?}"
+    );
+}
+
+#[test]
+fn ponder_waits_for_ponderhit_or_stop() {
+    let mut engine = Engine::start();
+    engine.send("setoption name Ponder value true");
+    // Each case: the `go`, the `info` line to wait for, a pause, and the
+    // word that ends the pondering; until that word, no `bestmove`.
+    for (go, wait_for, pause, word) in [
+        // A pondering search that finishes (depth 3) holds its move until
+        // `ponderhit`.
+        (
+            "go ponder depth 3 wtime 10000 btime 10000",
+            "info depth 3 ",
+            100,
+            "ponderhit",
+        ),
+        // A 1 ms clock does not end a pondering search: only `stop` does,
+        // and it answers with a move.
+        ("go ponder wtime 1 btime 1", "info depth 4 ", 0, "stop"),
+        // After `ponderhit` the clock runs, and the move comes on its own.
+        (
+            "go ponder wtime 2000 btime 2000",
+            "info depth 4 ",
+            0,
+            "ponderhit",
+        ),
+    ] {
+        engine.send("position startpos moves e2e4");
+        engine.send(go);
+        engine.read_until(|l| l.starts_with(wait_for));
+        std::thread::sleep(Duration::from_millis(pause));
+        assert_still_thinking(&mut engine);
+        engine.send(word);
+        let best = engine
+            .read_until(|l| l.starts_with("bestmove "))
+            .pop()
+            .unwrap();
+        assert!(
+            legal_in_startpos_after(&["e2e4"], &bestmove(&best)),
+            "{go}: {best}"
+        );
+    }
 }

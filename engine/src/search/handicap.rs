@@ -43,7 +43,7 @@ impl Worker<'_> {
     ) -> bool {
         let out_of_time = self
             .hard_limit
-            .is_some_and(|hard| self.start.elapsed() >= hard);
+            .is_some_and(|hard| self.clock_start.elapsed() >= hard);
         if result.depth == 0 || self.stop.load(Ordering::Relaxed) || out_of_time {
             return false;
         }

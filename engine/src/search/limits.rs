@@ -1,6 +1,7 @@
-//! What the caller asks of a search: its limits, and the clock they may
-//! come from.
+//! What the caller asks of a search: its limits, the clock they may come
+//! from, and the signals that reach it while it runs.
 
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use super::handicap::Handicap;
@@ -30,4 +31,32 @@ pub struct Limits {
     /// Upper bound on thinking time whatever the clock allows.
     pub max_time: Option<Duration>,
     pub handicap: Option<Handicap>,
+    /// How many of the best root moves to search exactly, each with its own
+    /// line (UCI `MultiPV`; post-game analysis's "better moves"). 0 and 1
+    /// both mean only the best. More lines cost time: each is a search of
+    /// the moves the earlier lines left.
+    pub multipv: usize,
+}
+
+/// What a host can tell a running search.
+#[derive(Clone, Copy, Debug)]
+pub struct Signals<'a> {
+    /// Raised: stop now and answer with the best move found so far.
+    pub stop: &'a AtomicBool,
+    /// `Some` for a pondering search (UCI `go ponder`: thinking on the
+    /// opponent's time, on the move the engine expects). While the flag is
+    /// raised no time limit applies; lowering it (`ponderhit`: the
+    /// opponent played that move) starts the clock, and the time limits
+    /// count from then.
+    pub pondering: Option<&'a AtomicBool>,
+}
+
+impl<'a> Signals<'a> {
+    /// Only a stop flag: the clock runs from the start.
+    pub fn stop(stop: &'a AtomicBool) -> Signals<'a> {
+        Signals {
+            stop,
+            pondering: None,
+        }
+    }
 }

@@ -22,6 +22,11 @@
 //!   fifty-move rule and by insufficient material are recognised inside the
 //!   tree.
 //!
+//! The root can report several lines (**MultiPV**: the best move, then the
+//! best of the rest, …), and one search can use several threads (**Lazy
+//! SMP**: helpers search the same root at staggered depths and share only
+//! the transposition table; see [`Searcher::set_threads`]).
+//!
 //! All state lives in a [`Searcher`] the caller owns: any number of searches
 //! can run at once on different threads, each with its own `Searcher`.
 //!
@@ -39,7 +44,7 @@ mod see;
 pub mod time;
 
 use arrayvec::ArrayVec;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::eval::{evaluate, SEE_VALUE};
@@ -51,8 +56,8 @@ use picker::MovePicker;
 use time::TimeBudget;
 
 pub use handicap::Handicap;
-pub use limits::{ClockBudget, Limits};
-pub use result::{Info, Score, SearchResult};
+pub use limits::{ClockBudget, Limits, Signals};
+pub use result::{Info, PvLine, Score, SearchResult};
 
 /// Deepest ply the search can reach (stack and table sizes).
 pub const MAX_PLY: usize = 128;
@@ -69,11 +74,18 @@ pub const DEFAULT_HASH_MB: usize = 16;
 /// History scores saturate at this magnitude.
 const HISTORY_MAX: i32 = 16_384;
 
+/// Quiet-move history, `[colour][from][to]`: how often a quiet move caused
+/// a cut-off lately (see `reward_quiet`).
+type History = [[[i32; 64]; 64]; 2];
+
 /// Long-lived search state: the transposition table and the move-ordering
 /// statistics that carry over from one move of a game to the next.
 pub struct Searcher {
     tt: TranspositionTable,
-    history: Box<[[[i32; 64]; 64]; 2]>,
+    history: Box<History>,
+    /// One history per helper thread (Lazy SMP, see [`Searcher::set_threads`]):
+    /// each thread orders its own tree, so each learns its own.
+    helper_history: Vec<Box<History>>,
     reductions: Box<[[u8; 64]; 64]>,
 }
 
@@ -84,7 +96,8 @@ impl Default for Searcher {
 }
 
 impl Searcher {
-    /// A searcher with a transposition table of `hash_mb` MiB.
+    /// A single-threaded searcher with a transposition table of `hash_mb`
+    /// MiB.
     pub fn new(hash_mb: usize) -> Searcher {
         let mut reductions = Box::new([[0u8; 64]; 64]);
         for (depth, row) in reductions.iter_mut().enumerate().skip(1) {
@@ -96,6 +109,7 @@ impl Searcher {
         Searcher {
             tt: TranspositionTable::new(hash_mb),
             history: Box::new([[[0; 64]; 64]; 2]),
+            helper_history: Vec::new(),
             reductions,
         }
     }
@@ -105,14 +119,33 @@ impl Searcher {
         self.tt = TranspositionTable::new(hash_mb);
     }
 
+    /// Searches on `threads` threads from now on (UCI `Threads`; at least
+    /// one). Lazy SMP: the extra threads search the same root at staggered
+    /// depths and share only the transposition table, where each finds
+    /// cut-offs and move orders the others stored; the main thread decides
+    /// when to stop and its result is the answer.
+    ///
+    /// A search with a node limit or a [`Handicap`] still runs on one
+    /// thread: the levels' node budgets are calibrated so, and a node
+    /// limit promises the same search on any machine, which threads racing
+    /// for the table cannot keep.
+    pub fn set_threads(&mut self, threads: usize) {
+        self.helper_history
+            .resize_with(threads.max(1) - 1, || Box::new([[[0; 64]; 64]; 2]));
+    }
+
+    /// The number of threads a search uses.
+    pub fn threads(&self) -> usize {
+        self.helper_history.len() + 1
+    }
+
     /// Forgets everything learnt (UCI `ucinewgame`), so a new game does not
     /// depend on the previous one.
     pub fn clear(&mut self) {
         self.tt.clear();
-        self.history
-            .iter_mut()
-            .flatten()
-            .for_each(|row| row.fill(0));
+        for history in std::iter::once(&mut self.history).chain(&mut self.helper_history) {
+            history.iter_mut().flatten().for_each(|row| row.fill(0));
+        }
     }
 
     /// Searches `position` within `limits` until done or `stop` is raised.
@@ -120,20 +153,36 @@ impl Searcher {
     /// `history` holds the Zobrist hashes of the game's earlier positions,
     /// oldest first (a trailing copy of the current position's hash is
     /// ignored), so that repetitions of game positions count as draws.
-    /// `on_info` hears about every finished iteration.
+    /// `on_info` hears about every finished iteration (one call per line
+    /// with [`Limits::multipv`]).
     pub fn search(
         &mut self,
         position: &Position,
         history: &[u64],
         limits: &Limits,
         stop: &AtomicBool,
+        on_info: impl FnMut(&Info),
+    ) -> SearchResult {
+        self.search_with(position, history, limits, Signals::stop(stop), on_info)
+    }
+
+    /// [`Searcher::search`] with every signal a host can send, pondering
+    /// included.
+    pub fn search_with(
+        &mut self,
+        position: &Position,
+        history: &[u64],
+        limits: &Limits,
+        signals: Signals<'_>,
         mut on_info: impl FnMut(&Info),
     ) -> SearchResult {
         let start = Instant::now();
         self.tt.new_search();
-        for row in self.history.iter_mut().flatten() {
-            for h in row.iter_mut() {
-                *h /= 2;
+        for history in std::iter::once(&mut self.history).chain(&mut self.helper_history) {
+            for row in history.iter_mut().flatten() {
+                for h in row.iter_mut() {
+                    *h /= 2;
+                }
             }
         }
         let mut path: Vec<u64> = history.to_vec();
@@ -141,26 +190,56 @@ impl Searcher {
             path.pop();
         }
         let budget = TimeBudget::from_limits(limits).capped(limits.max_time);
-        let mut worker = Worker {
-            tt: &mut self.tt,
-            history: &mut self.history,
-            reductions: &self.reductions,
-            stop,
-            start,
-            hard_limit: budget.hard,
-            node_limit: limits.nodes,
-            nodes: 0,
-            seldepth: 0,
-            stopped: false,
-            path,
-            killers: [[Move::NONE; 2]; MAX_PLY + 2],
-            excluded: [Move::NONE; MAX_PLY + 2],
-            pv: vec![[Move::NONE; MAX_PLY + 1]; MAX_PLY + 1],
-            pv_len: [0; MAX_PLY + 1],
-            root_moves: Vec::new(),
+        let helpers = if limits.handicap.is_some() || limits.nodes.is_some() {
+            0
+        } else {
+            self.helper_history.len()
         };
-        worker.iterate(position, limits, budget.soft, &mut on_info)
+        let done = AtomicBool::new(false);
+        let node_counts: Vec<AtomicU64> = (0..=helpers).map(|_| AtomicU64::new(0)).collect();
+        let shared = Shared {
+            tt: &self.tt,
+            reductions: &self.reductions,
+            stop: signals.stop,
+            done: &done,
+            node_counts: &node_counts,
+            start,
+        };
+        std::thread::scope(|scope| {
+            for (index, history) in self.helper_history[..helpers].iter_mut().enumerate() {
+                let mut helper = Worker::new(shared, history, index + 1, path.clone());
+                let spawned = std::thread::Builder::new()
+                    .name(format!("search helper {}", index + 1))
+                    .spawn_scoped(scope, move || helper.iterate_as_helper(position, limits));
+                // A helper that cannot start only costs speed: the main
+                // thread's search is complete on its own.
+                if spawned.is_err() {
+                    break;
+                }
+            }
+            let mut main = Worker::new(shared, &mut self.history, 0, path);
+            main.hard_limit = budget.hard;
+            main.node_limit = limits.nodes;
+            main.pondering = signals.pondering;
+            let result = main.iterate(position, limits, budget.soft, &mut on_info);
+            done.store(true, Ordering::Relaxed);
+            result
+        })
     }
+}
+
+/// What the threads of one search share.
+#[derive(Clone, Copy)]
+struct Shared<'a> {
+    tt: &'a TranspositionTable,
+    reductions: &'a [[u8; 64]; 64],
+    stop: &'a AtomicBool,
+    /// Raised by the main thread once it has its answer: the helpers end.
+    done: &'a AtomicBool,
+    /// Each thread's node count, published every 1024 nodes for the
+    /// totals the main thread reports.
+    node_counts: &'a [AtomicU64],
+    start: Instant,
 }
 
 struct RootMove {
@@ -169,15 +248,29 @@ struct RootMove {
     /// shown to be worse than the best.
     score: i32,
     pv: Vec<Move>,
+    /// Nodes spent below this move in the current search (time management
+    /// reads how much of the effort went into the best move).
+    nodes: u64,
 }
 
-/// The state of one running search.
+/// The state of one thread of a running search.
 struct Worker<'a> {
-    tt: &'a mut TranspositionTable,
-    history: &'a mut [[[i32; 64]; 64]; 2],
+    tt: &'a TranspositionTable,
+    history: &'a mut History,
     reductions: &'a [[u8; 64]; 64],
     stop: &'a AtomicBool,
+    done: &'a AtomicBool,
+    node_counts: &'a [AtomicU64],
+    /// 0 for the main thread, 1, 2, … for the helpers.
+    id: usize,
+    /// When the search began (UCI `time`).
     start: Instant,
+    /// When the clock began to run for this search: the start, or the
+    /// `ponderhit` of a pondering search. Time limits count from here.
+    clock_start: Instant,
+    /// Raised while the search ponders (thinks on the opponent's time, no
+    /// time limit); lowered at `ponderhit`. `None` once the clock runs.
+    pondering: Option<&'a AtomicBool>,
     hard_limit: Option<Duration>,
     node_limit: Option<u64>,
     nodes: u64,
@@ -195,7 +288,122 @@ struct Worker<'a> {
     root_moves: Vec<RootMove>,
 }
 
+/// Lazy SMP's variety: helper `id` (1, 2, …) skips some depths of its
+/// iterative deepening, in Stockfish 9's pattern (helper 1 searches the
+/// even depths, helper 2 the odd ones, helpers 3 to 6 two depths out of
+/// four, …), so that the threads spread over neighbouring depths instead
+/// of searching the same tree in step.
+fn helper_skips(id: usize, depth: i32) -> bool {
+    const SKIP_SIZE: [i32; 20] = [1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4];
+    const SKIP_PHASE: [i32; 20] = [0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7];
+    let i = (id - 1) % 20;
+    ((depth + SKIP_PHASE[i]) / SKIP_SIZE[i]) % 2 == 1
+}
+
+impl<'a> Worker<'a> {
+    fn new(shared: Shared<'a>, history: &'a mut History, id: usize, path: Vec<u64>) -> Worker<'a> {
+        Worker {
+            tt: shared.tt,
+            history,
+            reductions: shared.reductions,
+            stop: shared.stop,
+            done: shared.done,
+            node_counts: shared.node_counts,
+            id,
+            start: shared.start,
+            clock_start: shared.start,
+            pondering: None,
+            hard_limit: None,
+            node_limit: None,
+            nodes: 0,
+            seldepth: 0,
+            stopped: false,
+            path,
+            killers: [[Move::NONE; 2]; MAX_PLY + 2],
+            excluded: [Move::NONE; MAX_PLY + 2],
+            pv: vec![[Move::NONE; MAX_PLY + 1]; MAX_PLY + 1],
+            pv_len: [0; MAX_PLY + 1],
+            root_moves: Vec::new(),
+        }
+    }
+}
+
 impl Worker<'_> {
+    /// Orders the root moves for the first iteration: the table move, then
+    /// as interior nodes would.
+    fn init_root_moves(&mut self, root: &Position, moves: &[Move]) {
+        let tt_move = self.tt.probe(root.hash(), 0).map_or(Move::NONE, |h| h.mv);
+        let mut scored: Vec<(i32, Move)> = moves
+            .iter()
+            .map(|&mv| (self.order_score(root, mv, tt_move, 0), mv))
+            .collect();
+        scored.sort_by_key(|&(score, _)| std::cmp::Reverse(score));
+        self.root_moves = scored
+            .into_iter()
+            .map(|(_, mv)| RootMove {
+                mv,
+                score: -INFINITY,
+                pv: vec![mv],
+                nodes: 0,
+            })
+            .collect();
+    }
+
+    /// Nodes of every thread of the search, as last published.
+    fn total_nodes(&self) -> u64 {
+        let others: u64 = (self.node_counts.iter().enumerate())
+            .filter(|&(id, _)| id != self.id)
+            .map(|(_, count)| count.load(Ordering::Relaxed))
+            .sum();
+        self.nodes + others
+    }
+
+    /// Is the search still pondering? Notices `ponderhit` and starts the
+    /// clock then.
+    fn is_pondering(&mut self) -> bool {
+        match self.pondering {
+            Some(flag) if flag.load(Ordering::Acquire) => true,
+            Some(_) => {
+                self.pondering = None;
+                self.clock_start = Instant::now();
+                false
+            }
+            None => false,
+        }
+    }
+
+    fn max_depth(limits: &Limits) -> i32 {
+        limits
+            .depth
+            .unwrap_or(MAX_PLY as u32 - 8)
+            .clamp(1, MAX_PLY as u32 - 8) as i32
+    }
+
+    /// A helper thread's search: iterative deepening over its share of the
+    /// depths (see [`helper_skips`]), until the main thread is done. What it
+    /// finds reaches the main thread through the table only.
+    fn iterate_as_helper(&mut self, root: &Position, limits: &Limits) {
+        let moves = root.legal_moves();
+        if moves.is_empty() {
+            return;
+        }
+        self.init_root_moves(root, &moves);
+        let mut score = 0;
+        for depth in 1..=Self::max_depth(limits) {
+            if helper_skips(self.id, depth) {
+                continue;
+            }
+            self.seldepth = 0;
+            let iteration_score = self.aspiration(root, depth, score, 0);
+            if self.stopped {
+                break;
+            }
+            score = iteration_score;
+        }
+    }
+
+    /// The main thread's search: iterative deepening until a limit says
+    /// stop, one `on_info` per finished iteration and line.
     fn iterate(
         &mut self,
         root: &Position,
@@ -210,6 +418,7 @@ impl Worker<'_> {
             depth: 0,
             nodes: 0,
             pv: moves.first().copied().into_iter().collect(),
+            lines: Vec::new(),
         };
         if moves.is_empty() {
             result.score = if root.is_check() {
@@ -219,68 +428,77 @@ impl Worker<'_> {
             };
             return result;
         }
-        // Order the first iteration's root moves by the table move, then as
-        // interior nodes would.
-        let tt_move = self.tt.probe(root.hash(), 0).map_or(Move::NONE, |h| h.mv);
-        let mut scored: Vec<(i32, Move)> = moves
-            .iter()
-            .map(|&mv| (self.order_score(root, mv, tt_move, 0), mv))
-            .collect();
-        scored.sort_by_key(|&(score, _)| std::cmp::Reverse(score));
-        self.root_moves = scored
-            .into_iter()
-            .map(|(_, mv)| RootMove {
-                mv,
-                score: -INFINITY,
-                pv: vec![mv],
-            })
-            .collect();
+        self.init_root_moves(root, &moves);
 
-        let max_depth = limits
-            .depth
-            .unwrap_or(MAX_PLY as u32 - 8)
-            .clamp(1, MAX_PLY as u32 - 8);
         let handicap = limits.handicap.filter(|h| h.temperature_cp > 0);
         // A handicapped search keeps part of its node budget for scoring
         // every root move at the end (see `score_root_moves`).
         if handicap.is_some() {
             self.node_limit = limits.nodes.map(|n| n * 7 / 10);
         }
-        let mut score = 0;
+        let multipv = limits.multipv.clamp(1, self.root_moves.len());
+        // Each line's score in the last iteration: the next iteration's
+        // aspiration window is centred on it.
+        let mut line_scores = vec![0; multipv];
         let mut best_changes = 0u32;
-        for depth in 1..=max_depth as i32 {
+        for depth in 1..=Self::max_depth(limits) {
             self.seldepth = 0;
             let previous_best = self.root_moves[0].mv;
-            let iteration_score = self.aspiration(root, depth, score);
+            let mut lines_done = 0;
+            for (line, line_score) in line_scores.iter_mut().enumerate() {
+                let score = self.aspiration(root, depth, *line_score, line);
+                if self.stopped {
+                    break;
+                }
+                *line_score = score;
+                lines_done += 1;
+            }
             // A stopped iteration still counts if it proved a new best move.
             if self.stopped && self.root_moves[0].score == -INFINITY {
                 break;
             }
-            score = if self.stopped {
-                self.root_moves[0].score
-            } else {
-                iteration_score
-            };
+            if self.stopped {
+                line_scores[0] = self.root_moves[0].score;
+            } else if multipv > 1 {
+                // The lines were searched best first, but a later line can
+                // come out above an earlier one (each is a separate search
+                // with its own window): report them in score order.
+                self.root_moves[..multipv].sort_by_key(|m| std::cmp::Reverse(m.score));
+                for (line_score, m) in line_scores.iter_mut().zip(&self.root_moves) {
+                    *line_score = m.score;
+                }
+            }
+            let score = line_scores[0];
             let best = &self.root_moves[0];
             result.best_move = Some(best.mv);
             result.pv = best.pv.clone();
             result.score = Score::from_internal(score);
             result.depth = depth as u32;
-            result.nodes = self.nodes;
+            result.nodes = self.total_nodes();
+            result.lines = self.root_moves[..lines_done.max(1)]
+                .iter()
+                .map(|m| PvLine {
+                    score: Score::from_internal(m.score),
+                    pv: m.pv.clone(),
+                })
+                .collect();
             if best.mv != previous_best {
                 best_changes += 1;
             } else {
                 best_changes /= 2;
             }
-            on_info(&Info {
-                depth: depth as u32,
-                seldepth: self.seldepth.max(depth as usize) as u32,
-                score: result.score,
-                nodes: self.nodes,
-                time: self.start.elapsed(),
-                hashfull: self.tt.hashfull(),
-                pv: result.pv.clone(),
-            });
+            for (index, line) in result.lines.iter().enumerate() {
+                on_info(&Info {
+                    depth: depth as u32,
+                    seldepth: self.seldepth.max(depth as usize) as u32,
+                    multipv: index as u32 + 1,
+                    score: line.score,
+                    nodes: result.nodes,
+                    time: self.start.elapsed(),
+                    hashfull: self.tt.hashfull(),
+                    pv: line.pv.clone(),
+                });
+            }
             if self.stopped {
                 break;
             }
@@ -291,13 +509,15 @@ impl Worker<'_> {
             if let Some(soft) = soft_limit {
                 // An unstable best move earns more time.
                 let stretch = 1.0 + 0.5 * best_changes.min(2) as f64;
-                if self.start.elapsed().as_secs_f64() >= soft.as_secs_f64() * stretch {
+                if !self.is_pondering()
+                    && self.clock_start.elapsed().as_secs_f64() >= soft.as_secs_f64() * stretch
+                {
                     break;
                 }
             }
         }
         if let Some(h) = handicap {
-            if self.score_root_moves(root, &result, limits, score, h) {
+            if self.score_root_moves(root, &result, limits, line_scores[0], h) {
                 if let Some(mv) = self.pick_with_temperature(h) {
                     if Some(mv) != result.best_move {
                         result.best_move = Some(mv);
@@ -306,12 +526,13 @@ impl Worker<'_> {
                 }
             }
         }
-        result.nodes = self.nodes;
+        result.nodes = self.total_nodes();
         result
     }
 
-    /// Searches the root with a narrow window around the last score first.
-    fn aspiration(&mut self, root: &Position, depth: i32, previous: i32) -> i32 {
+    /// Searches line `line` of the root (the best of the moves from index
+    /// `line` on) with a narrow window around the last score first.
+    fn aspiration(&mut self, root: &Position, depth: i32, previous: i32, line: usize) -> i32 {
         let mut delta = 25;
         let (mut alpha, mut beta) = if depth >= 4 && previous.abs() < MATE_BOUND {
             (previous - delta, previous + delta)
@@ -319,7 +540,7 @@ impl Worker<'_> {
             (-INFINITY, INFINITY)
         };
         loop {
-            let score = self.search_root(root, depth, alpha, beta);
+            let score = self.search_root(root, depth, alpha, beta, line);
             if self.stopped {
                 return score;
             }
@@ -339,17 +560,27 @@ impl Worker<'_> {
         }
     }
 
-    /// One root iteration with PVS. The best move moves to the front of
-    /// `root_moves`; the others keep their order (the sort is stable).
-    fn search_root(&mut self, root: &Position, depth: i32, mut alpha: i32, beta: i32) -> i32 {
+    /// One root iteration with PVS over the root moves from index `line`
+    /// on (the earlier ones are the better lines of a MultiPV search,
+    /// already found). The best of them moves to index `line`; the others
+    /// keep their order (the sort is stable).
+    fn search_root(
+        &mut self,
+        root: &Position,
+        depth: i32,
+        mut alpha: i32,
+        beta: i32,
+        line: usize,
+    ) -> i32 {
         let mut best = -INFINITY;
         self.path.push(root.hash());
-        for i in 0..self.root_moves.len() {
+        for i in line..self.root_moves.len() {
             let mv = self.root_moves[i].mv;
             let mut child = root.clone();
             child.play_unchecked(mv);
+            let nodes_before = self.nodes;
             self.nodes += 1;
-            let score = if i == 0 {
+            let score = if i == line {
                 -self.negamax(&child, depth - 1, -beta, -alpha, 1, true)
             } else {
                 let s = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, 1, false);
@@ -359,11 +590,12 @@ impl Worker<'_> {
                     s
                 }
             };
+            self.root_moves[i].nodes += self.nodes - nodes_before;
             if self.stopped {
                 break;
             }
             let entry = &mut self.root_moves[i];
-            if i == 0 || score > alpha {
+            if i == line || score > alpha {
                 entry.score = score;
                 let mut pv = vec![mv];
                 pv.extend_from_slice(&self.pv[1][..self.pv_len[1]]);
@@ -376,7 +608,7 @@ impl Worker<'_> {
                 if score > alpha {
                     alpha = score;
                     let found = self.root_moves.remove(i);
-                    self.root_moves.insert(0, found);
+                    self.root_moves.insert(line, found);
                     if alpha >= beta {
                         break;
                     }
@@ -387,7 +619,7 @@ impl Worker<'_> {
         best
     }
 
-    /// Checks the stop flag, the node limit and the clock.
+    /// Checks the stop signals, the node limit and the clock.
     #[inline]
     fn check_limits(&mut self) {
         if let Some(limit) = self.node_limit {
@@ -395,16 +627,17 @@ impl Worker<'_> {
                 self.stopped = true;
             }
         }
-        // The flag and the clock are dearer to read: every 1024 nodes,
+        // The flags and the clock are dearer to read: every 1024 nodes,
         // about a millisecond.
         if self.nodes & 1023 != 0 {
             return;
         }
-        if self.stop.load(Ordering::Relaxed) {
+        if self.stop.load(Ordering::Relaxed) || self.done.load(Ordering::Relaxed) {
             self.stopped = true;
         }
+        self.node_counts[self.id].store(self.nodes, Ordering::Relaxed);
         if let Some(hard) = self.hard_limit {
-            if self.start.elapsed() >= hard {
+            if !self.is_pondering() && self.clock_start.elapsed() >= hard {
                 self.stopped = true;
             }
         }

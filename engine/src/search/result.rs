@@ -43,6 +43,8 @@ impl fmt::Display for Score {
 pub struct Info {
     pub depth: u32,
     pub seldepth: u32,
+    /// Which line this is, 1 for the best (UCI `multipv`).
+    pub multipv: u32,
     pub score: Score,
     pub nodes: u64,
     pub time: Duration,
@@ -66,5 +68,19 @@ pub struct SearchResult {
     /// Depth of the last finished iteration.
     pub depth: u32,
     pub nodes: u64,
+    pub pv: Vec<Move>,
+    /// The best lines of the last iteration, best first: as many as
+    /// [`super::Limits::multipv`] asked for (fewer if the position has
+    /// fewer moves or a stop cut the iteration short), and always at least
+    /// one when there is a legal move. Under a handicap `best_move` may be
+    /// another move than the first line's.
+    pub lines: Vec<PvLine>,
+}
+
+/// One line of a MultiPV search: a root move's score and its principal
+/// variation, the move first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PvLine {
+    pub score: Score,
     pub pv: Vec<Move>,
 }
