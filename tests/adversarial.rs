@@ -337,18 +337,21 @@ async fn a_half_millisecond_clock_is_casual_and_flags_cleanly() {
     let _alone = ONE_AT_A_TIME.lock().await;
     let db = TestDb::new();
     let server = TestServer::start(test_config(&db)).await;
-    let (id, white, _) = server
+    let (id, white, black) = server
         .human_game(json!({"clock": {"initial": 0.0005, "increment": 0}}))
         .await;
     let state = server.state(&id).await;
     assert_eq!(state["rated"], false);
-    // White's flag falls before (or as) the move arrives: timeout, not a
-    // move, and the game is over once.
+    // Each side's first move is free (the clocks wait for it).
+    server.play(&id, &white, "e2e4").await;
+    server.play(&id, &black, "e7e5").await;
+    // Then White's flag falls before (or as) the move arrives: timeout,
+    // not a move, and the game is over once.
     let answer = server
         .post(
             &format!("/api/games/{id}/move"),
             Some(&white),
-            Some(json!({"uci": "e2e4"})),
+            Some(json!({"uci": "g1f3"})),
         )
         .await;
     let finished = server
@@ -360,7 +363,7 @@ async fn a_half_millisecond_clock_is_casual_and_flags_cleanly() {
     );
     assert_eq!(finished["termination"], "timeout");
     assert_eq!(finished["clock"]["white_ms"], 0);
-    assert_eq!(moves(&finished), Vec::<String>::new());
+    assert_eq!(moves(&finished), ["e2e4", "e7e5"]);
     if answer.0 != 200 {
         assert_error(&answer, 409, "game_over");
     }
@@ -626,9 +629,12 @@ async fn a_locked_database_across_a_flag_fall_records_it_once_released() {
     let (id, white, black) = server
         .human_game(json!({"clock": {"initial": 1, "increment": 0}}))
         .await;
+    // The clocks run once each side has made its first move.
     server.play(&id, &white, "e2e4").await;
+    server.play(&id, &black, "e7e5").await;
+    server.play(&id, &white, "g1f3").await;
     let mut watcher = WsClient::connect(&server, &id, None).await;
-    assert_eq!(moves(&watcher.next_state().await), ["e2e4"]);
+    assert_eq!(moves(&watcher.next_state().await), ["e2e4", "e7e5", "g1f3"]);
 
     // Black's flag falls while another connection holds the database.
     let lock = Lock::take(&db).await;
@@ -637,12 +643,12 @@ async fn a_locked_database_across_a_flag_fall_records_it_once_released() {
     // (still on, black's time gone), and a move is refused, not played.
     let during = server.state(&id).await;
     assert_eq!(during["status"], "active", "{during}");
-    assert_eq!(moves(&during), ["e2e4"]);
+    assert_eq!(moves(&during), ["e2e4", "e7e5", "g1f3"]);
     let refused = server
         .post(
             &format!("/api/games/{id}/move"),
             Some(&black),
-            Some(json!({"uci": "e7e5"})),
+            Some(json!({"uci": "b8c6"})),
         )
         .await;
     assert_error(&refused, 503, "unavailable");
@@ -656,7 +662,7 @@ async fn a_locked_database_across_a_flag_fall_records_it_once_released() {
     let recorded_in = released.elapsed();
     assert_eq!(ended["termination"], "timeout");
     assert_eq!(ended["result"], "1-0");
-    assert_eq!(moves(&ended), ["e2e4"]);
+    assert_eq!(moves(&ended), ["e2e4", "e7e5", "g1f3"]);
     println!(
         "locked database across a flag: timeout stored {} ms after the lock was released",
         recorded_in.as_millis()
@@ -665,7 +671,7 @@ async fn a_locked_database_across_a_flag_fall_records_it_once_released() {
     let server = TestServer::start(test_config(&db)).await;
     let stored = server.state(&id).await;
     assert_eq!(stored["termination"], "timeout");
-    assert_eq!(moves(&stored), ["e2e4"]);
+    assert_eq!(moves(&stored), ["e2e4", "e7e5", "g1f3"]);
     server.stop().await;
 }
 

@@ -245,6 +245,8 @@ async fn an_interrupted_analysis_resumes_with_the_same_results() {
     other.stop().await;
 }
 
+const STARTPOS: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pgn_is_read_and_continued() {
     let db = TestDb::new();
@@ -263,16 +265,25 @@ async fn a_pgn_is_read_and_continued() {
     assert_eq!(read["over"], false);
     let last_fen = read["fen"].as_str().expect("fen").to_string();
 
-    // Continued against the computer from its last position: casual.
+    // Continued against the computer, history and all (issue 22): casual.
     let (game, _) = server
         .create_game(
             json!({"white": {"kind": "ai", "level": 1}, "black": {"kind": "human"}, "pgn": pgn}),
             None,
         )
         .await;
-    assert_eq!(game["initial_fen"], last_fen.as_str());
+    assert_eq!(game["initial_fen"], STARTPOS);
+    assert_eq!(game["fen"], last_fen.as_str());
+    assert_eq!(game["moves"], read["moves"]);
+    assert_eq!(game["san"], read["san"]);
     assert_eq!(game["turn"], "black");
     assert_eq!(game["rated"], false);
+    let id = game["id"].as_str().expect("id");
+    let (_, _, exported) = server.get_text(&format!("/api/games/{id}/pgn")).await;
+    assert!(
+        exported.contains("1. e4 e5 2. Nf3 Nc6 3. Bb5"),
+        "{exported}"
+    );
 
     // Continued with a friend: a private game from the same position that
     // the friend joins with the invite and plays on from.
@@ -288,7 +299,7 @@ async fn a_pgn_is_read_and_continued() {
         .await;
     assert_eq!(status, 201, "{created}");
     let game = &created["game"];
-    assert_eq!(game["initial_fen"], last_fen.as_str());
+    assert_eq!(game["fen"], last_fen.as_str());
     assert_eq!(game["status"], "waiting");
     assert_eq!(game["rated"], false);
     let id = game["id"].as_str().expect("id");
@@ -306,7 +317,10 @@ async fn a_pgn_is_read_and_continued() {
     assert_eq!(joined["seat"]["color"], "black");
     let friend = joined["seat"]["token"].as_str().expect("the friend's seat");
     let after = server.play(id, friend, "a7a6").await;
-    assert_eq!(after["moves"], json!(["a7a6"]));
+    assert_eq!(
+        after["moves"],
+        json!(["e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6"])
+    );
     assert_eq!(after["turn"], "white");
 
     let (_, listed) = server.get("/api/games?limit=100").await;

@@ -226,7 +226,12 @@ async fn human_v_ai_the_ai_answers() {
         .state_where("the AI's first move", |s| moves(s).len() == 1)
         .await;
     assert_eq!(opened["turn"], "black");
-    assert_eq!(opened["clock"]["running"], "black");
+    // Black's clock waits for Black's first move (issue 22); the AI's
+    // first move cost White nothing.
+    assert_eq!(opened["clock"]["running"], Value::Null);
+    assert_eq!(opened["clock"]["black_ms"], 120_000);
+    assert_eq!(opened["clock"]["white_ms"], 120_000);
+    assert!(opened["first_move_ms"].as_u64().is_some(), "{opened}");
     // Answer with any legal move, then the AI answers again.
     for round in 0..3 {
         let state = server.state(&id).await;
@@ -379,11 +384,14 @@ async fn draw_offer_accept_resign_and_flag_fall() {
     assert_eq!(resigned["result"], "1-0");
     assert_eq!(resigned["termination"], "resignation");
 
-    // The server notices a flag fall with nobody sending anything.
-    let (id, white, _black) = server
+    // The server notices a flag fall with nobody sending anything (once
+    // each side has made its first move: the clocks wait for it).
+    let (id, white, black) = server
         .human_game(json!({"clock": {"initial": 0.5, "increment": 0}}))
         .await;
     let mut ws = WsClient::connect(&server, &id, Some(&white)).await;
+    server.play(&id, &white, "e2e4").await;
+    server.play(&id, &black, "e7e5").await;
     let flagged = ws
         .state_where("white's flag to fall", |s| s["status"] == "finished")
         .await;
@@ -393,9 +401,11 @@ async fn draw_offer_accept_resign_and_flag_fall() {
     assert_eq!(flagged["clock"]["running"], Value::Null);
 
     // Timeout against a side that cannot mate is a draw.
-    let (id, _white, _black) = server
+    let (id, white, black) = server
         .human_game(json!({"clock": {"initial": 0.3}, "fen": "4k3/8/8/8/8/8/3Q4/4K1b1 w - - 0 1"}))
         .await;
+    server.play(&id, &white, "d2d3").await;
+    server.play(&id, &black, "g1h2").await;
     let drawn = server
         .wait_state(&id, "the flag to fall", |s| s["status"] == "finished")
         .await;

@@ -33,7 +33,9 @@ async fn pass_and_play_holds_both_seats_and_starts_at_once() {
     let id = game["id"].as_str().expect("id").to_string();
     assert_eq!(game["status"], "active", "no seat is free: {game}");
     assert_eq!(game["joinable"], false);
-    assert_eq!(game["clock"]["running"], "white");
+    // The clocks wait for each side's first move (issue 22).
+    assert_eq!(game["clock"]["running"], Value::Null);
+    assert!(game["first_move_ms"].as_u64().is_some(), "{game}");
     assert!(created.get("invite").is_none(), "nobody to invite");
     let seats = created["seats"].as_array().expect("seats");
     assert_eq!(seats.len(), 2);

@@ -169,15 +169,17 @@ async fn moves_are_committed_before_they_are_seen() {
 }
 
 /// The side to move is charged the thinking time it had spent before the
-/// server stopped, even with no move played yet; the time the server was
-/// down is charged to nobody.
+/// server stopped; the time the server was down is charged to nobody.
 #[tokio::test]
 async fn thinking_time_before_a_restart_is_charged() {
     let db = TestDb::new();
     let server = TestServer::start(test_config(&db)).await;
-    let (id, _white, _black) = server
+    let (id, white, black) = server
         .human_game(json!({"clock": {"initial": 600, "increment": 0}}))
         .await;
+    // The clocks run once each side has made its first move (issue 22).
+    server.play(&id, &white, "e2e4").await;
+    server.play(&id, &black, "e7e5").await;
     // White thinks for 1.5 s, then the server stops for 2 s.
     tokio::time::sleep(std::time::Duration::from_millis(1_500)).await;
     server.stop().await;
@@ -203,9 +205,11 @@ async fn thinking_time_before_a_restart_is_charged() {
 async fn a_running_clock_runs_again_without_a_request() {
     let db = TestDb::new();
     let server = TestServer::start(test_config(&db)).await;
-    let (id, _white, _black) = server
+    let (id, white, black) = server
         .human_game(json!({"clock": {"initial": 2, "increment": 0}}))
         .await;
+    server.play(&id, &white, "e2e4").await;
+    server.play(&id, &black, "e7e5").await;
     server.stop().await;
     let server = TestServer::start(test_config(&db)).await;
     let reader = DbReader::connect(&db).await;

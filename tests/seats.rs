@@ -266,11 +266,14 @@ async fn casual_games_stay_off_the_main_scoreboard() {
     let (created, id) = server
         .create_human(json!({"clock": {"initial": 0.3}}), Some(&bob))
         .await;
-    let _bob_white = seat(&created);
-    let (status, _) = server
+    let bob_white = seat(&created);
+    let (status, joined) = server
         .post(&format!("/api/games/{id}/join"), Some(&alice), None)
         .await;
     assert_eq!(status, 200);
+    // The clocks run once each side has made its first move.
+    server.play(&id, &bob_white, "e2e4").await;
+    server.play(&id, &seat(&joined), "e7e5").await;
     let flagged = server
         .wait_state(&id, "the flag to fall", |s| s["status"] == "finished")
         .await;

@@ -282,6 +282,9 @@ enum RemoteCommand {
     Authorize {
         token: String,
     },
+    SeatOf {
+        player_id: String,
+    },
     Join {
         token: String,
         player: Option<RemotePlayer>,
@@ -526,6 +529,13 @@ async fn run_remote(handle: &GameHandle, command: RemoteCommand) -> Vec<u8> {
                 .await
                 .map_err(gone),
         ),
+        RemoteCommand::SeatOf { player_id } => encode(
+            handle
+                .call(|reply| Command::SeatOf { player_id, reply })
+                .await
+                .map(|seat| seat.map(|(side, token)| (side, token.0)))
+                .map_err(gone),
+        ),
         RemoteCommand::Join {
             token,
             player,
@@ -761,6 +771,15 @@ impl Proxy {
                 RemoteCommand::Authorize { token: token.0 },
                 lost,
                 plain(reply),
+            ),
+            Command::SeatOf { player_id, reply } => self.forward(
+                RemoteCommand::SeatOf { player_id },
+                lost,
+                move |result: Result<Option<(Side, String)>, ApiError>| {
+                    if let Ok(seat) = result {
+                        let _ = reply.send(seat.map(|(side, token)| (side, TokenHash(token))));
+                    }
+                },
             ),
             Command::Join {
                 token,

@@ -148,6 +148,33 @@ pub struct Config {
     #[arg(long, env = "ROOKERY_WAITING_EXPIRY_SECS", default_value_t = 86_400)]
     pub waiting_expiry_secs: u64,
 
+    /// Serve HTTPS (and WSS) with this PEM certificate chain, for a server
+    /// run without a TLS proxy in front (needs `--tls-key`).
+    #[arg(long, env = "ROOKERY_TLS_CERT", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+
+    /// The PEM private key of `--tls-cert`.
+    #[arg(long, env = "ROOKERY_TLS_KEY", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+
+    /// Marks the session cookie `Secure` (sent over HTTPS only). Set it when
+    /// the server is reached over HTTPS through a proxy; a server serving
+    /// TLS itself sets it anyway.
+    #[arg(long, env = "ROOKERY_SECURE_COOKIES")]
+    pub secure_cookies: bool,
+
+    /// In a game with a clock, a person who has not made their first move
+    /// this many milliseconds after their turn began aborts the game (it
+    /// counts nowhere); twice as long for clocks of 15 minutes or more.
+    /// Neither clock runs before that side's first move.
+    #[arg(long, env = "ROOKERY_FIRST_MOVE_MS", default_value_t = 30_000)]
+    pub first_move_ms: u64,
+
+    /// An open seek whose creator's last connection closed is withdrawn
+    /// (aborted) after this many milliseconds, unless they reconnect.
+    #[arg(long, env = "ROOKERY_SEEK_GRACE_MS", default_value_t = 10_000)]
+    pub seek_grace_ms: u64,
+
     /// An untimed active game with no move or action for this many seconds
     /// is adjudicated: the side to move loses on time (aborted before each
     /// side has moved).
@@ -301,6 +328,11 @@ impl Config {
             db_busy_timeout_ms: 5000,
             game_deadline_ms: 10_000,
             waiting_expiry_secs: 86_400,
+            first_move_ms: 30_000,
+            secure_cookies: false,
+            tls_cert: None,
+            tls_key: None,
+            seek_grace_ms: 10_000,
             idle_game_secs: 604_800,
             unload_after_ms: 60_000,
             shutdown_grace_ms: 5_000,
@@ -354,7 +386,16 @@ impl Config {
             waiting_expiry: Duration::from_secs(self.waiting_expiry_secs),
             idle_expiry: Duration::from_secs(self.idle_game_secs),
             unload_after: Duration::from_millis(self.unload_after_ms),
+            timing: crate::live::game::Timing {
+                first_move: Duration::from_millis(self.first_move_ms.max(1)),
+                seek_grace: Duration::from_millis(self.seek_grace_ms),
+            },
         }
+    }
+
+    /// Whether the session cookie is `Secure`.
+    pub fn secure_cookies(&self) -> bool {
+        self.secure_cookies || self.tls_cert.is_some()
     }
 
     pub fn shutdown_grace(&self) -> Duration {

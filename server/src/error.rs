@@ -46,6 +46,22 @@ pub enum ApiError {
     SamePlayer,
     #[error("this name is taken")]
     NameTaken,
+    /// A login with a wrong name or a wrong password: one answer for both
+    /// (401 `unauthorized`), so it tells nobody which names exist.
+    #[error("wrong name or password")]
+    WrongCredentials,
+    /// A new password that is too short, too long or too common (400
+    /// `weak_password`, an addition).
+    #[error("{0}")]
+    WeakPassword(String),
+    /// A valid token without the scope this needs (403 `missing_scope`,
+    /// an addition).
+    #[error("this token lacks the scope {0:?}")]
+    MissingScope(&'static str),
+    /// Too many failed logins: wait `retry_after` seconds (429
+    /// `rate_limited` with `Retry-After`).
+    #[error("too many failed logins: try again in {retry_after} s")]
+    LoginThrottled { retry_after: u64 },
     /// A player's abort after each side has moved (an addition).
     #[error("each side has moved: the game can no longer be aborted (resign instead)")]
     AbortTooLate,
@@ -109,7 +125,10 @@ impl ApiError {
     pub fn status(&self) -> StatusCode {
         match self {
             ApiError::BadRequest(_) | ApiError::IllegalMove(_) => StatusCode::BAD_REQUEST,
-            ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
+            ApiError::Unauthorized | ApiError::WrongCredentials => StatusCode::UNAUTHORIZED,
+            ApiError::WeakPassword(_) => StatusCode::BAD_REQUEST,
+            ApiError::MissingScope(_) => StatusCode::FORBIDDEN,
+            ApiError::LoginThrottled { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
@@ -137,7 +156,10 @@ impl ApiError {
         match self {
             ApiError::BadRequest(_) => "bad_request",
             ApiError::IllegalMove(_) => "illegal_move",
-            ApiError::Unauthorized => "unauthorized",
+            ApiError::Unauthorized | ApiError::WrongCredentials => "unauthorized",
+            ApiError::WeakPassword(_) => "weak_password",
+            ApiError::MissingScope(_) => "missing_scope",
+            ApiError::LoginThrottled { .. } => "rate_limited",
             ApiError::Forbidden(_) => "forbidden",
             ApiError::NotFound(_) => "not_found",
             ApiError::MethodNotAllowed => "method_not_allowed",
@@ -232,6 +254,13 @@ impl From<sqlx::Error> for ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         self.log();
-        (self.status(), axum::Json(self.body())).into_response()
+        let mut response = (self.status(), axum::Json(self.body())).into_response();
+        if let ApiError::LoginThrottled { retry_after } = self {
+            response.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from(retry_after.max(1)),
+            );
+        }
+        response
     }
 }

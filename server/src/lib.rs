@@ -41,6 +41,7 @@ pub mod config;
 pub mod connection_timers;
 pub mod error;
 pub mod extract;
+pub mod identity;
 pub mod live;
 pub mod logging;
 pub mod origin;
@@ -79,6 +80,8 @@ pub struct AppState {
     pub ai_games: Arc<AiGameLedger>,
     /// Post-game analysis jobs.
     pub analyses: Analyses,
+    /// Failed logins, per name and per address (issue 21).
+    pub login_throttle: Arc<crate::identity::throttle::LoginThrottle>,
 }
 
 impl AppState {
@@ -140,6 +143,7 @@ impl App {
                 limits: Arc::new(limits),
                 ai_games,
                 analyses,
+                login_throttle: Arc::default(),
             },
         })
     }

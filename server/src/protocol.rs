@@ -53,6 +53,10 @@ pub struct CreateGame {
     /// from the PGN's last position (not with both `fen` and `pgn`).
     #[serde(default)]
     pub pgn: Option<String>,
+    /// Added (issue 22): moves already played from `fen` (or the standard
+    /// start), in UCI: the new game starts with them in its move list.
+    #[serde(default)]
+    pub moves: Option<Vec<String>>,
 }
 
 /// The `as` of a new game: one seat, or (added) `both` for pass and play,
@@ -110,8 +114,13 @@ pub struct NewGame {
     pub both_seats: bool,
     pub clock: Option<ClockSettings>,
     pub fen: Option<String>,
+    /// Moves already played from `fen`, in UCI (an imported game's history).
+    pub history: Vec<String>,
     pub visibility: Visibility,
 }
+
+/// The most moves (plies) a new game may start with.
+pub const MAX_HISTORY_PLIES: usize = 1_000;
 
 impl CreateGame {
     pub fn validate(self) -> Result<NewGame, ApiError> {
@@ -168,14 +177,20 @@ impl CreateGame {
             .fen
             .map(|fen| fen.trim().to_string())
             .filter(|fen| !fen.is_empty());
-        let fen = match self.pgn.as_deref().map(str::trim) {
-            None | Some("") => fen,
-            Some(_) if fen.is_some() => {
+        let history = self.moves.unwrap_or_default();
+        if history.len() > MAX_HISTORY_PLIES {
+            return Err(ApiError::BadRequest(format!(
+                "moves: at most {MAX_HISTORY_PLIES} plies"
+            )));
+        }
+        let (fen, history) = match self.pgn.as_deref().map(str::trim) {
+            None | Some("") => (fen, history),
+            Some(_) if fen.is_some() || !history.is_empty() => {
                 return Err(ApiError::BadRequest(
-                    "send either fen or pgn, not both".into(),
+                    "send either fen (with moves) or pgn, not both".into(),
                 ))
             }
-            Some(pgn) => Some(continue_from_pgn(pgn)?),
+            Some(pgn) => continue_from_pgn(pgn)?,
         };
         Ok(NewGame {
             seats,
@@ -183,14 +198,16 @@ impl CreateGame {
             both_seats,
             clock,
             fen,
+            history,
             visibility: self.visibility.unwrap_or_default(),
         })
     }
 }
 
-/// The last position of a PGN's game, to continue it: 400 `bad_request`
-/// for a PGN that cannot be read or whose game is already over.
-fn continue_from_pgn(pgn: &str) -> Result<String, ApiError> {
+/// A PGN's game, to continue it: its start (`None`: the standard one) and
+/// its moves in UCI. 400 `bad_request` for a PGN that cannot be read or
+/// whose game is already over.
+fn continue_from_pgn(pgn: &str) -> Result<(Option<String>, Vec<String>), ApiError> {
     let read = crate::api::analysis::parse_pgn(pgn)?;
     if let Some(outcome) = read.game.outcome() {
         return Err(ApiError::BadRequest(format!(
@@ -198,7 +215,10 @@ fn continue_from_pgn(pgn: &str) -> Result<String, ApiError> {
             outcome.termination
         )));
     }
-    Ok(read.game.position().to_fen())
+    let start = read.game.initial_position().to_fen();
+    let fen = (start != rookery_engine::Position::startpos().to_fen()).then_some(start);
+    let moves = read.game.moves().iter().map(|mv| mv.to_uci()).collect();
+    Ok((fen, moves))
 }
 
 fn validate_clock(clock: ClockRequest) -> Result<ClockSettings, ApiError> {
@@ -358,6 +378,45 @@ pub struct GameState {
     pub visibility: Visibility,
     /// Added: waiting for an opponent and open to anyone (an open seek).
     pub joinable: bool,
+    /// Added (issue 22): while a side has not yet made its first move of a
+    /// game with a clock (its clock does not run), the milliseconds it has
+    /// left to make it before the game is aborted.
+    #[serde(default)]
+    pub first_move_ms: Option<u64>,
+    /// Added (issue 22): on the one state made by the change that ended an
+    /// offer, what became of it (so its maker is told); `null` otherwise.
+    #[serde(default)]
+    pub offer_answer: Option<OfferAnswer>,
+}
+
+/// What became of an offer (draw, takeback or rematch).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OfferAnswer {
+    pub offer: OfferKind,
+    /// The side that made the offer.
+    pub by: Side,
+    pub answer: OfferOutcome,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OfferKind {
+    Draw,
+    Takeback,
+    Rematch,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OfferOutcome {
+    /// The opponent accepted it.
+    Accepted,
+    /// The opponent declined it (a draw offer is also declined by moving).
+    Declined,
+    /// Its maker took it back.
+    Withdrawn,
+    /// It lapsed: a move was made (a takeback request) or the game ended.
+    Expired,
 }
 
 impl GameState {
@@ -747,6 +806,8 @@ mod tests {
             rated: true,
             visibility: Visibility::Open,
             joinable: false,
+            first_move_ms: None,
+            offer_answer: None,
         }
     }
 

@@ -34,6 +34,7 @@
 //! separate read-only pool: in WAL mode they never wait for the writer, and a
 //! heavy read never delays a commit.
 
+pub mod accounts;
 pub mod analysis;
 mod backend;
 pub mod leases;
@@ -300,8 +301,14 @@ impl Store {
     // --------------------------------------------------------------- games
 
     pub async fn insert_game(&self, live: &LiveGame) -> Result<(), ApiError> {
-        let game = StoredGame::of(live, Instant::now(), now_ms());
-        Ok(self.write(Write::InsertGame(game)).await?)
+        let now = now_ms();
+        let game = StoredGame::of(live, Instant::now(), now);
+        let history = live
+            .history()
+            .iter()
+            .map(|mv| rows::StoredMove::of(live.id, mv, now))
+            .collect();
+        Ok(self.write(Write::InsertGame { game, history }).await?)
     }
 
     /// Writes the changed game (and the move that changed it, if any) in one
@@ -705,6 +712,8 @@ async fn open_postgres(url: &str) -> anyhow::Result<(Pool, Pool)> {
 /// filter reads an index of migrations/0002 backwards (`created_at DESC,
 /// rowid DESC` with no sort): `status != 'finished'` selects the partial
 /// index of unfinished games.
+/// The query of the public list: private games (friend games, private
+/// rematches) are not listed (issue 21); they stay readable by their id.
 fn list_sql(dialect: Dialect, statuses: &[Status]) -> Result<String, ApiError> {
     let has = |status| statuses.contains(&status);
     let filter = match (
@@ -712,11 +721,11 @@ fn list_sql(dialect: Dialect, statuses: &[Status]) -> Result<String, ApiError> {
         has(Status::Active),
         has(Status::Finished),
     ) {
-        (true, true, true) => "",
-        (true, true, false) => "WHERE g.status != 'finished'",
-        (true, false, false) => "WHERE g.status = 'waiting'",
-        (false, true, false) => "WHERE g.status = 'active'",
-        (false, false, true) => "WHERE g.status = 'finished'",
+        (true, true, true) => "WHERE g.visibility = 'open'",
+        (true, true, false) => "WHERE g.status != 'finished' AND g.visibility = 'open'",
+        (true, false, false) => "WHERE g.status = 'waiting' AND g.visibility = 'open'",
+        (false, true, false) => "WHERE g.status = 'active' AND g.visibility = 'open'",
+        (false, false, true) => "WHERE g.status = 'finished' AND g.visibility = 'open'",
         _ => {
             return Err(ApiError::internal(format!(
                 "list of {statuses:?} not supported"

@@ -105,6 +105,7 @@ async fn upgrade(
     Extension(ClientIp(client)): Extension<ClientIp>,
     Path(id): Path<String>,
     ApiQuery(query): ApiQuery<WsQuery>,
+    headers: axum::http::HeaderMap,
 ) -> Result<Response, ApiError> {
     let id = game_id(&id)?;
     let handle = state.registry.get(id).await?;
@@ -122,13 +123,16 @@ async fn upgrade(
         .token
         .filter(|token| !token.is_empty())
         .or_else(|| protocol_token(&ws));
-    let seat = match token {
-        None => None,
+    let (seat, by_account) = match token {
+        None => (account_seat(&state, id, &headers).await?, true),
         Some(token) => {
             let (side, hash) = authorize(&state, id, &token).await?;
-            Some((side, hash, SeatSecret(token)))
+            (Some((side, hash, SeatSecret(token))), false)
         }
     };
+    // A seat found through the account is announced, since the client did
+    // not ask for one.
+    let announce = by_account && seat.is_some();
     let cap = HARD_MESSAGE_CAP.max(state.config.max_ws_message_bytes);
     Ok(ws
         .protocols([PROTOCOL])
@@ -139,7 +143,30 @@ async fn upgrade(
         .max_write_buffer_size(MAX_WRITE_BUFFER.max(cap))
         .max_message_size(cap)
         .max_frame_size(cap)
-        .on_upgrade(move |socket| session(socket, state, id, handle, seat, client)))
+        .on_upgrade(move |socket| session(socket, state, id, handle, seat, announce, client)))
+}
+
+/// Without a seat token, the seat of the account the request's session
+/// names (issue 21: a person's seat follows them to any device where they
+/// are logged in), if it holds one in this game. The connection then has
+/// no seat secret of its own: a fresh random one stands in, so a rematch
+/// seat derived from it is reachable only through the account too.
+async fn account_seat(
+    state: &AppState,
+    id: Uuid,
+    headers: &axum::http::HeaderMap,
+) -> Result<Option<(Side, TokenHash, SeatSecret)>, ApiError> {
+    let Some(cookie) = crate::identity::session_cookie(headers) else {
+        return Ok(None);
+    };
+    let Some(grant) = state.store().session(&TokenHash::of(&cookie)).await? else {
+        return Ok(None);
+    };
+    let Some((side, hash)) = state.registry.seat_of_player(id, &grant.player.id).await? else {
+        return Ok(None);
+    };
+    let secret = SeatSecret(crate::auth::mint()?.secret);
+    Ok(Some((side, hash, secret)))
 }
 
 /// The seat token offered as a `rookery.token.TOKEN` subprotocol, if any.
@@ -171,6 +198,7 @@ async fn session(
     id: Uuid,
     handle: GameHandle,
     seat: Option<(Side, TokenHash, SeatSecret)>,
+    announce: bool,
     client: IpAddr,
 ) {
     let side = seat.as_ref().map(|(side, _, _)| *side);
@@ -205,7 +233,14 @@ async fn session(
         client,
         rematch_told: None,
     };
-    if connection.write_state(&first).await.is_ok() {
+    let mut open = connection.write_state(&first).await.is_ok();
+    if open && announce {
+        if let Some(side) = side {
+            let text = server_text(&ServerMessage::Authenticated { color: side });
+            open = connection.write(Message::Text(text)).await.is_ok();
+        }
+    }
+    if open {
         connection.serve(updates).await;
     }
     let side = connection.seat.as_ref().map(|(side, _, _)| *side);

@@ -20,6 +20,7 @@ use crate::auth::{self, TokenHash};
 use crate::client_ip::ClientIp;
 use crate::error::ApiError;
 use crate::extract::{game_id, ApiJson, ApiQuery, MaybeJson};
+use crate::identity::{self, Scope};
 use crate::live::actor::{Action, Command, SeatSecret, StateReceiver};
 use crate::live::game::{LiveGame, PlayerRef};
 use crate::protocol::{
@@ -29,20 +30,16 @@ use crate::protocol::{
 use crate::store::now_ms;
 use crate::AppState;
 
-/// The registered player named by the request's Bearer token, if it sends
-/// one. An unknown token is an error rather than silently anonymous.
+/// The registered player the request names (a player token, a personal
+/// API token with the `play` scope, or a session: see
+/// [`crate::identity`]), if it names one. An unknown Bearer token is an
+/// error rather than silently anonymous.
 async fn player_of(state: &AppState, headers: &HeaderMap) -> Result<Option<PlayerRef>, ApiError> {
-    let Some(token) = auth::bearer(headers)? else {
+    let Some(identity) = identity::identify(state.store(), headers).await? else {
         return Ok(None);
     };
-    match state
-        .store()
-        .player_by_token(&TokenHash::of(&token))
-        .await?
-    {
-        Some(player) => Ok(Some(player)),
-        None => Err(ApiError::Unauthorized),
-    }
+    identity.require(Scope::Play)?;
+    Ok(Some(identity.player))
 }
 
 pub async fn create(
@@ -61,6 +58,7 @@ pub async fn create(
         request.clock,
         request.fen.as_deref(),
     )?;
+    live.play_history(&request.history)?;
     live.client = Some(client);
     let mut seats = Vec::with_capacity(2);
     if let Some(side) = request.creator_side {
@@ -412,8 +410,38 @@ async fn act_http(
     headers: &HeaderMap,
     action: Action,
 ) -> Result<Json<GameState>, ApiError> {
-    let token = TokenHash::of(&auth::required_bearer(headers)?);
     let id = game_id(id)?;
+    let bearer = auth::bearer(headers)?;
+    // A seat token of this game, the contract's way. Its refusal stands
+    // unless the request names a person who holds a seat here.
+    let mut refusal = None;
+    if let Some(secret) = &bearer {
+        match state
+            .registry
+            .act(id, &TokenHash::of(secret), action.clone())
+            .await
+        {
+            Err(err @ (ApiError::Unauthorized | ApiError::Forbidden(_))) => refusal = Some(err),
+            other => return Ok(Json(other?)),
+        }
+    }
+    // Else the person the request names, for the seat they hold here
+    // (issue 21): an account token or session acts for its own seats.
+    let refused = |refusal: Option<ApiError>, otherwise| Err(refusal.unwrap_or(otherwise));
+    let person = match identity::identify(state.store(), headers).await {
+        Ok(Some(person)) => person,
+        Ok(None) | Err(ApiError::Unauthorized) => return refused(refusal, ApiError::Unauthorized),
+        Err(err) => return Err(err),
+    };
+    let Some((_, token)) = state.registry.seat_of_player(id, &person.player.id).await? else {
+        return refused(
+            refusal,
+            ApiError::Forbidden("you hold no seat in this game".into()),
+        );
+    };
+    if !(person.scopes.has(Scope::Play) || person.scopes.has(Scope::Bot)) {
+        return Err(ApiError::MissingScope(Scope::Play.as_str()));
+    }
     Ok(Json(state.registry.act(id, &token, action).await?))
 }
 

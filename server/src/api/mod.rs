@@ -4,6 +4,7 @@
 //! Every route shares the per-client rate limit and the body size limit;
 //! an unknown `/api` path is a `not_found` in our error shape.
 
+pub mod accounts;
 pub mod admin;
 pub mod analysis;
 pub mod games;
@@ -11,7 +12,7 @@ pub mod info;
 pub mod players;
 
 use axum::extract::DefaultBodyLimit;
-use axum::routing::{any, get, post};
+use axum::routing::{any, delete, get, post, put};
 use axum::Router;
 
 use self::games::action;
@@ -26,6 +27,25 @@ pub fn router(state: AppState) -> Router {
         .route("/api/players", post(players::create))
         .route("/api/players/{name}", get(players::profile))
         .route("/api/players/{name}/games", get(players::games))
+        // Accounts (issue 21).
+        .route("/api/accounts", post(accounts::sign_up))
+        .route(
+            "/api/session",
+            post(accounts::log_in).delete(accounts::log_out),
+        )
+        .route("/api/account", get(accounts::get))
+        .route("/api/account/password", put(accounts::set_password))
+        .route(
+            "/api/account/sessions",
+            get(accounts::sessions).delete(accounts::end_all_sessions),
+        )
+        .route("/api/account/sessions/{id}", delete(accounts::end_session))
+        .route(
+            "/api/account/tokens",
+            get(accounts::tokens).post(accounts::create_token),
+        )
+        .route("/api/account/tokens/{id}", delete(accounts::revoke_token))
+        .route("/api/account/games", get(accounts::games))
         .route("/api/levels", get(info::levels))
         .route("/api/scoreboard", get(info::scoreboard))
         .route("/api/games", post(games::create).get(games::list))

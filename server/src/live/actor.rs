@@ -92,6 +92,12 @@ pub enum Command {
         token: TokenHash,
         reply: oneshot::Sender<Option<Side>>,
     },
+    /// The seat the registered player `player_id` holds in this game, if
+    /// any, with its token's hash (so an account acts for its own seat).
+    SeatOf {
+        player_id: String,
+        reply: oneshot::Sender<Option<(Side, TokenHash)>>,
+    },
     Join {
         token: TokenHash,
         player: Option<PlayerRef>,
@@ -245,6 +251,8 @@ pub struct ActorContext {
     /// How long the game stays in memory once idle (no subscriber, no
     /// running clock, no AI to move): `--unload-after-ms`.
     pub unload_after: Duration,
+    /// The first-move rule's and open seeks' waits.
+    pub timing: super::game::Timing,
     /// Called with the actor's handle when it leaves memory.
     pub on_exit: Arc<dyn Fn(&GameHandle) + Send + Sync>,
     /// Puts a new game (an agreed rematch, already stored) live, before
@@ -267,10 +275,11 @@ pub struct Ownership {
 
 /// Starts the actor of `live` (owned through `ownership` in a cluster).
 pub fn spawn(
-    live: LiveGame,
+    mut live: LiveGame,
     context: ActorContext,
     ownership: Option<Ownership>,
 ) -> (GameHandle, tokio::task::JoinHandle<()>) {
+    live.set_timing(context.timing);
     let (commands, inbox) = mpsc::channel(64);
     let (answers_tx, answers) = mpsc::channel(4);
     // A subscriber that falls this many messages behind has lagged: a
@@ -440,6 +449,9 @@ impl GameActor {
             Command::Authorize { token, reply } => {
                 let _ = reply.send(self.live.side_of(&token));
             }
+            Command::SeatOf { player_id, reply } => {
+                let _ = reply.send(self.live.seat_of_player(&player_id));
+            }
             Command::Join {
                 token,
                 player,
@@ -500,7 +512,7 @@ impl GameActor {
                 let _ = reply.send(result);
             }
             Command::Presence { side, delta } => {
-                self.live.connect(side, delta);
+                self.live.connect(side, delta, Instant::now());
                 self.handle.presence.record(&self.live);
                 if self.presence_due.is_none() {
                     self.presence_due = Some(Instant::now() + PRESENCE_COALESCE);
@@ -669,6 +681,8 @@ impl GameActor {
             (self.context.start_game)(rematch);
         }
         self.broadcast();
+        // The offer's answer went out with this change's state only.
+        self.live.clear_offer_answer();
         self.start_ai_if_needed();
         Ok(())
     }
@@ -691,6 +705,7 @@ impl GameActor {
             .await
         {
             Ok(Some(mut stored)) => {
+                stored.set_timing(self.context.timing);
                 stored.keep_presence_of(&self.live);
                 let moved = stored.game().moves().len() != self.live.game().moves().len();
                 self.live = stored;

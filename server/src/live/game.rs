@@ -17,11 +17,37 @@ use rookery_engine::{Move, Position, UciMoveError};
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::clock::Clock;
+use super::clock::{millis, Clock};
 use crate::auth::TokenHash;
 use crate::protocol::{
-    ClockSettings, GameState, SeatKind, SeatRating, SeatView, Side, Status, Visibility,
+    ClockSettings, GameState, OfferAnswer, OfferKind, OfferOutcome, SeatKind, SeatRating, SeatView,
+    Side, Status, Visibility,
 };
+
+/// The waits of the first-move rule and of open seeks (issue 22), set by
+/// the server's flags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timing {
+    /// How long a side has for its first move in a game with a clock before
+    /// the game is aborted (doubled for clocks of [`SLOW_GAME_INITIAL_MS`]
+    /// or more).
+    pub first_move: Duration,
+    /// How long an open seek stays listed after its creator's last
+    /// connection closed (a reload reconnects well within it).
+    pub seek_grace: Duration,
+}
+
+impl Default for Timing {
+    fn default() -> Timing {
+        Timing {
+            first_move: Duration::from_secs(30),
+            seek_grace: Duration::from_secs(10),
+        }
+    }
+}
+
+/// Clocks from this initial time on get twice [`Timing::first_move`].
+pub const SLOW_GAME_INITIAL_MS: u64 = 15 * 60 * 1000;
 
 /// The shortest initial clock of a rated game. Below it a game is decided by
 /// the network and the server's reaction time more than by chess (and a
@@ -190,6 +216,15 @@ pub enum Answer {
     Withdraw,
 }
 
+impl Answer {
+    fn outcome(self) -> OfferOutcome {
+        match self {
+            Answer::Decline => OfferOutcome::Declined,
+            Answer::Withdraw => OfferOutcome::Withdrawn,
+        }
+    }
+}
+
 /// Clears `offer` if `side` may drop it with `answer`; whether it did.
 fn drop_offer(offer: &mut Option<Side>, side: Side, answer: Answer) -> bool {
     let allowed = match answer {
@@ -266,6 +301,8 @@ pub struct SavedGame<'a> {
     pub rated: bool,
     pub visibility: Visibility,
     pub invite: Option<TokenHash>,
+    /// Plies already played when the game was created (an imported history).
+    pub start_ply: usize,
 }
 
 /// A stored clock.
@@ -308,6 +345,20 @@ pub struct LiveGame {
     /// run saw it do so: the AI scheduler serves the searches of different
     /// clients in turn. Not stored: a resumed game has none.
     pub client: Option<IpAddr>,
+    /// Plies already played when the game was created (a game continued
+    /// from an imported PGN); moves of this game are counted from here.
+    start_ply: usize,
+    /// The first-move rule's and the open seek's waits.
+    timing: Timing,
+    /// In a game with a clock, while the side to move has not yet made its
+    /// first move: when its time for it began (its clock does not run).
+    /// Not stored: after a restart the wait starts again.
+    first_move_since: Option<Instant>,
+    /// An open seek whose creator's last connection closed: since when.
+    creator_gone_since: Option<Instant>,
+    /// What became of an offer in the last change (sent with that change's
+    /// state only, then cleared by the actor).
+    offer_answer: Option<OfferAnswer>,
 }
 
 impl LiveGame {
@@ -345,7 +396,129 @@ impl LiveGame {
             visibility: Visibility::Open,
             invite: None,
             client: None,
+            start_ply: 0,
+            timing: Timing::default(),
+            first_move_since: None,
+            creator_gone_since: None,
+            offer_answer: None,
         })
+    }
+
+    /// Plays `moves` (UCI) on a new game before anyone has a seat: the game
+    /// starts with them in its move list (an imported game continued). Such
+    /// a game is casual, like every custom start.
+    pub fn play_history(&mut self, moves: &[String]) -> Result<(), GameError> {
+        if moves.is_empty() {
+            return Ok(());
+        }
+        if !self.game.moves().is_empty() || self.status() != Status::Waiting && !self.is_ai_vs_ai()
+        {
+            return Err(GameError::Rejected(
+                "a game's history is set before anyone plays it".into(),
+            ));
+        }
+        for (ply, uci) in moves.iter().enumerate() {
+            let mv = self
+                .game
+                .position()
+                .parse_uci(uci)
+                .map_err(|err| match err {
+                    UciMoveError::Syntax(text) => {
+                        GameError::NotUci(format!("moves[{ply}]: {text}"))
+                    }
+                    UciMoveError::Illegal(text) => {
+                        GameError::Illegal(format!("moves[{ply}]: {text}"))
+                    }
+                })?;
+            self.game
+                .play(mv)
+                .map_err(|err| GameError::Rejected(err.to_string()))?;
+        }
+        if let Some(outcome) = self.game.outcome() {
+            return Err(GameError::OverBeforeStart(outcome.termination));
+        }
+        self.start_ply = self.game.moves().len();
+        self.rated = false;
+        Ok(())
+    }
+
+    /// The moves the game started with (see [`Self::play_history`]), for
+    /// the database.
+    pub fn history(&self) -> Vec<PlayedMove> {
+        let mut replay = Game::new(self.game.initial_position().clone());
+        let mut played = Vec::with_capacity(self.start_ply);
+        for (ply, mv) in self.game.moves()[..self.start_ply].iter().enumerate() {
+            if replay.play(*mv).is_err() {
+                break;
+            }
+            played.push(PlayedMove {
+                ply,
+                mv: *mv,
+                uci: mv.to_uci(),
+                san: replay.san_moves()[ply].clone(),
+                clock_ms: None,
+            });
+        }
+        played
+    }
+
+    pub fn start_ply(&self) -> usize {
+        self.start_ply
+    }
+
+    /// Moves (plies) made in this game, not counting an imported history.
+    fn plies_in_game(&self) -> usize {
+        self.game.moves().len().saturating_sub(self.start_ply)
+    }
+
+    /// Whether the side to move has yet to make its first move in this game.
+    fn first_move_pending(&self) -> bool {
+        self.plies_in_game() < 2
+    }
+
+    /// Sets the waits of the first-move rule and of open seeks.
+    pub fn set_timing(&mut self, timing: Timing) {
+        self.timing = timing;
+    }
+
+    /// How long the side to move has for its first move.
+    fn first_move_limit(&self) -> Duration {
+        match self.clock_settings {
+            Some(clock) if clock.initial_ms >= SLOW_GAME_INITIAL_MS => {
+                self.timing.first_move.saturating_mul(2)
+            }
+            _ => self.timing.first_move,
+        }
+    }
+
+    /// When the side to move must have made its first move (a person's
+    /// seat in a game with a clock), if its wait runs.
+    fn first_move_deadline(&self) -> Option<Instant> {
+        let since = self.first_move_since?;
+        if self.seat(self.turn()).ai_level().is_some() {
+            return None;
+        }
+        Some(since + self.first_move_limit())
+    }
+
+    /// When an open seek whose creator left is withdrawn.
+    fn seek_deadline(&self) -> Option<Instant> {
+        let since = self.creator_gone_since?;
+        self.is_joinable().then(|| since + self.timing.seek_grace)
+    }
+
+    /// What became of an offer in the last change, if anything.
+    pub fn offer_answer(&self) -> Option<OfferAnswer> {
+        self.offer_answer
+    }
+
+    /// Forgets the last change's offer answer (once its state is sent).
+    pub fn clear_offer_answer(&mut self) {
+        self.offer_answer = None;
+    }
+
+    fn answer_offer(&mut self, offer: OfferKind, by: Side, answer: OfferOutcome) {
+        self.offer_answer = Some(OfferAnswer { offer, by, answer });
     }
 
     /// Rebuilds a stored game: its seats, moves, clock and ending. A running
@@ -381,6 +554,11 @@ impl LiveGame {
             visibility: saved.visibility,
             invite: saved.invite,
             client: None,
+            start_ply: saved.start_ply.min(saved.moves.len()),
+            timing: Timing::default(),
+            first_move_since: None,
+            creator_gone_since: None,
+            offer_answer: None,
         };
         if live.status() == Status::Active {
             let spent = saved.clock.map_or(Duration::ZERO, |c| c.spent);
@@ -412,7 +590,7 @@ impl LiveGame {
             }
             Status::Active if self.clock.is_some() => Ok(false),
             Status::Active => {
-                let ending = if self.game.moves().len() < 2 {
+                let ending = if self.first_move_pending() {
                     Ending {
                         winner: None,
                         termination: Termination::Aborted,
@@ -546,6 +724,16 @@ impl LiveGame {
             .find(|side| self.seat(*side).token() == Some(token))
     }
 
+    /// The seat the registered player `player_id` holds, with its token's
+    /// hash. A player holds at most one seat of a game (see [`Self::join`]).
+    pub fn seat_of_player(&self, player_id: &str) -> Option<(Side, TokenHash)> {
+        Side::BOTH.into_iter().find_map(|side| {
+            let seat = self.seat(side);
+            let token = seat.token()?;
+            (seat.player()?.id == player_id).then(|| (side, token.clone()))
+        })
+    }
+
     /// The AI level to move now, if the side to move is a computer seat and
     /// the game is on.
     pub fn ai_to_move(&self) -> Option<u8> {
@@ -563,18 +751,37 @@ impl LiveGame {
         self.clock.as_ref()
     }
 
-    /// When the running side's flag falls.
+    /// When the game must next be looked at by [`Self::check_flag`]: the
+    /// running side's flag falls, the side to move's time for its first
+    /// move ends, or an abandoned open seek is withdrawn.
     pub fn deadline(&self) -> Option<Instant> {
         if self.is_finished() {
             return None;
         }
-        self.clock.as_ref().and_then(Clock::deadline)
+        [
+            self.clock.as_ref().and_then(Clock::deadline),
+            self.first_move_deadline(),
+            self.seek_deadline(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
+    /// The side to move's turn begins: its clock runs, unless it has yet to
+    /// make its first move in this game (then only its first-move wait
+    /// runs, and it is charged nothing).
     fn start_clock(&mut self, now: Instant) {
         let turn = self.turn();
+        let pending = self.first_move_pending();
         if let Some(clock) = &mut self.clock {
-            clock.start(turn, now);
+            if pending {
+                clock.stop(now);
+                self.first_move_since = Some(now);
+            } else {
+                self.first_move_since = None;
+                clock.start(turn, now);
+            }
         }
     }
 
@@ -635,6 +842,7 @@ impl LiveGame {
             player,
             connections: 0,
         };
+        self.creator_gone_since = None;
         if self.status() == Status::Active {
             self.start_clock(now);
         }
@@ -673,20 +881,29 @@ impl LiveGame {
     pub fn play_move(&mut self, mv: Move, now: Instant) -> Result<PlayedMove, GameError> {
         let mover = self.turn();
         let ply = self.game.moves().len();
+        let first_move = self.first_move_pending();
         self.game
             .play(mv)
             .map_err(|err| GameError::Rejected(err.to_string()))?;
         let san = self.game.san_moves()[ply].clone();
-        if let Some(clock) = &mut self.clock {
+        if first_move {
+            // A side's first move is free: no time charged, no increment;
+            // the next turn starts (the opponent's first-move wait, or the
+            // clocks once both sides have moved).
+            self.start_clock(now);
+        } else if let Some(clock) = &mut self.clock {
             clock.press(mover, now);
         }
         // A move declines the opponent's standing offer; the mover's own
         // offer stands until the opponent has moved in turn.
         if self.draw_offer == Some(mover.other()) {
             self.draw_offer = None;
+            self.answer_offer(OfferKind::Draw, mover.other(), OfferOutcome::Declined);
         }
         // A takeback request is about the position it was made in.
-        self.takeback_offer = None;
+        if let Some(asker) = self.takeback_offer.take() {
+            self.answer_offer(OfferKind::Takeback, asker, OfferOutcome::Expired);
+        }
         if let Some(outcome) = self.game.outcome() {
             self.finish(Ending::from_outcome(outcome), now);
         }
@@ -753,6 +970,7 @@ impl LiveGame {
                     },
                     now,
                 );
+                self.answer_offer(OfferKind::Draw, offerer, OfferOutcome::Accepted);
             }
             Some(_) => return Ok(false),
             None => self.draw_offer = Some(side),
@@ -765,7 +983,12 @@ impl LiveGame {
     /// changed.
     pub fn drop_draw_offer(&mut self, side: Side, answer: Answer) -> Result<bool, GameError> {
         self.ensure_playing()?;
-        Ok(drop_offer(&mut self.draw_offer, side, answer))
+        let offerer = self.draw_offer;
+        let dropped = drop_offer(&mut self.draw_offer, side, answer);
+        if let (true, Some(offerer)) = (dropped, offerer) {
+            self.answer_offer(OfferKind::Draw, offerer, answer.outcome());
+        }
+        Ok(dropped)
     }
 
     /// Asks to take back one's last move, or accepts the opponent's
@@ -778,6 +1001,7 @@ impl LiveGame {
         match self.takeback_offer {
             Some(asker) if asker == side.other() => {
                 self.take_back(asker, now);
+                self.answer_offer(OfferKind::Takeback, asker, OfferOutcome::Accepted);
                 return Ok(true);
             }
             Some(_) => return Ok(false),
@@ -791,6 +1015,7 @@ impl LiveGame {
         if self.seat(side.other()).ai_level().is_some() {
             self.take_back(side, now);
             self.rated = false;
+            self.answer_offer(OfferKind::Takeback, side, OfferOutcome::Accepted);
         } else {
             self.takeback_offer = Some(side);
         }
@@ -800,14 +1025,19 @@ impl LiveGame {
     /// Declines or withdraws a takeback request (see [`Self::drop_draw_offer`]).
     pub fn drop_takeback_offer(&mut self, side: Side, answer: Answer) -> Result<bool, GameError> {
         self.ensure_playing()?;
-        Ok(drop_offer(&mut self.takeback_offer, side, answer))
+        let asker = self.takeback_offer;
+        let dropped = drop_offer(&mut self.takeback_offer, side, answer);
+        if let (true, Some(asker)) = (dropped, asker) {
+            self.answer_offer(OfferKind::Takeback, asker, answer.outcome());
+        }
+        Ok(dropped)
     }
 
     /// How many plies a takeback for `side` undoes: its own last move, and
     /// the opponent's reply if there is one. `None` if `side` has not moved
     /// in this game.
     fn plies_to_take_back(&self, side: Side) -> Option<usize> {
-        let plies = self.game.moves().len();
+        let plies = self.plies_in_game();
         let undo = if self.turn() == side { 2 } else { 1 };
         (plies >= undo).then_some(undo)
     }
@@ -831,11 +1061,7 @@ impl LiveGame {
         self.game = game;
         self.takeback_offer = None;
         self.takebacks = self.takebacks.saturating_add(1);
-        let turn = self.turn();
-        if let Some(clock) = &mut self.clock {
-            clock.stop(now);
-            clock.start(turn, now);
-        }
+        self.start_clock(now);
     }
 
     /// A player aborts the game: allowed until each side has made its first
@@ -845,7 +1071,7 @@ impl LiveGame {
         if self.is_finished() {
             return Err(GameError::GameOver);
         }
-        if self.status() == Status::Active && self.game.moves().len() >= 2 {
+        if self.status() == Status::Active && !self.first_move_pending() {
             return Err(GameError::AbortTooLate);
         }
         self.abort(now)
@@ -874,10 +1100,12 @@ impl LiveGame {
             let mut tokens = [None, None];
             tokens[rematch.offered_by.index()] = Some(rematch.offerer_token.clone());
             tokens[side.index()] = Some(token);
+            let offerer = rematch.offered_by;
             let new = self.new_game_for_rematch(rematch.game, tokens, created_at, now)?;
             if let Some(rematch) = &mut self.rematch {
                 rematch.agreed = true;
             }
+            self.answer_offer(OfferKind::Rematch, offerer, OfferOutcome::Accepted);
             return Ok(RematchStep::Agreed(Box::new(new)));
         }
         let opponent = self.seat(side.other());
@@ -912,11 +1140,13 @@ impl LiveGame {
         let Some(rematch) = &self.rematch else {
             return Ok(false);
         };
-        let mut offer = (!rematch.agreed).then_some(rematch.offered_by);
+        let offerer = rematch.offered_by;
+        let mut offer = (!rematch.agreed).then_some(offerer);
         if !drop_offer(&mut offer, side, answer) {
             return Ok(false);
         }
         self.rematch = None;
+        self.answer_offer(OfferKind::Rematch, offerer, answer.outcome());
         Ok(true)
     }
 
@@ -958,9 +1188,25 @@ impl LiveGame {
     /// Ends the game on time if the running side's flag has fallen. Losing
     /// on time against a side that cannot possibly mate is a draw (FIDE
     /// 6.9).
+    ///
+    /// Also ends the games nobody started: a side that has not made its
+    /// first move in time aborts the game, and so does an open seek whose
+    /// creator has been gone for [`Timing::seek_grace`] (both count
+    /// nowhere).
     pub fn check_flag(&mut self, now: Instant) -> bool {
         if self.is_finished() {
             return false;
+        }
+        let lapsed = |deadline: Option<Instant>| deadline.is_some_and(|d| d <= now);
+        if lapsed(self.first_move_deadline()) || lapsed(self.seek_deadline()) {
+            self.finish(
+                Ending {
+                    winner: None,
+                    termination: Termination::Aborted,
+                },
+                now,
+            );
+            return true;
         }
         let Some(flagged) = self.clock.as_ref().and_then(|clock| clock.flagged(now)) else {
             return false;
@@ -995,8 +1241,16 @@ impl LiveGame {
 
     fn finish(&mut self, ending: Ending, now: Instant) {
         self.ending = Some(ending);
-        self.draw_offer = None;
-        self.takeback_offer = None;
+        // Offers standing at the end lapse (an accepted draw is answered by
+        // its caller after this).
+        if let Some(offerer) = self.draw_offer.take() {
+            self.answer_offer(OfferKind::Draw, offerer, OfferOutcome::Expired);
+        }
+        if let Some(asker) = self.takeback_offer.take() {
+            self.answer_offer(OfferKind::Takeback, asker, OfferOutcome::Expired);
+        }
+        self.first_move_since = None;
+        self.creator_gone_since = None;
         if let Some(clock) = &mut self.clock {
             clock.stop(now);
         }
@@ -1007,8 +1261,10 @@ impl LiveGame {
         self.spectators
     }
 
-    /// Counts a WebSocket connection for a seat, or a spectator.
-    pub fn connect(&mut self, side: Option<Side>, delta: i32) {
+    /// Counts a WebSocket connection for a seat, or a spectator. When the
+    /// last connection of an open seek's creator closes, the seek's grace
+    /// starts (see [`Self::check_flag`]); a new one stops it.
+    pub fn connect(&mut self, side: Option<Side>, delta: i32, now: Instant) {
         let apply = |count: &mut u32| {
             *count = if delta >= 0 {
                 count.saturating_add(delta.unsigned_abs())
@@ -1021,6 +1277,12 @@ impl LiveGame {
             Some(side) => {
                 if let LiveSeat::Human { connections, .. } = &mut self.seats[side.index()] {
                     apply(connections);
+                    let gone = *connections == 0;
+                    if !gone {
+                        self.creator_gone_since = None;
+                    } else if delta < 0 && self.is_joinable() {
+                        self.creator_gone_since = Some(now);
+                    }
                 }
             }
         }
@@ -1070,6 +1332,10 @@ impl LiveGame {
             rated: self.rated,
             visibility: self.visibility,
             joinable: self.is_joinable(),
+            first_move_ms: self
+                .first_move_deadline()
+                .map(|deadline| millis(deadline.saturating_duration_since(now))),
+            offer_answer: self.offer_answer,
         }
     }
 }
@@ -1210,6 +1476,9 @@ mod tests {
             increment_ms: 0,
         });
         let mut live = seated(human_game(clock, None));
+        // The clocks run once each side has made its first move.
+        live.play(Side::White, "e2e4", Instant::now()).unwrap();
+        live.play(Side::Black, "e7e5", Instant::now()).unwrap();
         let deadline = live.deadline().unwrap();
         assert!(!live.check_flag(Instant::now()));
         tokio::time::sleep_until(deadline).await;
@@ -1223,6 +1492,8 @@ mod tests {
         // White flags, but black has only king and bishop: it cannot mate, a draw.
         let fen = "4k3/8/8/8/8/8/3Q4/4K1b1 w - - 0 1";
         let mut live = seated(human_game(clock, Some(fen)));
+        live.play(Side::White, "d2d3", Instant::now()).unwrap();
+        live.play(Side::Black, "g1h2", Instant::now()).unwrap();
         tokio::time::advance(Duration::from_millis(1_000)).await;
         assert!(live.check_flag(Instant::now()));
         let state = live.state(Instant::now());
@@ -1237,10 +1508,182 @@ mod tests {
             increment_ms: 1_000,
         });
         let mut live = seated(human_game(clock, None));
+        // Each side's first move is free: no time charged, no increment.
         tokio::time::advance(Duration::from_millis(2_500)).await;
         let played = live.play(Side::White, "e2e4", Instant::now()).unwrap();
+        assert_eq!(played.clock_ms, Some((10_000, 10_000)));
+        assert_eq!(live.clock().unwrap().running(), None);
+        tokio::time::advance(Duration::from_millis(2_500)).await;
+        let played = live.play(Side::Black, "e7e5", Instant::now()).unwrap();
+        assert_eq!(played.clock_ms, Some((10_000, 10_000)));
+        assert_eq!(live.clock().unwrap().running(), Some(Side::White));
+        tokio::time::advance(Duration::from_millis(2_500)).await;
+        let played = live.play(Side::White, "g1f3", Instant::now()).unwrap();
         assert_eq!(played.clock_ms, Some((8_500, 10_000)));
         assert_eq!(live.clock().unwrap().running(), Some(Side::Black));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_side_that_never_makes_its_first_move_aborts_the_game() {
+        let clock = Some(ClockSettings {
+            initial_ms: 60_000,
+            increment_ms: 0,
+        });
+        let first = Timing::default().first_move;
+        // White never moves: aborted, counting nowhere, clocks untouched.
+        let mut live = seated(human_game(clock, None));
+        let state = live.state(Instant::now());
+        assert_eq!(state.clock.unwrap().running, None);
+        assert_eq!(state.first_move_ms, Some(millis(first)));
+        tokio::time::advance(first - Duration::from_millis(1)).await;
+        assert!(!live.check_flag(Instant::now()));
+        tokio::time::advance(Duration::from_millis(1)).await;
+        assert!(live.check_flag(Instant::now()));
+        let state = live.state(Instant::now());
+        assert_eq!(state.termination.as_deref(), Some("aborted"));
+        assert_eq!(state.result, None);
+        assert_eq!(state.clock.unwrap().white_ms, 60_000);
+
+        // White moves; Black's own wait starts then, and its lapse aborts too.
+        let mut live = seated(human_game(clock, None));
+        tokio::time::advance(Duration::from_secs(20)).await;
+        live.play(Side::White, "e2e4", Instant::now()).unwrap();
+        assert_eq!(live.deadline(), Some(Instant::now() + first));
+        tokio::time::advance(first).await;
+        assert!(live.check_flag(Instant::now()));
+        assert_eq!(live.ending().unwrap().termination, Termination::Aborted);
+
+        // Slow games get twice as long.
+        let slow = Some(ClockSettings {
+            initial_ms: SLOW_GAME_INITIAL_MS,
+            increment_ms: 0,
+        });
+        let live = seated(human_game(slow, None));
+        assert_eq!(live.deadline(), Some(Instant::now() + first * 2));
+
+        // The computer's first move has no such wait.
+        let mut live = LiveGame::new(
+            Uuid::new_v4(),
+            0,
+            [SeatKind::Ai { level: 1 }, SeatKind::Human],
+            clock,
+            None,
+        )
+        .unwrap();
+        live.take_seat(Side::Black, mint().unwrap().hash, None, Instant::now())
+            .unwrap();
+        assert_eq!(live.deadline(), None);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_open_seek_is_withdrawn_when_its_creator_is_gone() {
+        let grace = Timing::default().seek_grace;
+        let mut live = human_game(None, None);
+        live.take_seat(Side::White, mint().unwrap().hash, None, Instant::now())
+            .unwrap();
+        assert!(live.is_joinable());
+        live.connect(Some(Side::White), 1, Instant::now());
+        assert_eq!(live.deadline(), None);
+        // A reload: the connection closes and a new one opens in time.
+        live.connect(Some(Side::White), -1, Instant::now());
+        assert_eq!(live.deadline(), Some(Instant::now() + grace));
+        tokio::time::advance(grace / 2).await;
+        live.connect(Some(Side::White), 1, Instant::now());
+        assert_eq!(live.deadline(), None);
+        // Gone for good: withdrawn after the grace.
+        live.connect(Some(Side::White), -1, Instant::now());
+        tokio::time::advance(grace).await;
+        assert!(live.check_flag(Instant::now()));
+        assert_eq!(live.ending().unwrap().termination, Termination::Aborted);
+        assert!(!live.is_joinable());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn every_offer_tells_its_maker_what_became_of_it() {
+        let answer = |live: &LiveGame| live.offer_answer().map(|a| (a.offer, a.by, a.answer));
+        let now = Instant::now();
+        let mut live = seated(human_game(None, None));
+        live.draw(Side::White, now).unwrap();
+        assert_eq!(answer(&live), None);
+        live.drop_draw_offer(Side::Black, Answer::Decline).unwrap();
+        assert_eq!(
+            answer(&live),
+            Some((OfferKind::Draw, Side::White, OfferOutcome::Declined))
+        );
+        live.clear_offer_answer();
+        live.draw(Side::White, now).unwrap();
+        live.drop_draw_offer(Side::White, Answer::Withdraw).unwrap();
+        assert_eq!(
+            answer(&live),
+            Some((OfferKind::Draw, Side::White, OfferOutcome::Withdrawn))
+        );
+        live.draw(Side::White, now).unwrap();
+        live.play(Side::White, "e2e4", now).unwrap();
+        live.play(Side::Black, "e7e5", now).unwrap();
+        assert_eq!(
+            answer(&live),
+            Some((OfferKind::Draw, Side::White, OfferOutcome::Declined)),
+            "a move declines the opponent's offer"
+        );
+        live.takeback(Side::White, now).unwrap();
+        live.clear_offer_answer();
+        live.drop_takeback_offer(Side::Black, Answer::Decline)
+            .unwrap();
+        assert_eq!(
+            answer(&live),
+            Some((OfferKind::Takeback, Side::White, OfferOutcome::Declined))
+        );
+        live.takeback(Side::White, now).unwrap();
+        live.play(Side::White, "g1f3", now).unwrap();
+        assert_eq!(
+            answer(&live),
+            Some((OfferKind::Takeback, Side::White, OfferOutcome::Expired))
+        );
+        live.draw(Side::White, now).unwrap();
+        live.draw(Side::Black, now).unwrap();
+        assert_eq!(
+            answer(&live),
+            Some((OfferKind::Draw, Side::White, OfferOutcome::Accepted))
+        );
+        let state = live.state(now);
+        assert_eq!(
+            state.offer_answer.map(|a| a.answer),
+            Some(OfferOutcome::Accepted)
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_game_may_start_with_an_imported_history() {
+        let clock = Some(ClockSettings {
+            initial_ms: 60_000,
+            increment_ms: 0,
+        });
+        let mut live = human_game(clock, None);
+        let moves: Vec<String> = ["e2e4", "c7c5", "g1f3"].map(String::from).into();
+        live.play_history(&moves).unwrap();
+        assert_eq!(live.start_ply(), 3);
+        assert!(!live.is_rated());
+        assert_eq!(live.history().len(), 3);
+        assert_eq!(live.history()[1].san, "c5");
+        let mut live = seated(live);
+        let state = live.state(Instant::now());
+        assert_eq!(state.moves, moves);
+        assert_eq!(state.san, ["e4", "c5", "Nf3"]);
+        // Black's first move in this game is still to come: free, and
+        // the imported moves cannot be taken back.
+        assert_eq!(state.clock.unwrap().running, None);
+        assert!(state.first_move_ms.is_some());
+        assert!(matches!(
+            live.takeback(Side::White, Instant::now()),
+            Err(GameError::NothingToTakeBack(_))
+        ));
+        live.abort_by_player(Instant::now()).unwrap();
+
+        let mut bad = human_game(None, None);
+        assert!(matches!(
+            bad.play_history(&["e2e4".into(), "e2e4".into()]),
+            Err(GameError::Illegal(_))
+        ));
     }
 
     #[tokio::test(start_paused = true)]
@@ -1325,7 +1768,8 @@ mod tests {
         assert!(live.game().moves().is_empty());
         assert!(!live.is_rated());
         let clock = live.clock().unwrap();
-        assert_eq!(clock.running(), Some(Side::White));
+        // Back before White's first move: its clock waits for it again.
+        assert_eq!(clock.running(), None);
         assert_eq!(
             clock.remaining(Side::White, Instant::now()),
             Duration::from_secs(55),
@@ -1471,9 +1915,9 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn connections_are_counted() {
         let mut live = seated(human_game(None, None));
-        live.connect(Some(Side::White), 1);
-        live.connect(None, 1);
-        live.connect(None, 1);
+        live.connect(Some(Side::White), 1, Instant::now());
+        live.connect(None, 1, Instant::now());
+        live.connect(None, 1, Instant::now());
         let state = live.state(Instant::now());
         assert!(matches!(
             state.white,
@@ -1490,8 +1934,8 @@ mod tests {
             }
         ));
         assert_eq!(state.spectators, 2);
-        live.connect(Some(Side::White), -1);
-        live.connect(None, -5);
+        live.connect(Some(Side::White), -1, Instant::now());
+        live.connect(None, -5, Instant::now());
         let state = live.state(Instant::now());
         assert!(matches!(
             state.white,

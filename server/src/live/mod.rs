@@ -79,6 +79,8 @@ pub struct RegistryOptions {
     /// A game with no subscriber and nothing to wait for (no running clock,
     /// no AI to move) leaves memory after this long idle.
     pub unload_after: Duration,
+    /// The first-move rule's and open seeks' waits.
+    pub timing: game::Timing,
 }
 
 impl Default for RegistryOptions {
@@ -88,6 +90,7 @@ impl Default for RegistryOptions {
             waiting_expiry: Duration::from_secs(24 * 3600),
             idle_expiry: Duration::from_secs(7 * 24 * 3600),
             unload_after: Duration::from_secs(60),
+            timing: game::Timing::default(),
         }
     }
 }
@@ -184,6 +187,7 @@ impl Registry {
             shutdown: self.inner.shutdown_tx.subscribe(),
             max_lag: self.inner.max_lag.load(Ordering::Relaxed),
             unload_after: self.inner.options.unload_after,
+            timing: self.inner.options.timing,
             on_exit: self.on_exit(),
             start_game: Arc::new(move |live: LiveGame| {
                 if let Some(inner) = starter.upgrade() {
@@ -441,6 +445,20 @@ impl Registry {
     ) -> Result<Option<crate::protocol::Side>, ApiError> {
         self.call(id, |reply| Command::Authorize {
             token: token.clone(),
+            reply,
+        })
+        .await
+    }
+
+    /// The seat the registered player `player_id` holds in game `id`, with
+    /// its token's hash.
+    pub async fn seat_of_player(
+        &self,
+        id: Uuid,
+        player_id: &str,
+    ) -> Result<Option<(crate::protocol::Side, crate::auth::TokenHash)>, ApiError> {
+        self.call(id, |reply| Command::SeatOf {
+            player_id: player_id.to_string(),
             reply,
         })
         .await

@@ -75,6 +75,8 @@ pub struct StoredGame {
     pub rematch_offer: Option<&'static str>,
     pub rematch_token_hash: Option<String>,
     pub rematch_agreed: bool,
+    /// Plies already played at creation (migration 0008).
+    pub start_ply: i64,
 }
 
 fn ms(duration: std::time::Duration) -> i64 {
@@ -123,6 +125,7 @@ impl StoredGame {
             rematch_offer: live.rematch().map(|r| r.offered_by.as_str()),
             rematch_token_hash: live.rematch().map(|r| r.offerer_token.0.clone()),
             rematch_agreed: live.rematch().is_some_and(|r| r.agreed),
+            start_ply: i64::try_from(live.start_ply()).unwrap_or(0),
         }
     }
 
@@ -136,10 +139,10 @@ impl StoredGame {
                  created_at, updated_at, finished_at, white_ms, black_ms, turn_started_at,
                  rated, visibility, invite_hash,
                  takeback_offer, takebacks, rematch_id, rematch_offer, rematch_token_hash,
-                 rematch_agreed)
+                 rematch_agreed, start_ply)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
                      $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30,
-                     $31, $32)",
+                     $31, $32, $33)",
         )
         .bind(&self.id)
         .bind(self.white.kind)
@@ -173,6 +176,7 @@ impl StoredGame {
         .bind(self.rematch_offer)
         .bind(&self.rematch_token_hash)
         .bind(self.rematch_agreed)
+        .bind(self.start_ply)
         .execute(conn)
         .await
         .map(|_| ()))
@@ -311,6 +315,8 @@ pub struct GameRow {
     pub rematch_offer: Option<String>,
     pub rematch_token_hash: Option<String>,
     pub rematch_agreed: bool,
+    /// Plies already played when the game was created (migration 0008).
+    pub start_ply: i64,
 }
 
 const GAME_COLUMNS: &str = "g.*, wp.name AS white_name, bp.name AS black_name,
@@ -498,6 +504,7 @@ impl GameRow {
                 rated: self.rated,
                 visibility: self.visibility()?,
                 invite: self.invite_hash.clone().map(TokenHash),
+                start_ply: usize::try_from(self.start_ply).unwrap_or(0),
             },
             now,
         )
@@ -621,6 +628,8 @@ impl ListRow {
             rated: row.rated,
             visibility: row.visibility()?,
             joinable: status == Status::Waiting && row.visibility()? == Visibility::Open,
+            first_move_ms: None,
+            offer_answer: None,
         })
     }
 }

@@ -50,7 +50,11 @@ pub enum Write {
         token_hash: String,
         created_at: i64,
     },
-    InsertGame(StoredGame),
+    /// A new game, with the moves it starts with (an imported history).
+    InsertGame {
+        game: StoredGame,
+        history: Vec<StoredMove>,
+    },
     /// A game's new state and the move that made it, if any.
     UpdateGame {
         game: StoredGame,
@@ -65,6 +69,8 @@ pub enum Write {
     },
     /// Post-game analysis (migrations/0004).
     Analysis(super::analysis::AnalysisWrite),
+    /// Accounts, sessions and API tokens (migrations/0009).
+    Account(super::accounts::AccountWrite),
 }
 
 impl Write {
@@ -101,7 +107,13 @@ impl Write {
                 .await
                 .map(|_| ()))
             }
-            Write::InsertGame(game) => game.insert(conn).await,
+            Write::InsertGame { game, history } => {
+                game.insert(conn.reborrow()).await?;
+                for mv in history {
+                    mv.insert(conn.reborrow()).await?;
+                }
+                Ok(())
+            }
             Write::UpdateGame {
                 game,
                 mv,
@@ -135,6 +147,7 @@ impl Write {
                 Ok(())
             }
             Write::Analysis(write) => write.apply(conn).await,
+            Write::Account(write) => write.apply(conn).await,
         }
     }
 }
