@@ -57,8 +57,10 @@ def start_engine(command, options):
     return engine
 
 
-def play_game(opening, white, black, base, inc, max_plies, time_margin, nodes=None):
+def play_game(opening, white, black, base, inc, max_plies, time_margin, nodes=None, used=None):
     """Returns (result, reason) with result "1-0", "0-1" or "1/2-1/2".
+    If given, used[color] (a list) gets the seconds each of that side's
+    moves took, in order.
 
     With `nodes`, every move is searched to that many nodes and the clocks
     are not used: the game is the same however busy the machine is."""
@@ -88,8 +90,10 @@ def play_game(opening, white, black, base, inc, max_plies, time_margin, nodes=No
         except (chess.engine.EngineError, chess.engine.EngineTerminatedError) as e:
             print(f"engine error: {e}", file=sys.stderr)
             return ("0-1" if side == chess.WHITE else "1-0"), "engine_error"
-        used = time.monotonic() - started
-        clocks[side] -= used
+        spent = time.monotonic() - started
+        if used is not None:
+            used[side].append(spent)
+        clocks[side] -= spent
         if not nodes and clocks[side] < -time_margin:
             if board.has_insufficient_material(not side):
                 return "1/2-1/2", "timeout_vs_insufficient"
@@ -105,6 +109,23 @@ def play_game(opening, white, black, base, inc, max_plies, time_margin, nodes=No
 def elo_from_score(score):
     score = min(max(score, 1e-6), 1 - 1e-6)
     return -400 * math.log10(1 / score - 1)
+
+
+# The issue-26 measure of time management: seconds a move over each
+# engine's first moves of a game (after the book opening), where a
+# sudden-death clock is richest.
+EARLY_MOVES = 20
+
+
+def time_use(per_game):
+    """`per_game`: one list of move times per game. Average seconds a move
+    over the first EARLY_MOVES moves of each game, and over all moves."""
+    def mean(xs):
+        return sum(xs) / len(xs) if xs else 0.0
+
+    early = [t for game in per_game for t in game[:EARLY_MOVES]]
+    every = [t for game in per_game for t in game]
+    return f"{mean(early):.3f} s a move over the first {EARLY_MOVES}, {mean(every):.3f} s over all"
 
 
 def summary(wins, draws, losses):
@@ -153,6 +174,7 @@ def main():
     lock = threading.Lock()
     tally = {"w": 0, "d": 0, "l": 0}
     reasons = {}
+    times = {1: [], 2: []}
     local = threading.local()
 
     def engines():
@@ -171,8 +193,9 @@ def main():
                 all_engines.extend([e1, e2])
         engine1_white = index % 2 == 0
         white, black = (e1, e2) if engine1_white else (e2, e1)
+        used = {chess.WHITE: [], chess.BLACK: []}
         result, reason = play_game(opening, white, black, base, inc, args.max_plies,
-                                   args.time_margin, args.nodes)
+                                   args.time_margin, args.nodes, used)
         if reason in ("timeout", "illegal_move", "engine_error"):
             engine1_lost = (result == "0-1") == engine1_white
             reason += "_engine1" if engine1_lost else "_engine2"
@@ -185,6 +208,8 @@ def main():
         with lock:
             tally[key] += 1
             reasons[reason] = reasons.get(reason, 0) + 1
+            times[1].append(used[chess.WHITE if engine1_white else chess.BLACK])
+            times[2].append(used[chess.BLACK if engine1_white else chess.WHITE])
             n = sum(tally.values())
             print(f"[{args.name}] game {n}/{2 * len(openings)} opening {args.first + index // 2} "
                   f"engine1 {'white' if engine1_white else 'black'} {result} ({reason})  "
@@ -198,6 +223,9 @@ def main():
         except Exception:
             pass
     print(f"[{args.name}] FINAL {summary(tally['w'], tally['d'], tally['l'])}  endings {reasons}", flush=True)
+    if not args.nodes:
+        for engine in (1, 2):
+            print(f"[{args.name}] time engine{engine}: {time_use(times[engine])}", flush=True)
 
 
 if __name__ == "__main__":
