@@ -19,7 +19,11 @@ function route(root, path) {
   return {
     nav: null,
     run: async () => {
-      clear(root, h('section', { class: 'card narrow' }, h('h1', null, 'Page not found'), h('p', null, h('a', { href: '/' }, 'Back to the lobby'))));
+      document.title = 'Page not found · Rookery';
+      clear(root, h('section', { class: 'card narrow not-found' },
+        h('h1', null, 'Page not found'),
+        h('p', null, 'There is no page at this address. The link may be mistyped, or the page may have moved.'),
+        h('p', { class: 'actions' }, h('a', { class: 'button primary', href: '/' }, 'Back to the lobby'))));
     },
   };
 }

@@ -4,7 +4,11 @@
 //! are not files (`/games/{id}`, `/watch`, `/scoreboard`,
 //! `/players/{name}`) all get
 //! `index.html`, and the page's script shows the right view. Everything else
-//! is looked up as a file.
+//! is looked up as a file; an address that names no file gets the site's own
+//! `404.html` (the header and a way back), still with status 404, so a
+//! mistyped link is not a dead end and crawlers and scripts still see a
+//! missing page. `/api` paths never reach this router's fallback: the API
+//! answers its unknown paths with the JSON error of the contract.
 
 use std::path::Path;
 
@@ -13,10 +17,15 @@ use tower_http::services::{ServeDir, ServeFile};
 
 pub fn service(web_dir: &Path) -> Router {
     let index = ServeFile::new(web_dir.join("index.html"));
+    // `not_found_service` sets the status of whatever it answers to 404;
+    // without a `404.html` the answer is the plain, empty 404 of before.
+    let files = ServeDir::new(web_dir)
+        .append_index_html_on_directories(true)
+        .not_found_service(ServeFile::new(web_dir.join("404.html")));
     Router::new()
         .route_service("/games/{id}", index.clone())
         .route_service("/watch", index.clone())
         .route_service("/players/{name}", index.clone())
         .route_service("/scoreboard", index)
-        .fallback_service(ServeDir::new(web_dir).append_index_html_on_directories(true))
+        .fallback_service(files)
 }
