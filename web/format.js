@@ -21,6 +21,28 @@ export function sideLabel(side, color, levels) {
   return side.name || 'Anonymous';
 }
 
+// "Moves" as a chess player counts them, one for each side's turn: 16 plies
+// are 8 moves. A game begun by black counts black's first ply as a move of
+// its own, as the move list numbers it ("1… e5").
+export function fullMoves(plies, initialFen) {
+  const blackFirst = String(initialFen || '').trim().split(/\s+/)[1] === 'b';
+  return Math.ceil((plies + (blackFirst && plies > 0 ? 1 : 0)) / 2);
+}
+
+export function movesText(plies, initialFen) {
+  const moves = fullMoves(plies, initialFen);
+  return `${moves} ${moves === 1 ? 'move' : 'moves'}`;
+}
+
+// Ply `ply` (1: the first) of a game that began at `initialFen`, numbered as
+// in a score sheet: "3. Bb5" for white, "2… Nc6" for black.
+export function moveLabel(initialFen, ply, san) {
+  const fields = String(initialFen).trim().split(/\s+/);
+  const index = ply - 1 + (fields[1] === 'b' ? 1 : 0);
+  const number = (Number(fields[5]) || 1) + Math.floor(index / 2);
+  return `${number}${index % 2 === 0 ? '.' : '…'} ${san}`;
+}
+
 export function matchLabel(game, levels) {
   return `${sideLabel(game.white, 'white', levels)} vs ${sideLabel(game.black, 'black', levels)}`;
 }

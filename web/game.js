@@ -7,7 +7,7 @@ import { api, asPlayer, createGame, loadLevels, timeControlOf } from './api.js';
 import { h, clear } from './dom.js';
 import { BoardView, destsOf } from './board.js';
 import { isStandardStart, kingSquare, parseFen, positionsOf, splitUci } from './chess.js';
-import { capitalize, formatClock, matchLabel, opposite, resultText, sideLabel, timeControlText } from './format.js';
+import { capitalize, formatClock, matchLabel, moveLabel, opposite, resultText, sideLabel, timeControlText } from './format.js';
 import { GameSocket } from './socket.js';
 import { OfferControls } from './offers.js';
 import { pieceElement } from './pieces.js';
@@ -693,7 +693,10 @@ class GameView {
     } else {
       text = `${capitalize(game.turn)} to move${game.check ? ', in check' : ''}.`;
     }
-    if (ply !== total) text = `Viewing position after ${ply} of ${total} moves. ${game.status === 'finished' ? '' : 'Press “Last move” to return to the game.'}`.trim();
+    if (ply !== total) {
+      const where = ply === 0 ? 'the start position' : `the position after ${moveLabel(game.initial_fen, ply, game.san[ply - 1])}`;
+      text = `Viewing ${where}.${game.status === 'finished' ? '' : ' Press “Last move” to return to the game.'}`;
+    }
     this.statusEl.textContent = text;
   }
 

@@ -1,11 +1,17 @@
 // Import a PGN (pasted or from a file): the server reads it (POST /api/pgn);
-// the card replays it on a board, or continues it from its last position
-// against the computer or a friend (POST /api/games with "pgn").
+// the card replays it on a board, or continues it against the computer or a
+// friend. A continued game keeps the whole imported history: POST /api/games
+// gets the imported start (`fen`, left out for the standard one) and every
+// imported move (`moves`, UCI), so the new game's move list, PGN and
+// analysis begin where the imported game began.
 
-import { api, createGame } from './api.js';
+import { api, createGame, loadLevels } from './api.js';
 import { h, clear } from './dom.js';
 import { BoardView } from './board.js';
-import { positionsOf, splitUci } from './chess.js';
+import { isStandardStart, positionsOf, splitUci } from './chess.js';
+import { capitalize, levelLabel, moveLabel, movesText, opposite } from './format.js';
+
+const DEFAULT_LEVEL = 3;
 
 export function importCard() {
   const text = h('textarea', { id: 'pgn-text', rows: '4', 'aria-label': 'PGN text', placeholder: '1. e4 e5 2. Nf3 …' });
@@ -22,7 +28,7 @@ export function importCard() {
     clear(result);
     try {
       const game = await api('POST', '/api/pgn', { body: { pgn: text.value } });
-      showImported(result, game, text.value, error);
+      showImported(result, game, error, await loadLevels());
     } catch (failure) {
       error.textContent = failure.message;
     }
@@ -31,7 +37,22 @@ export function importCard() {
     text, h('div', { class: 'actions' }, file, read), error, result);
 }
 
-function showImported(root, game, pgn, error) {
+// A White or Black tag worth showing: PGN writes "?" for an unknown name.
+function tagName(value) {
+  const name = typeof value === 'string' ? value.trim() : '';
+  return name && name !== '?' ? name : null;
+}
+
+// "alice v bob · 5 moves · 1-0", from the PGN's tags.
+function importedTitle(game) {
+  const white = tagName(game.white);
+  const black = tagName(game.black);
+  const players = white || black ? `${white || 'Unknown'} v ${black || 'Unknown'}` : 'Imported game';
+  const result = game.result && game.result !== '*' ? game.result : 'unfinished';
+  return `${players} · ${movesText(game.moves.length, game.initial_fen)} · ${result}`;
+}
+
+function showImported(root, game, error, levels) {
   const positions = positionsOf(game.initial_fen, game.moves);
   let ply = game.moves.length;
   const board = new BoardView({ onMove: () => {}, label: 'Imported game board' });
@@ -39,31 +60,63 @@ function showImported(root, game, pgn, error) {
   const draw = () => {
     const last = ply > 0 ? splitUci(game.moves[ply - 1]) : null;
     board.set({ position: positions[ply], dests: new Map(), lastMove: last ? [last.from, last.to] : null, check: null, orientation: 'white' });
-    label.textContent = ply === 0 ? 'Start position' : `After ${ply} of ${game.moves.length}: ${game.san[ply - 1]}`;
+    label.textContent = ply === 0 ? 'Start position' : `After ${moveLabel(game.initial_fen, ply, game.san[ply - 1])}`;
   };
   const step = (delta) => {
     ply = Math.max(0, Math.min(game.moves.length, ply + delta));
     draw();
   };
-  const turn = positions[positions.length - 1].turn;
-  const other = turn === 'white' ? 'black' : 'white';
-  const start = async (body) => {
-    try {
-      const id = await createGame({ ...body, pgn });
-      window.location.assign(`/games/${encodeURIComponent(id)}`);
-    } catch (failure) {
-      error.textContent = failure.message;
-    }
-  };
-  const vsComputer = h('button', { type: 'button', onclick: () => start({ [turn]: { kind: 'human' }, [other]: { kind: 'ai', level: 3 } }) }, `Continue as ${turn} v computer`);
-  const vsFriend = h('button', { type: 'button', onclick: () => start({ white: { kind: 'human' }, black: { kind: 'human' }, as: turn, visibility: 'private' }) }, 'Continue with a friend');
   clear(root,
-    h('p', null, `${game.white || '?'} v ${game.black || '?'} · ${game.moves.length} moves · ${game.result || '*'}`),
+    h('p', { class: 'import-title' }, importedTitle(game)),
     h('div', { class: 'import-board' }, board.el),
     label,
     h('nav', { class: 'replay-nav', 'aria-label': 'Imported game navigation' },
       h('button', { type: 'button', 'aria-label': 'Previous imported move', onclick: () => step(-1) }, '◀'),
       h('button', { type: 'button', 'aria-label': 'Next imported move', onclick: () => step(1) }, '▶')),
-    game.over ? h('p', { class: 'muted' }, 'This game is over: it can be replayed, not continued.') : h('div', { class: 'actions' }, vsComputer, vsFriend));
+    game.over
+      ? h('p', { class: 'muted' }, 'This game is over: it can be replayed, not continued.')
+      : continueForm(game, positions[positions.length - 1].turn, error, levels));
   draw();
+}
+
+// Side and level for continuing: the side to move and level 3 unless the
+// person picks others.
+function continueForm(game, turn, error, levels) {
+  const radio = (color) => h('label', { class: 'choice' },
+    h('input', { type: 'radio', name: 'import-side', value: color, checked: color === turn }), h('span', null, capitalize(color)));
+  const numbers = levels.length ? levels.map((entry) => entry.level) : [1, 2, 3, 4, 5, 6, 7, 8];
+  const level = h('select', { id: 'import-level', name: 'import-level' },
+    numbers.map((n) => h('option', { value: String(n), selected: n === DEFAULT_LEVEL }, levelLabel(n, levels))));
+  const vsComputer = h('button', { type: 'button', class: 'primary' });
+  const vsFriend = h('button', { type: 'button' }, 'Continue with a friend');
+  const form = h('div', { class: 'import-continue' },
+    h('fieldset', { class: 'segmented' }, h('legend', null, 'You play'), radio('white'), radio('black')),
+    h('label', { class: 'field' }, h('span', null, 'Computer level'), level),
+    h('div', { class: 'actions' }, vsComputer, vsFriend));
+  const side = () => form.querySelector('input[name="import-side"]:checked').value;
+  const sync = () => { vsComputer.textContent = `Continue as ${side()} v computer`; };
+  form.addEventListener('change', sync);
+  sync();
+
+  const history = { moves: game.moves };
+  if (!isStandardStart(game.initial_fen)) history.fen = game.initial_fen;
+  const start = async (button, body) => {
+    error.textContent = '';
+    button.disabled = true;
+    try {
+      const id = await createGame({ ...body, ...history });
+      window.location.assign(`/games/${encodeURIComponent(id)}`);
+    } catch (failure) {
+      button.disabled = false;
+      error.textContent = `Could not continue the game: ${failure.message}`;
+    }
+  };
+  vsComputer.addEventListener('click', () => {
+    const me = side();
+    start(vsComputer, { [me]: { kind: 'human' }, [opposite(me)]: { kind: 'ai', level: Number(level.value) }, as: me });
+  });
+  vsFriend.addEventListener('click', () => {
+    start(vsFriend, { white: { kind: 'human' }, black: { kind: 'human' }, as: side(), visibility: 'private' });
+  });
+  return form;
 }

@@ -5,7 +5,7 @@ import { api, loadLevels } from './api.js';
 import { h, clear } from './dom.js';
 import { BoardView } from './board.js';
 import { parseFen, splitUci } from './chess.js';
-import { matchLabel, resultShort } from './format.js';
+import { matchLabel, movesText, resultShort } from './format.js';
 
 const REFRESH_MS = 3000;
 
@@ -23,12 +23,12 @@ export function gameList(games, levels, { empty = 'No games.', boards = false } 
   if (!games.length) return h('p', { class: 'muted' }, empty);
   return h('ul', { class: boards ? 'game-cards' : 'game-list' }, games.map((game) => {
     const label = matchLabel(game, levels);
-    const moves = game.moves.length;
-    const details = `${resultShort(game)} · ${moves} ${moves === 1 ? 'move' : 'moves'}`;
+    const plies = game.moves.length;
+    const details = `${resultShort(game)} · ${movesText(plies, game.initial_fen)}`;
     let board = null;
     if (boards) {
       const view = new BoardView({ mini: true, label: `Position: ${label}` });
-      const last = moves ? splitUci(game.moves[moves - 1]) : null;
+      const last = plies ? splitUci(game.moves[plies - 1]) : null;
       view.set({ position: parseFen(game.fen), lastMove: last ? [last.from, last.to] : null });
       board = view.el;
     }

@@ -45,7 +45,7 @@ describe('after the game, in Chromium', () => {
     const graph = page.locator('.eval-svg');
     const box = await graph.boundingBox();
     await page.mouse.click(box.x + 2, box.y + box.height / 2);
-    await waitUntil(async () => /after 0 of 7/.test(await page.locator('.status').textContent()), { what: 'the jump to the start' });
+    await waitUntil(async () => /Viewing the start position/.test(await page.locator('.status').textContent()), { what: 'the jump to the start' });
     // Clicking the blunder shows the advice.
     await blunder.click();
     await waitUntil(async () => /Nf6 is a blunder: .+ was best/.test(await page.locator('.advice').textContent()), { what: 'the advice' });
@@ -93,15 +93,18 @@ describe('after the game, in Chromium', () => {
     suite.errors.splice(suite.errors.indexOf(refused[0]), 1);
     await page.locator('#pgn-text').fill('[White "alice"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 *');
     await page.getByRole('button', { name: 'Import', exact: true }).click();
-    await page.waitForSelector('.import-ply:has-text("After 5 of 5: Bb5")');
+    await page.waitForSelector('.import-ply:has-text("After 3. Bb5")');
     await page.getByRole('button', { name: 'Previous imported move' }).click();
-    await page.waitForSelector('.import-ply:has-text("After 4 of 5: Nc6")');
+    await page.waitForSelector('.import-ply:has-text("After 2… Nc6")');
     assert.equal(await page.locator('.import-board [data-square="c6"] [data-piece="bN"]').count(), 1);
     assert.equal(await page.locator('.import-board [data-square="b5"] [data-piece]').count(), 0);
     await page.getByRole('button', { name: 'Continue as black v computer' }).click();
     await page.waitForURL(/\/games\/[^/]+$/);
     await page.waitForSelector('.board [data-square="b5"] [data-piece="wB"]');
-    assert.match(await page.locator('.game-meta').textContent(), /Custom start/);
+    // The imported moves are the new game's first moves (issue 22), and
+    // continuing an imported game is casual.
+    assert.equal(await page.locator('.moves [data-ply="5"]').textContent(), 'Bb5');
+    assert.match(await page.locator('.game-meta').textContent(), /Casual/);
   });
 
   test('a PGN file is read into the import card, replayed, and continued with a friend', { timeout: 120_000 }, async () => {
@@ -110,10 +113,10 @@ describe('after the game, in Chromium', () => {
     await page.getByLabel('PGN file').setInputFiles({ name: 'game.pgn', mimeType: 'application/x-chess-pgn', buffer: Buffer.from(pgn) });
     await waitUntil(async () => (await page.locator('#pgn-text').inputValue()) === pgn, { what: 'the file in the text box' });
     await page.getByRole('button', { name: 'Import', exact: true }).click();
-    await page.waitForSelector('.import-ply:has-text("After 3 of 3: c4")');
+    await page.waitForSelector('.import-ply:has-text("After 2. c4")');
     await page.getByRole('button', { name: 'Continue with a friend' }).click();
     await page.waitForURL(/\/games\/[^/]+$/);
-    // A private game from the last position, waiting for the friend the
+    // A private game with the imported moves, waiting for the friend the
     // invite link is for; the creator holds black, to move.
     await page.locator('#invite-link').waitFor();
     assert.match(await page.locator('#invite-link').inputValue(), /#invite=/);
@@ -123,6 +126,8 @@ describe('after the game, in Chromium', () => {
     assert.equal(game.status, 'waiting');
     assert.equal(game.visibility, 'private');
     assert.equal(game.turn, 'black');
-    assert.match(game.initial_fen, /^rnbqkbnr\/ppp1pppp\/8\/3p4\/2PP4\/8\/PP2PPPP\/RNBQKBNR b KQkq /);
+    assert.match(game.fen, /^rnbqkbnr\/ppp1pppp\/8\/3p4\/2PP4\/8\/PP2PPPP\/RNBQKBNR b KQkq /);
+    assert.equal(game.initial_fen, 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1');
+    assert.deepEqual(game.moves, ['d2d4', 'd7d5', 'c2c4']);
   });
 });

@@ -34,6 +34,10 @@ const LAYOUTS = [
   ['phone, dark', { ...PHONE, colorScheme: 'dark' }],
 ];
 
+const SICILIAN = '1. e4 c5 2. Nf3 d6 3. d4 cxd4 4. Nxd4 Nf6 5. Nc3 a6';
+const SICILIAN_UCI = ['e2e4', 'c7c5', 'g1f3', 'd7d6', 'd2d4', 'c5d4', 'f3d4', 'g8f6', 'b1c3', 'a7a6'];
+const START = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
+
 const DOCS = join(ROOT, 'docs', 'screenshots');
 async function docShot(target, name) {
   mkdirSync(DOCS, { recursive: true });
@@ -59,7 +63,91 @@ async function within(page, inner, outer) {
   }, [inner, outer]);
 }
 
+async function importPgn(page, pgn) {
+  await page.locator('#pgn-text').fill(pgn);
+  await page.getByRole('button', { name: 'Import', exact: true }).click();
+}
+
 describe('a new person’s first hour, in Chromium', () => {
+  test('the PGN import preview fits its card at every width, light and dark', { timeout: 120_000 }, async () => {
+    for (const [name, options] of LAYOUTS) {
+      const page = await openPage(await newContext(options), suite.errors, `${suite.url}/`);
+      await importPgn(page, SICILIAN);
+      await page.locator('.import-ply').getByText('After 5… a6').waitFor();
+      assert.ok(await pageFits(page), `${name}: the page is wider than the screen`);
+      assert.equal(await within(page, '.import-board .board', '.card.import'), true, name);
+      // The h-file is on the board, not cut off.
+      assert.equal(await within(page, '.import-board [data-square="h1"]', '.card.import'), true, name);
+      if (name === 'desktop') await docShot(page.locator('.card.import'), 'import');
+    }
+  });
+
+  test('continuing an import keeps its whole history, with the side, the level and the real names', { timeout: 120_000 }, async () => {
+    const page = await openPage(await newContext(), suite.errors, `${suite.url}/`);
+    // Without name tags the header says so in words, not "? v ?".
+    await importPgn(page, SICILIAN);
+    await page.locator('.import-title').getByText('Imported game · 5 moves · unfinished').waitFor();
+    await importPgn(page, `[White "Magnus Carlsen"]\n[Black "Hikaru Nakamura"]\n[Result "*"]\n\n${SICILIAN} *`);
+    await page.locator('.import-title').getByText('Magnus Carlsen v Hikaru Nakamura · 5 moves · unfinished').waitFor();
+    assert.doesNotMatch(await page.locator('.import-title').textContent(), /\?/);
+
+    // White is to move; the person takes black, against level 5.
+    const choices = page.locator('.import-continue');
+    assert.equal(await choices.getByRole('radio', { name: 'White' }).isChecked(), true);
+    await choices.getByRole('radio', { name: 'Black' }).check();
+    await page.selectOption('#import-level', '5');
+    await page.getByRole('button', { name: 'Continue as black v computer' }).click();
+    await page.waitForURL(/\/games\/[^/]+$/);
+    const id = new URL(page.url()).pathname.split('/').pop();
+    const game = await state(id);
+    assert.equal(game.initial_fen, START);
+    assert.deepEqual(game.moves.slice(0, SICILIAN_UCI.length), SICILIAN_UCI);
+    assert.deepEqual(game.white, { ...game.white, kind: 'ai', level: 5 });
+    assert.equal(game.black.kind, 'human');
+    await page.getByText('You play black').waitFor();
+    // The move list begins at the first imported move, and so does the PGN.
+    assert.equal(await page.locator('.moves [data-ply="1"]').textContent(), 'e4');
+    assert.equal(await page.locator('.moves .move-number').first().textContent(), '1.');
+    const pgn = await api(suite.url, 'GET', `/api/games/${id}/pgn`);
+    assert.match(pgn, /\n1\. e4 c5 2\. Nf3 d6 3\. d4 cxd4 4\. Nxd4 Nf6 5\. Nc3 a6/);
+
+    // A custom start keeps its FEN, and the moves played from it.
+    const fen = '4k3/8/8/8/8/8/4P3/4K3 w - - 0 1';
+    await page.goto(`${suite.url}/`);
+    await importPgn(page, `[SetUp "1"]\n[FEN "${fen}"]\n\n1. e4 Kd7 *`);
+    await page.locator('.import-ply').getByText('After 1… Kd7').waitFor();
+    await page.getByRole('button', { name: 'Continue with a friend' }).click();
+    await page.waitForURL(/\/games\/[^/]+$/);
+    const custom = await state(new URL(page.url()).pathname.split('/').pop());
+    assert.equal(custom.initial_fen, fen);
+    assert.deepEqual(custom.moves, ['e2e4', 'e8d7']);
+    assert.equal(custom.turn, 'white');
+  });
+
+  test('moves are full moves: the watch list, the game’s history and the import', { timeout: 120_000 }, async () => {
+    // 1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. c3 Nf6 5. d3 d6 6. O-O O-O 7. Re1 a6 8. Nbd2 Ba7: 16 plies.
+    const plies = ['e2e4', 'e7e5', 'g1f3', 'b8c6', 'f1c4', 'f8c5', 'c2c3', 'g8f6', 'd2d3', 'd7d6', 'e1g1', 'e8g8', 'f1e1', 'a7a6', 'b1d2', 'c5a7'];
+    const game = await friendGame();
+    for (const [index, uci] of plies.entries()) await move(game.id, index % 2 === 0 ? game.white : game.black, uci);
+    const page = await openPage(await newContext(), suite.errors, `${suite.url}/watch`);
+    const item = page.locator(`.game-item[data-game-id="${game.id}"] .game-details`);
+    await item.waitFor();
+    assert.match(await item.textContent(), /· 8 moves$/);
+
+    await page.goto(`${suite.url}/games/${game.id}`);
+    await page.locator('.moves [data-ply="6"]').click();
+    const status = page.locator('.status');
+    await waitUntil(async () => /^Viewing the position after 3… Bc5\./.test(await status.textContent()), { what: 'the status of a history position' });
+    assert.doesNotMatch(await status.textContent(), /\d+ of \d+/);
+    await page.locator('.moves [data-ply="5"]').click();
+    await waitUntil(async () => /^Viewing the position after 3\. Bc4\./.test(await status.textContent()), { what: 'a white move' });
+
+    await page.goto(`${suite.url}/`);
+    await importPgn(page, '1. e4 e5 2. Nf3 Nc6 3. Bb5 *');
+    await page.locator('.import-ply').getByText('After 3. Bb5').waitFor();
+    assert.match(await page.locator('.import-title').textContent(), /· 3 moves ·/);
+  });
+
   test('unknown addresses get the site’s 404 page with its header and a way back; /api keeps its JSON error', { timeout: 60_000 }, async () => {
     for (const path of ['/no/such/page', '/games/']) {
       const response = await fetch(`${suite.url}${path}`);
