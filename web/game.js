@@ -159,6 +159,7 @@ class GameView {
     this.meta = h('p', { class: 'game-meta' });
     this.statusEl = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
     this.connectionEl = h('span', { class: 'connection' });
+    this.firstMoveEl = h('p', { class: 'first-move', hidden: true });
     this.flashEl = h('p', { class: 'flash', role: 'alert' });
     this.inviteEl = h('div', { class: 'invite', hidden: true });
     this.bannerEl = h('div', { class: 'banner', hidden: true, 'aria-live': 'polite' });
@@ -190,6 +191,7 @@ class GameView {
         this.inviteEl,
         this.flashEl,
         h('div', { class: 'status-line' }, this.statusEl, this.connectionEl),
+        this.firstMoveEl,
         this.bannerEl,
         this.offers.el,
         h('div', { class: 'moves-box' }, this.movesEl),
@@ -339,6 +341,7 @@ class GameView {
       this.partnerSocket.stop();
       this.partnerSocket = null;
     }
+    this.offers.onState(previous, game);
     const sound = soundFor(previous, game, previous && pieceCount(game.fen) < pieceCount(previous.fen));
     if (sound) playSound(sound);
     this.render();
@@ -515,7 +518,7 @@ class GameView {
     if (game.clock) meta.push(`Clock ${clockLabel(game, this.gameId)}`);
     else meta.push('No clock');
     if (!isStandardStart(game.initial_fen)) meta.push('Custom start');
-    if (game.rated === false) meta.push('Casual');
+    if (game.rated === false) meta.push(casualText(game, this.gameId));
     if (typeof game.spectators === 'number' && game.status !== 'finished') meta.push(`${game.spectators} watching`);
     if (this.passPlay) meta.push('Pass and play');
     else if (this.seat) meta.push(`You play ${this.seat.color}`);
@@ -636,6 +639,7 @@ class GameView {
   renderClocks() {
     const game = this.game;
     if (!game) return;
+    this.renderFirstMove();
     const low = this.lowTimeMs();
     for (const bar of Object.values(this.bars)) {
       if (!bar.color) continue;
@@ -660,6 +664,21 @@ class GameView {
         }
       }
     }
+  }
+
+  // A side's clock stands until its first move, and a person who does not
+  // make that move in time aborts the game (docs/API.md, "Clocks"): the
+  // time left, counted down from the last state like the clocks.
+  renderFirstMove() {
+    const game = this.game;
+    const waiting = game.status === 'active' && typeof game.first_move_ms === 'number';
+    this.firstMoveEl.hidden = !waiting;
+    if (!waiting) return;
+    const seconds = Math.max(0, Math.ceil((game.first_move_ms - (performance.now() - this.receivedAt)) / 1000));
+    const text = this.seat && this.seat.color === game.turn
+      ? `Make your first move within ${seconds} s, or the game is aborted.`
+      : `${capitalize(game.turn)} has ${seconds} s to make a first move, or the game is aborted.`;
+    if (this.firstMoveEl.textContent !== text) this.firstMoveEl.textContent = text;
   }
 
   // Below this a clock shows as low (see lowtime.js for the rule).
@@ -886,6 +905,18 @@ function icon(name) {
   path.setAttribute('fill', 'currentColor');
   svg.append(path);
   return svg;
+}
+
+// "Casual", and why when the rest of the header does not say it (a custom
+// start does): the rules are docs/API.md's "Rated and casual games".
+function casualText(game, gameId) {
+  if (!isStandardStart(game.initial_fen)) return 'Casual';
+  const settings = getSettings(gameId);
+  const clock = settings && settings.clock ? settings.clock : guessClock(game);
+  if (clock && clock.initial < 60) return 'Casual: under a minute on the clock';
+  const computer = game.white.kind === 'ai' || game.black.kind === 'ai';
+  if (computer && (game.takebacks || 0) > 0) return 'Casual: a move was taken back against the computer';
+  return 'Casual';
 }
 
 function clockLabel(game, gameId) {

@@ -34,13 +34,78 @@ export class OfferControls {
     this.message = h('p', { class: 'offer-message' });
     this.answers = h('div', { class: 'offer-answers' });
     this.box = h('div', { class: 'offer', role: 'group', 'aria-label': 'Offer', hidden: true }, this.message, this.answers);
-    this.takebackButton = h('button', { type: 'button', onclick: () => this.act('takeback') }, 'Take back move');
+    this.takebackButton = h('button', { type: 'button', onclick: () => this.askTakeback() }, 'Take back move');
     this.abortButton = h('button', { type: 'button', onclick: () => this.act('abort') }, 'Abort game');
     this.takebacksEl = h('p', { class: 'takebacks muted', hidden: true });
+    // Against the computer a takeback is granted at once and makes a rated
+    // game casual: the page asks first, and says so.
+    this.confirmYes = h('button', { type: 'button', class: 'primary', onclick: () => this.confirmTakeback(true) }, 'Take back and play casual');
+    this.confirmBox = h('div', { class: 'takeback-confirm', role: 'group', 'aria-labelledby': 'takeback-confirm-text', hidden: true },
+      h('p', { class: 'offer-message', id: 'takeback-confirm-text' },
+        'Taking back a move against the computer makes this game casual: its result will not count on the scoreboard.'),
+      h('div', { class: 'offer-answers' },
+        this.confirmYes,
+        h('button', { type: 'button', onclick: () => this.confirmTakeback(false) }, 'Keep playing rated')));
+    this.confirming = false;
+    // What became of this player's last offer (the state's `offer_answer`).
+    this.answerEl = h('p', { class: 'offer-answer', hidden: true });
+    this.notice = null;
     // The region is announced when an offer arrives or is answered.
-    this.el = h('div', { class: 'offers', 'aria-live': 'polite' }, this.box, this.takebacksEl,
+    this.el = h('div', { class: 'offers', 'aria-live': 'polite' }, this.box, this.answerEl, this.confirmBox, this.takebacksEl,
       h('div', { class: 'actions offer-actions' }, this.takebackButton, this.abortButton));
     this.shown = '';
+  }
+
+  opponent(game) {
+    const seat = this.view.seat;
+    return seat ? game[opposite(seat.color)] : null;
+  }
+
+  // A takeback the computer would grant, in a game that still counts.
+  takebackMakesCasual(game) {
+    const other = this.opponent(game);
+    return !!other && other.kind === 'ai' && game.rated !== false;
+  }
+
+  askTakeback() {
+    if (!this.takebackMakesCasual(this.view.game)) {
+      this.act('takeback');
+      return;
+    }
+    this.confirming = true;
+    this.render(this.view.game);
+    this.confirmYes.focus();
+  }
+
+  confirmTakeback(yes) {
+    this.confirming = false;
+    this.render(this.view.game);
+    if (yes) this.act('takeback');
+    else this.takebackButton.focus();
+  }
+
+  // Called with each new state before it is drawn. The one state that ended
+  // an offer carries `offer_answer`: the offer's maker is told what became
+  // of it (and the opponent, of an offer withdrawn), until the next move or
+  // for a few seconds. The page's first state is old news.
+  onState(previous, game) {
+    if (this.notice && game.moves.length !== this.notice.plies) this.dismissNotice();
+    const seat = this.view.seat;
+    if (!previous || !game.offer_answer || !seat || this.view.passPlay) return;
+    const text = answerText(game.offer_answer, seat.color, game);
+    if (!text) return;
+    this.notice = { plies: game.moves.length };
+    this.answerEl.textContent = text;
+    this.answerEl.hidden = false;
+    clearTimeout(this.noticeTimer);
+    this.noticeTimer = setTimeout(() => this.dismissNotice(), NOTICE_MS);
+  }
+
+  dismissNotice() {
+    clearTimeout(this.noticeTimer);
+    this.notice = null;
+    this.answerEl.hidden = true;
+    this.answerEl.textContent = '';
   }
 
   // Whether a finished game's page should keep its socket: a seat holder
@@ -137,6 +202,14 @@ export class OfferControls {
     this.takebacksEl.hidden = takebacks === 0;
     this.takebacksEl.textContent = takebacks === 1 ? 'One move was taken back.' : `${takebacks} takebacks in this game.`;
     this.takebackButton.hidden = !mine || !active || !!game.takeback_offer || !hasMoveToTakeBack(game, mine);
+    const other = this.opponent(game);
+    this.takebackButton.title = !other ? ''
+      : other.kind !== 'ai' ? 'Ask your opponent to let you take back your last move.'
+        : this.takebackMakesCasual(game)
+          ? 'The computer lets you take back your last move at once, and the game becomes casual: its result will not count on the scoreboard.'
+          : 'The computer lets you take back your last move at once.';
+    this.confirming = this.confirming && !this.takebackButton.hidden && this.takebackMakesCasual(game);
+    this.confirmBox.hidden = !this.confirming;
     this.abortButton.hidden = !mine || !active || game.moves.length >= 2;
   }
 
@@ -153,6 +226,25 @@ export class OfferControls {
   button(label, type, className) {
     return h('button', { type: 'button', class: className, onclick: () => this.act(type) }, label);
   }
+}
+
+const NOTICE_MS = 6000;
+const OFFER_NAMES = { draw: 'draw offer', takeback: 'takeback request', rematch: 'rematch offer' };
+
+// What `mine` (a seat's colour) is told of an offer's answer: its maker
+// hears every answer, the opponent only of an offer withdrawn (the other
+// answers were their own doing).
+export function answerText({ offer, by, answer }, mine, game) {
+  const name = OFFER_NAMES[offer];
+  if (!name) return '';
+  if (by !== mine) return answer === 'withdrawn' ? `Your opponent withdrew their ${name}.` : '';
+  const texts = {
+    accepted: `Your ${name} was accepted.`,
+    declined: `Your ${name} was declined.`,
+    withdrawn: `You withdrew your ${name}.`,
+    expired: `Your ${name} expired: ${game.status === 'finished' ? 'the game ended' : 'a move was made'}.`,
+  };
+  return texts[answer] || '';
 }
 
 // Whether `color` has a move of its own to take back: its last move, after

@@ -411,22 +411,33 @@ describe('web client in Chromium against the real server', () => {
     const formatted = (ms) => page.evaluate(async (value) => (await import('/format.js')).formatClock(value), ms);
     const seconds = (text) => text.split(':').reduce((total, part) => total * 60 + Number(part), 0);
     await page.getByText('Your move.').waitFor();
-    // White's clock runs (it started when black joined), black's stands.
+    // Neither clock runs before that side's first move (issue 22): the page
+    // counts down the time left to make it instead.
+    await page.getByText(/^Make your first move within \d+ s, or the game is aborted\.$/).waitFor();
+    assert.equal(await page.locator('[data-clock].running').count(), 0);
+    assert.deepEqual([await clockText('white'), await clockText('black')], ['2:00', '2:00']);
+    await clickMove(page, 'e2e4');
+    await page.getByText(/^Black has \d+ s to make a first move/).waitFor();
+    assert.equal(await page.locator('[data-clock].running').count(), 0);
+    await api(server.url, 'POST', `/api/games/${game.id}/move`, { body: { uci: 'e7e5' }, token: game.black.token });
+    await expectPiece(page, 'e5', 'bP');
+    // Each side has moved: white's clock runs, black's stands.
     await page.waitForSelector('[data-clock="white"].running');
+    assert.equal(await page.locator('.first-move').isVisible(), false);
     assert.equal(await page.locator('[data-clock="black"].running').count(), 0);
     assert.equal(await clockText('black'), '2:00');
     const start = seconds(await clockText('white'));
     await waitUntil(async () => seconds(await clockText('white')) < start, { what: 'white’s clock to count down' });
     assert.equal(await clockText('black'), '2:00', 'the waiting side’s clock stands still');
 
-    await clickMove(page, 'e2e4');
+    await clickMove(page, 'g1f3');
     await page.waitForSelector('[data-clock="black"].running');
     // Black moves: its clock gains the 10 s increment minus its thinking
     // time, which is at most the wall time around the request, whatever the
     // machine's speed.
     const before = await api(server.url, 'GET', `/api/games/${game.id}`);
     const started = Date.now();
-    const after = await api(server.url, 'POST', `/api/games/${game.id}/move`, { body: { uci: 'e7e5' }, token: game.black.token });
+    const after = await api(server.url, 'POST', `/api/games/${game.id}/move`, { body: { uci: 'b8c6' }, token: game.black.token });
     const wall = Date.now() - started;
     assert.equal(before.clock.running, 'black');
     assert.equal(after.clock.running, 'white');
@@ -434,7 +445,7 @@ describe('web client in Chromium against the real server', () => {
     assert.ok(after.clock.black_ms >= before.clock.black_ms + 10_000 - wall - 50,
       `increment added: ${before.clock.black_ms} -> ${after.clock.black_ms} in ${wall} ms`);
     // The page shows black's new time, standing, and white's running again.
-    await expectPiece(page, 'e5', 'bP');
+    await expectPiece(page, 'c6', 'bN');
     const shown = await formatted(after.clock.black_ms);
     await waitUntil(async () => (await clockText('black')) === shown, { what: `black’s clock to show ${shown}` });
     await page.waitForSelector('[data-clock="white"].running');
@@ -445,15 +456,18 @@ describe('web client in Chromium against the real server', () => {
   });
 
   test('a flag fall ends the game on the page with the reason', { timeout: 60_000 }, async () => {
-    // The page is live before the clock starts (black joins afterwards),
-    // so it follows the whole 3 s however slowly the machine loads it.
+    // The page is live before the clock starts (after each side's first
+    // move), so it follows the whole 3 s however slowly the machine loads it.
     const created = await api(server.url, 'POST', '/api/games', {
       body: { white: { kind: 'human' }, black: { kind: 'human' }, as: 'white', clock: { initial: 3, increment: 0 } },
     });
     const page = await openPage(await seatedContext(created.game.id, created.seat), errors, `${server.url}/games/${created.game.id}`);
     await page.getByText('Waiting for your friend to join').waitFor();
     await page.getByText('Live', { exact: true }).waitFor();
-    await api(server.url, 'POST', `/api/games/${created.game.id}/join`);
+    const joined = await api(server.url, 'POST', `/api/games/${created.game.id}/join`);
+    await clickMove(page, 'e2e4');
+    await expectPiece(page, 'e4', 'wP');
+    await api(server.url, 'POST', `/api/games/${created.game.id}/move`, { body: { uci: 'e7e5' }, token: joined.seat.token });
     await page.locator('.banner-headline').getByText('Black wins').waitFor({ timeout: 30_000 });
     assert.equal(await page.locator('.banner-reason').textContent(), 'White ran out of time');
     assert.equal(await page.locator('[data-clock="white"]').textContent(), '0:00.0');

@@ -63,12 +63,73 @@ async function within(page, inner, outer) {
   }, [inner, outer]);
 }
 
+async function seatedPage(gameId, seat, options) {
+  const context = await newContext(options);
+  if (seat) await seatIn(context, gameId, seat);
+  return openPage(context, suite.errors, `${suite.url}/games/${gameId}`);
+}
+
 async function importPgn(page, pgn) {
   await page.locator('#pgn-text').fill(pgn);
   await page.getByRole('button', { name: 'Import', exact: true }).click();
 }
 
 describe('a new person’s first hour, in Chromium', () => {
+  test('a takeback against the computer asks first and says the game turns casual; the header says Casual once; the scoreboard lists every reason', { timeout: 120_000 }, async () => {
+    const created = await api(suite.url, 'POST', '/api/games', {
+      body: { white: { kind: 'human' }, black: { kind: 'ai', level: 3 } },
+    });
+    const id = created.game.id;
+    const page = await seatedPage(id, created.seat);
+    page.on('dialog', (dialog) => {
+      suite.errors.push(`a browser dialog was opened: ${dialog.message()}`);
+      dialog.dismiss().catch(() => {});
+    });
+    const levels = await api(suite.url, 'GET', '/api/levels');
+    const header = page.locator('.game-head');
+    await page.getByText('Your move.').waitFor();
+    // The level's own name, and nothing that reads like a kind of game.
+    await page.locator('.game-title').getByText(`Rookery AI 3 · ${levels[2].name}`).waitFor();
+    assert.doesNotMatch(await header.innerText(), /casual/i, 'a rated game');
+
+    await clickMove(page, 'e2e4');
+    await waitUntil(async () => (await state(id)).moves.length === 2, { what: 'the computer to reply' });
+    await page.getByText('Your move.').waitFor();
+    const takeback = page.getByRole('button', { name: 'Take back move' });
+    assert.match(await takeback.getAttribute('title'), /game becomes casual/);
+
+    // The first click only asks; keeping the game rated sends nothing.
+    await takeback.click();
+    const confirm = page.locator('.takeback-confirm');
+    await confirm.waitFor();
+    assert.match(await confirm.innerText(), /makes this game casual: its result will not count on the scoreboard/);
+    await screenshot(page, 'takeback-confirm');
+    await page.getByRole('button', { name: 'Keep playing rated' }).click();
+    await confirm.waitFor({ state: 'hidden' });
+    let now = await state(id);
+    assert.equal(now.moves.length, 2);
+    assert.equal(now.rated, true);
+
+    await takeback.click();
+    await page.getByRole('button', { name: 'Take back and play casual' }).click();
+    await expectPiece(page, 'e2', 'wP');
+    await page.locator('.game-meta').getByText('Casual: a move was taken back against the computer').waitFor();
+    now = await state(id);
+    assert.deepEqual(now.moves, []);
+    assert.equal(now.rated, false);
+    const words = (await header.innerText()).match(/casual/gi) || [];
+    assert.equal(words.length, 1, await header.innerText());
+
+    await page.goto(`${suite.url}/scoreboard`);
+    await page.locator('.casual-reasons li').first().waitFor();
+    const reasons = await page.locator('.casual-reasons li').allTextContents();
+    assert.equal(reasons.length, 3, reasons.join(' | '));
+    assert.match(reasons[0], /custom position/);
+    assert.match(reasons[0], /imported game/);
+    assert.match(reasons[1], /less than a minute/);
+    assert.match(reasons[2], /computer granted a takeback/);
+  });
+
   test('the PGN import preview fits its card at every width, light and dark', { timeout: 120_000 }, async () => {
     for (const [name, options] of LAYOUTS) {
       const page = await openPage(await newContext(options), suite.errors, `${suite.url}/`);
@@ -188,5 +249,51 @@ describe('a new person’s first hour, in Chromium', () => {
       assert.ok(await pageFits(page), `${layout}: the player page is wider than the screen`);
       assert.equal(await within(page, '.player-page h1', '.player-page .card'), true, layout);
     }
+  });
+
+  test('whoever makes an offer is told its answer: declined, declined by a move, expired, withdrawn', { timeout: 120_000 }, async () => {
+    const game = await friendGame();
+    const white = await seatedPage(game.id, game.white);
+    const black = await seatedPage(game.id, game.black);
+    const whiteNotice = white.locator('.offers .offer-answer');
+    const blackNotice = black.locator('.offers .offer-answer');
+    await clickMove(white, 'e2e4');
+    await expectPiece(black, 'e4', 'wP');
+
+    // Black offers a draw; White declines; Black is told, in the live region.
+    await black.getByRole('button', { name: 'Offer draw' }).click();
+    await white.getByRole('button', { name: 'Decline draw' }).click();
+    await blackNotice.getByText('Your draw offer was declined.').waitFor();
+    await screenshot(black, 'offer-declined');
+    assert.equal(await black.locator('.offers').getAttribute('aria-live'), 'polite');
+    assert.equal(await whiteNotice.isVisible(), false, 'the one who declined is not told');
+    // The next move dismisses the notice.
+    await clickMove(black, 'e7e5');
+    await expectPiece(white, 'e5', 'bP');
+    await blackNotice.waitFor({ state: 'hidden' });
+
+    // White offers and plays on; Black's reply declines it.
+    await white.getByRole('button', { name: 'Offer draw' }).click();
+    await black.getByText('Your opponent offers a draw.').waitFor();
+    await clickMove(white, 'g1f3');
+    await expectPiece(black, 'f3', 'wN');
+    await clickMove(black, 'b8c6');
+    await whiteNotice.getByText('Your draw offer was declined.').waitFor();
+
+    // White asks to take back Bc4; Black moves instead: the request expired.
+    await clickMove(white, 'f1c4');
+    await expectPiece(black, 'c4', 'wB');
+    await white.getByRole('button', { name: 'Take back move' }).click();
+    await black.getByText('Your opponent asks to take back their last move.').waitFor();
+    await clickMove(black, 'g8f6');
+    await whiteNotice.getByText('Your takeback request expired: a move was made.').waitFor();
+
+    // White offers a draw and withdraws it: Black hears of it.
+    await white.getByRole('button', { name: 'Offer draw' }).click();
+    await black.getByText('Your opponent offers a draw.').waitFor();
+    await white.getByRole('button', { name: 'Withdraw draw offer' }).click();
+    await blackNotice.getByText('Your opponent withdrew their draw offer.').waitFor();
+    // Left alone, a notice goes after a few seconds.
+    await blackNotice.waitFor({ state: 'hidden', timeout: 15_000 });
   });
 });

@@ -105,6 +105,8 @@ describe('offers between players in Chromium', () => {
     await waitUntil(async () => (await state(created.game.id)).moves.length === 2, { what: 'the computer to reply' });
     await page.getByText('Your move.').waitFor();
     await page.getByRole('button', { name: 'Take back move' }).click();
+    // The page asks first: the takeback makes the game casual (issue 22).
+    await page.getByRole('button', { name: 'Take back and play casual' }).click();
     await expectPiece(page, 'e2', 'wP');
     await page.locator('.game-meta').getByText('Casual').waitFor();
     const after = await state(created.game.id);

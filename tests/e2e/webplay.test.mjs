@@ -316,9 +316,13 @@ describe('web play features in Chromium against the real server', () => {
       return [60, 180, 300, 1800, 4, 15].map((seconds) => lowTimeThresholdMs(seconds * 1000));
     });
     assert.deepEqual(rule, [10_000, 18_000, 30_000, 180_000, 2_000, 7_500]);
-    // White's clock starts when black joins; the page is already live, so
-    // it sees the clock run below 2 s whatever the machine's speed.
-    await api(suite.url, 'POST', `/api/games/${created.game.id}/join`);
+    // White's clock starts once each side has made its first move; the
+    // page is already live, so it sees the clock run below 2 s whatever the
+    // machine's speed.
+    const joined = await api(suite.url, 'POST', `/api/games/${created.game.id}/join`);
+    await clickMove(page, 'e2e4');
+    await expectPiece(page, 'e4', 'wP');
+    await move({ id: created.game.id }, 'e7e5', joined.seat);
     await page.locator('.banner-headline').getByText('Black wins').waitFor({ timeout: 30_000 });
     assert.equal(await page.locator('[data-clock="white"]').textContent(), '0:00.0');
     assert.equal(await page.locator('[data-clock="white"].low').count(), 1);
