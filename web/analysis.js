@@ -11,7 +11,8 @@ import { ROLE_NAMES, parseFen, splitUci, fileOf } from './chess.js';
 const POLL_MS = 1000;
 const MARKS = { inaccuracy: '?!', mistake: '?', blunder: '??' };
 const SVG = 'http://www.w3.org/2000/svg';
-const CAP = 1000;
+// Each drawing of the graph gets fresh ids for its clip paths.
+let graphCount = 0;
 
 function svg(tag, attrs) {
   const el = document.createElementNS(SVG, tag);
@@ -19,17 +20,29 @@ function svg(tag, attrs) {
   return el;
 }
 
-// A position's evaluation from White's side, capped, for the graph.
-function whiteCp(position, turn) {
-  if (position.mate === null || position.mate === undefined) return Math.max(-CAP, Math.min(CAP, position.cp || 0));
-  if (position.mate === 0) return turn === 'white' ? -CAP : CAP;
-  return position.mate > 0 ? CAP : -CAP;
+// A position's evaluation as White's winning chances, -1 (Black wins) to 1
+// (White wins), for the graph: the scale lichess draws and the contract's
+// judgements use (docs/API.md), on which a pawn counts for more in a level
+// game than at +8, so the graph shows the swings that decided the game.
+function whiteChances(position, turn) {
+  if (position.mate === null || position.mate === undefined) return 2 / (1 + Math.exp(-0.00368208 * (position.cp || 0))) - 1;
+  if (position.mate === 0) return turn === 'white' ? -1 : 1;
+  return position.mate > 0 ? 1 : -1;
 }
 
 export function evalText(position) {
   if (position.mate !== null && position.mate !== undefined) return position.mate === 0 ? 'mate' : `#${position.mate}`;
   const pawns = (position.cp || 0) / 100;
   return `${pawns > 0 ? '+' : ''}${pawns.toFixed(2)}`;
+}
+
+// The evaluation in words: who mates and in how many, or the pawns.
+// `turn` is the side to move in the position (the mated side at mate 0).
+export function evalSentence(position, turn) {
+  const mate = position.mate;
+  if (mate === null || mate === undefined) return `Evaluation ${evalText(position)}.`;
+  if (mate === 0) return `Checkmate: ${turn === 'white' ? 'Black' : 'White'} has won.`;
+  return `Mate in ${Math.abs(mate)} for ${mate > 0 ? 'White' : 'Black'}.`;
 }
 
 // How many times the piece on each square has moved, after `ply` moves.
@@ -188,7 +201,8 @@ export class AnalysisPanel {
     }
     const judged = data.moves.find((move) => move.ply === ply);
     const position = data.positions.find((p) => p.ply === ply);
-    let advice = position ? `Evaluation ${evalText(position)}.` : '';
+    const turn = this.view.positions()[ply]?.turn;
+    let advice = position ? evalSentence(position, turn) : '';
     if (judged && judged.judgement) advice += ` ${game.san[ply - 1]} is ${judged.judgement === 'inaccuracy' ? 'an' : 'a'} ${judged.judgement}: ${judged.best_san} was best.`;
     this.adviceEl.textContent = advice;
   }
@@ -203,17 +217,30 @@ export class AnalysisPanel {
     const width = 300;
     const height = 80;
     const x = (p) => (p / total) * width;
-    const y = (cp) => height / 2 - (cp / CAP) * (height / 2);
+    const y = (chances) => height / 2 - chances * (height / 2);
     const turns = this.view.positions().map((p) => p.turn);
-    const points = positions.map((p) => `${x(p.ply).toFixed(1)},${y(whiteCp(p, turns[p.ply])).toFixed(1)}`);
+    const points = positions.map((p) => `${x(p.ply).toFixed(1)},${y(whiteChances(p, turns[p.ply])).toFixed(1)}`);
     const graph = svg('svg', { viewBox: `0 0 ${width} ${height}`, class: 'eval-svg', role: 'img', 'aria-label': 'Evaluation graph: click to jump to a move', preserveAspectRatio: 'none' });
-    graph.append(svg('rect', { x: 0, y: 0, width, height, class: 'eval-black' }));
-    graph.append(svg('polygon', { points: `0,${height / 2} ${points.join(' ')} ${x(positions[positions.length - 1].ply)},${height / 2}`, class: 'eval-area' }));
-    graph.append(svg('line', { x1: 0, y1: height / 2, x2: width, y2: height / 2, class: 'eval-mid' }));
+    graph.append(svg('rect', { x: 0, y: 0, width, height, class: 'eval-bg' }));
+    // As lichess draws it: the area between the line and zero takes the
+    // colour of the side ahead, light above the middle (White better), dark
+    // below (Black better). One polygon, clipped to each half.
+    const mid = height / 2;
+    const area = `0,${mid} ${points.join(' ')} ${x(positions[positions.length - 1].ply)},${mid}`;
+    graphCount += 1;
+    for (const [side, top] of [['white', 0], ['black', mid]]) {
+      const id = `eval-${side}-half-${graphCount}`;
+      const clip = svg('clipPath', { id });
+      clip.append(svg('rect', { x: 0, y: top, width, height: mid }));
+      graph.append(clip);
+      graph.append(svg('polygon', { points: area, class: `eval-area ${side}`, 'clip-path': `url(#${id})` }));
+    }
+    graph.append(svg('polyline', { points: points.join(' '), class: 'eval-line' }));
+    graph.append(svg('line', { x1: 0, y1: mid, x2: width, y2: mid, class: 'eval-mid' }));
     for (const move of data.moves) {
       if (!move.judgement) continue;
       const p = positions.find((q) => q.ply === move.ply);
-      if (p) graph.append(svg('circle', { cx: x(p.ply), cy: y(whiteCp(p, turns[p.ply])), r: 3, class: `eval-mark ${move.judgement}` }));
+      if (p) graph.append(svg('circle', { cx: x(p.ply), cy: y(whiteChances(p, turns[p.ply])), r: 3, class: `eval-mark ${move.judgement}` }));
     }
     graph.append(svg('line', { x1: x(ply), y1: 0, x2: x(ply), y2: height, class: 'eval-cursor' }));
     graph.addEventListener('click', (event) => {

@@ -692,8 +692,8 @@ class GameView {
     const game = this.game;
     let text;
     if (game.status === 'finished') {
-      const { headline, reason } = resultText(game);
-      text = reason ? `${headline} · ${reason}` : headline;
+      // The banner says who won and why; the status line does not repeat it.
+      text = '';
     } else if (this.pending) {
       text = 'Sending your move…';
     } else if (this.passPlay && game.status === 'active') {

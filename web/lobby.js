@@ -126,7 +126,10 @@ export async function lobbyPage(root) {
       clear(seekList, h('p', { class: 'muted' }, 'Open seeks are unavailable right now.'));
     }
     if (live.status === 'fulfilled') {
-      clear(liveList, gameList(sortForWatching(live.value.games), levels, { empty: 'No games in progress. Start one!' }));
+      // A game still waiting for its opponent is not being played yet; an
+      // open seek is listed once, above, with its Join.
+      const playing = live.value.games.filter((game) => game.status === 'active');
+      clear(liveList, gameList(sortForWatching(playing), levels, { empty: 'No games in progress. Start one!' }));
     } else {
       clear(liveList, h('p', { class: 'muted' }, 'Live games are unavailable right now.'));
     }
@@ -212,12 +215,17 @@ function playerCard() {
     }
     const input = h('input', { type: 'text', id: 'player-name', name: 'name', maxlength: '20', autocomplete: 'nickname', pattern: '[A-Za-z0-9_\\-]{1,20}' });
     const message = h('p', { class: 'form-error', role: 'alert' });
-    const form = h('form', { class: 'inline-form' },
+    // Our own check and message, not the browser's bubble: with the bubble
+    // the form is never submitted and an older message would stay.
+    const form = h('form', { class: 'inline-form', novalidate: true },
       h('label', { for: 'player-name' }, 'Name (1–20 letters, digits, _ or -)'),
       h('div', { class: 'invite-row' }, input, h('button', { type: 'submit' }, 'Save name')),
       message);
+    // A message is about the name it was given: editing the name clears it.
+    input.addEventListener('input', () => { message.textContent = ''; });
     form.addEventListener('submit', async (event) => {
       event.preventDefault();
+      message.textContent = '';
       const name = input.value.trim();
       if (!/^[A-Za-z0-9_-]{1,20}$/.test(name)) {
         message.textContent = 'Use 1–20 letters, digits, _ or -.';

@@ -1,12 +1,12 @@
 // Game sounds, synthesised with the Web Audio API (no audio files to serve):
 // a short tone shape per event. Muting is remembered in localStorage.
 //
-// Browsers keep an AudioContext suspended until the page has had a user
-// gesture, so the context is created on first use and resumed on the next
-// click or key press; before that, sounds are silently skipped by the
-// browser. Every sound played is also announced as a `rookery:sound` event
-// on window (detail: the sound's name), which the mute test and any future
-// visual cue can listen to.
+// Browsers refuse to start an AudioContext before the page has had a user
+// gesture, and Chromium logs a warning for every one created too early. So
+// the context is created inside the first click, tap or key press on the
+// page, and sounds before it are skipped. Every sound played is also
+// announced as a `rookery:sound` event on window (detail: the sound's
+// name), which the mute test and any future visual cue can listen to.
 
 import { getPreference, savePreference } from './storage.js';
 
@@ -23,19 +23,16 @@ const SOUNDS = {
 
 let context = null;
 
-function audio() {
+// Within a user gesture: make the context, or wake it if the browser
+// suspended it (a tab in the background).
+function unlock() {
   const Context = window.AudioContext || window.webkitAudioContext;
-  if (!Context) return null;
-  if (!context) {
-    context = new Context();
-    const resume = () => {
-      if (context.state === 'suspended') context.resume().catch(() => {});
-    };
-    window.addEventListener('pointerdown', resume, { capture: true });
-    window.addEventListener('keydown', resume, { capture: true });
-  }
-  return context;
+  if (!Context) return;
+  if (!context) context = new Context();
+  if (context.state === 'suspended') context.resume().catch(() => {});
 }
+window.addEventListener('pointerdown', unlock, { capture: true });
+window.addEventListener('keydown', unlock, { capture: true });
 
 export function isMuted() {
   return getPreference(MUTED_KEY) === true;
@@ -49,7 +46,8 @@ export function playSound(name) {
   const tones = SOUNDS[name];
   if (!tones || isMuted()) return;
   window.dispatchEvent(new CustomEvent('rookery:sound', { detail: name }));
-  const ctx = audio();
+  // Before the page's first gesture there is no context: no sound.
+  const ctx = context;
   if (!ctx) return;
   const now = ctx.currentTime;
   for (const [frequency, start, duration, wave, gain] of tones) {

@@ -18,6 +18,9 @@ import {
   ROOT, api, browserSuite, clickMove, expectPiece, friendGame as createFriendGame, openPage, screenshot, seatIn, waitUntil,
 } from './harness.mjs';
 
+// A small, fixed search budget per analysed position: quick and deterministic.
+process.env.ROOKERY_ANALYSIS_NODES = '20000';
+
 const suite = browserSuite();
 const newContext = (options) => suite.newContext(options);
 const friendGame = (body) => createFriendGame(suite.url, body);
@@ -69,9 +72,41 @@ async function seatedPage(gameId, seat, options) {
   return openPage(context, suite.errors, `${suite.url}/games/${gameId}`);
 }
 
+// Chromium logs a refused request (a documented 4xx) as a console error:
+// the test that expects one takes it off the list.
+function expectRefused(status) {
+  const index = suite.errors.findIndex((line) => line.includes(`status of ${status}`));
+  assert.ok(index >= 0, `a ${status} was expected among: ${suite.errors.join('\n')}`);
+  suite.errors.splice(index, 1);
+}
+
+// A finished friend game from these moves: its id and seats.
+async function finishedGame(moves) {
+  const game = await friendGame();
+  for (const [index, uci] of moves.entries()) await move(game.id, index % 2 === 0 ? game.white : game.black, uci);
+  return game;
+}
+
 async function importPgn(page, pgn) {
   await page.locator('#pgn-text').fill(pgn);
   await page.getByRole('button', { name: 'Import', exact: true }).click();
+}
+
+// Relative luminance (0 black, 1 white) of a CSS colour "rgb(r, g, b)".
+function luminance(color) {
+  const [r, g, b] = color.match(/\d+(\.\d+)?/g).slice(0, 3).map(Number);
+  return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
+}
+
+// What the evaluation graph shows at a fraction of its width and height:
+// the class and fill of the topmost shape there.
+async function graphAt(page, fx, fy) {
+  await page.locator('.eval-svg').scrollIntoViewIfNeeded();
+  const box = await page.locator('.eval-svg').boundingBox();
+  return page.evaluate(([x, y]) => {
+    const el = document.elementFromPoint(x, y);
+    return { cls: el.getAttribute('class') || el.tagName, fill: getComputedStyle(el).fill };
+  }, [box.x + box.width * fx, box.y + box.height * fy]);
 }
 
 describe('a new person’s first hour, in Chromium', () => {
@@ -249,6 +284,122 @@ describe('a new person’s first hour, in Chromium', () => {
       assert.ok(await pageFits(page), `${layout}: the player page is wider than the screen`);
       assert.equal(await within(page, '.player-page h1', '.player-page .card'), true, layout);
     }
+  });
+
+  test('the evaluation graph takes the colour of the side ahead; mates say who and in how many; one result on the end screen; no focus ring around the page', { timeout: 180_000 }, async () => {
+    // The Blackburne Shilling trap: White wins a pawn, then Black's queen
+    // turns the game and mates. The end of the graph is Black's.
+    const trap = await finishedGame(['e2e4', 'e7e5', 'g1f3', 'b8c6', 'f1c4', 'c6d4', 'f3e5', 'd8g5', 'e5f7', 'g5g2', 'h1f1', 'g2e4', 'c4e2', 'd4f3']);
+    const page = await seatedPage(trap.id, trap.black);
+    await page.emulateMedia({ reducedMotion: 'reduce' });
+    await page.locator('.banner-headline').getByText('Black wins').waitFor();
+    const shown = await page.locator('.game-page').innerText();
+    assert.equal(shown.match(/Black wins/g).length, 1, shown);
+    assert.equal(await page.locator('.banner-verdict').textContent(), 'You won!');
+    await docShot(page, 'end-screen');
+
+    await page.getByRole('button', { name: 'Analyse with the engine' }).click();
+    await page.waitForSelector('.acpl:has-text("Average centipawn loss")', { timeout: 120_000 });
+    // Near the end, below the middle: Black's dark area; above it, no White area.
+    const low = await graphAt(page, 0.97, 0.75);
+    assert.match(low.cls, /eval-area black/);
+    assert.ok(luminance(low.fill) < 0.3, `Black's area is dark: ${low.fill}`);
+    const high = await graphAt(page, 0.97, 0.25);
+    assert.doesNotMatch(high.cls, /eval-area/);
+    // 7. Be2: Black mates in one; after 7... Nf3#, Black has won.
+    await page.locator('.moves [data-ply="13"]').click();
+    await page.locator('.advice').getByText('Mate in 1 for Black.').waitFor();
+    await docShot(page.locator('.analysis-box'), 'graph');
+    await page.locator('.moves [data-ply="14"]').click();
+    await page.locator('.advice').getByText('Checkmate: Black has won.').waitFor();
+    assert.doesNotMatch(await page.locator('.advice').textContent(), /Evaluation mate/);
+
+    // A click on the graph, then the arrow keys: no focus ring around the page.
+    const box = await page.locator('.eval-svg').boundingBox();
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+    await page.keyboard.press('ArrowLeft');
+    const ring = await page.evaluate(() => {
+      const el = document.activeElement;
+      return { tag: el.tagName, outline: getComputedStyle(el).outlineStyle };
+    });
+    assert.ok(ring.tag === 'BODY' || ring.outline === 'none', `focus ring on ${ring.tag}: ${ring.outline}`);
+
+    // Scholar's mate: White wins, and the end of the graph is White's.
+    const scholars = await finishedGame(['e2e4', 'e7e5', 'd1h5', 'b8c6', 'f1c4', 'g8f6', 'h5f7']);
+    await page.goto(`${suite.url}/games/${scholars.id}`);
+    await page.getByRole('button', { name: 'Analyse with the engine' }).click();
+    await page.waitForSelector('.acpl:has-text("Average centipawn loss")', { timeout: 120_000 });
+    const top = await graphAt(page, 0.97, 0.25);
+    assert.match(top.cls, /eval-area white/);
+    assert.ok(luminance(top.fill) > 0.8, `White's area is light: ${top.fill}`);
+    assert.doesNotMatch((await graphAt(page, 0.97, 0.75)).cls, /eval-area/);
+    await page.locator('.moves [data-ply="6"]').click();
+    await page.locator('.advice').getByText('Mate in 1 for White.').waitFor();
+  });
+
+  test('an open seek is listed once in the lobby', { timeout: 60_000 }, async () => {
+    const created = await api(suite.url, 'POST', '/api/games', {
+      body: { white: { kind: 'human' }, black: { kind: 'human' }, as: 'white', visibility: 'open' },
+    });
+    const id = created.game.id;
+    const page = await openPage(await newContext(), suite.errors, `${suite.url}/`);
+    await page.locator(`#open-seeks .game-item[data-game-id="${id}"]`).waitFor();
+    // Both lists have been drawn.
+    await page.locator('.lobby .game-list-holder').nth(1).locator('ul, p').first().waitFor();
+    assert.equal(await page.locator(`.game-item[data-game-id="${id}"]`).count(), 1);
+  });
+
+  test('a name-taken error gives way to the next message', { timeout: 60_000 }, async () => {
+    await api(suite.url, 'POST', '/api/players', { body: { name: 'first_hour_taken' } });
+    const page = await openPage(await newContext(), suite.errors, `${suite.url}/`);
+    const card = page.locator('.player-card');
+    await page.locator('#player-name').fill('first_hour_taken');
+    await page.getByRole('button', { name: 'Save name' }).click();
+    await card.getByText('That name is taken. Try another.').waitFor();
+    expectRefused(409);
+    await page.locator('#player-name').fill('not a name!');
+    await page.getByRole('button', { name: 'Save name' }).click();
+    await card.getByText('Use 1–20 letters, digits, _ or -.').waitFor();
+    assert.doesNotMatch(await card.innerText(), /taken/);
+  });
+
+  test('no AudioContext before the first gesture, and sounds after it', { timeout: 60_000 }, async () => {
+    // Chromium warns of every AudioContext made before a user gesture;
+    // headless Chromium does not print that warning, so the test counts
+    // the contexts the page makes.
+    const game = await friendGame();
+    const context = await newContext();
+    await seatIn(context, game.id, game.black);
+    await context.addInitScript(() => {
+      window.playedSounds = [];
+      window.audioContexts = 0;
+      window.startedTones = 0;
+      window.addEventListener('rookery:sound', (event) => window.playedSounds.push(event.detail));
+      const Original = window.AudioContext;
+      window.AudioContext = class Counted extends Original {
+        constructor(...args) {
+          super(...args);
+          window.audioContexts += 1;
+        }
+      };
+      const start = OscillatorNode.prototype.start;
+      OscillatorNode.prototype.start = function counted(...args) {
+        window.startedTones += 1;
+        return start.apply(this, args);
+      };
+    });
+    const page = await openPage(context, suite.errors, `${suite.url}/games/${game.id}`);
+    const seen = () => page.evaluate(() => ({ sounds: window.playedSounds.slice(), contexts: window.audioContexts, tones: window.startedTones }));
+    await page.getByText('Waiting for your opponent to move.').waitFor();
+    await move(game.id, game.white, 'e2e4');
+    await expectPiece(page, 'e4', 'wP');
+    await waitUntil(async () => (await seen()).sounds.includes('move'), { what: 'the move sound' });
+    assert.deepEqual(await seen(), { sounds: ['move'], contexts: 0, tones: 0 });
+    // The first gesture makes the context; the next move is heard.
+    await clickMove(page, 'e7e5');
+    await expectPiece(page, 'e5', 'bP');
+    await waitUntil(async () => (await seen()).tones > 0, { what: 'a tone after the gesture' });
+    assert.equal((await seen()).contexts, 1);
   });
 
   test('whoever makes an offer is told its answer: declined, declined by a move, expired, withdrawn', { timeout: 120_000 }, async () => {
