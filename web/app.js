@@ -6,6 +6,7 @@ import { gamePage } from './game.js';
 import { lobbyPage } from './lobby.js';
 import { playerPage } from './player.js';
 import { scoreboardPage } from './scoreboard.js';
+import { applyLooks, settingsControl } from './settings.js';
 import { watchPage } from './watch.js';
 
 function route(root, path) {
@@ -37,6 +38,10 @@ function decodeSegment(segment) {
     return segment;
   }
 }
+
+// Board colours and pieces first, so no board is drawn in the wrong ones.
+applyLooks();
+document.querySelector('.site-header').append(settingsControl());
 
 const root = document.getElementById('app');
 const path = window.location.pathname.replace(/\/+$/, '') || '/';

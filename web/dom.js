@@ -27,3 +27,21 @@ export function clear(el, ...children) {
   el.replaceChildren();
   return append(el, children);
 }
+
+// A drawn icon: one path in the text colour, 20 px, hidden from assistive
+// technology (its button carries the name). Drawn rather than a glyph,
+// which many fonts lack.
+export function pathIcon(d, { viewBox = '0 0 20 20', fillRule = 'nonzero' } = {}) {
+  const ns = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('viewBox', viewBox);
+  svg.setAttribute('width', '20');
+  svg.setAttribute('height', '20');
+  svg.setAttribute('aria-hidden', 'true');
+  const path = document.createElementNS(ns, 'path');
+  path.setAttribute('d', d);
+  path.setAttribute('fill', 'currentColor');
+  path.setAttribute('fill-rule', fillRule);
+  svg.append(path);
+  return svg;
+}

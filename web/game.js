@@ -4,7 +4,7 @@
 
 import { AnalysisPanel } from './analysis.js';
 import { api, asPlayer, createGame, loadLevels, timeControlOf } from './api.js';
-import { h, clear } from './dom.js';
+import { h, clear, pathIcon } from './dom.js';
 import { BoardView, destsOf } from './board.js';
 import { isStandardStart, kingSquare, parseFen, positionsOf, splitUci } from './chess.js';
 import { capitalize, formatClock, matchLabel, moveLabel, opposite, resultText, sideLabel, timeControlText } from './format.js';
@@ -893,19 +893,7 @@ const ICONS = {
 };
 
 // Step buttons as drawn triangles: media-control glyphs are missing from many fonts.
-function icon(name) {
-  const ns = 'http://www.w3.org/2000/svg';
-  const svg = document.createElementNS(ns, 'svg');
-  svg.setAttribute('viewBox', '0 0 20 20');
-  svg.setAttribute('width', '20');
-  svg.setAttribute('height', '20');
-  svg.setAttribute('aria-hidden', 'true');
-  const path = document.createElementNS(ns, 'path');
-  path.setAttribute('d', ICONS[name]);
-  path.setAttribute('fill', 'currentColor');
-  svg.append(path);
-  return svg;
-}
+const icon = (name) => pathIcon(ICONS[name]);
 
 // "Casual", and why when the rest of the header does not say it (a custom
 // start does): the rules are docs/API.md's "Rated and casual games".

@@ -1,6 +1,9 @@
-// Chess pieces drawn as our own SVG silhouettes (viewBox 0 0 100 100).
-// Colour comes from CSS (.piece.w / .piece.b), so one drawing serves both
-// sides. `detail` strokes are the inner lines that must contrast with the fill.
+// Chess pieces drawn as our own SVG silhouettes (viewBox 0 0 100 100), in
+// two sets: "classic" (curved outlines) and "flat" (straight-edged
+// geometric shapes). Colour comes from CSS (.piece.w / .piece.b), so one
+// drawing serves both sides. `detail` strokes are the inner lines that must
+// contrast with the fill. The set in use is a preference (settings.js);
+// changing it redraws every piece on the page.
 
 import { ROLE_NAMES } from './chess.js';
 
@@ -52,23 +55,93 @@ const SHAPES = {
   ],
 };
 
+// Flat: each piece a few straight-edged shapes on a plinth.
+const PLINTH = 'M22 84 H78 V92 H22 Z';
+
+const FLAT = {
+  P: [
+    ['circle', { cx: 50, cy: 32, r: 13 }],
+    ['path', { d: 'M40 48 H60 L68 84 H32 Z' }],
+    ['path', { d: PLINTH }],
+  ],
+  R: [
+    ['path', { d: 'M27 16 H38 V25 H45 V16 H55 V25 H62 V16 H73 V36 H65 V74 H35 V36 H27 Z' }],
+    ['path', { d: 'M28 74 H72 V84 H28 Z' }],
+    ['path', { d: PLINTH }],
+  ],
+  N: [
+    ['path', { d: 'M28 84 L36 62 L46 52 L30 58 L20 54 L18 46 L40 22 L48 10 L54 20 L64 24 L74 44 L76 84 Z' }],
+    ['path', { d: PLINTH }],
+    ['circle', { class: 'eye', cx: 42, cy: 32, r: 3.5 }],
+  ],
+  B: [
+    ['circle', { cx: 50, cy: 11, r: 6 }],
+    ['path', { d: 'M50 18 L66 42 L58 62 H42 L34 42 Z' }],
+    ['path', { d: 'M36 62 H64 V70 H36 Z' }],
+    ['path', { d: 'M40 70 H60 L70 84 H30 Z' }],
+    ['path', { d: PLINTH }],
+    ['path', { class: 'detail', d: 'M56 34 L46 46' }],
+  ],
+  Q: [
+    ['path', { d: 'M26 76 L20 30 L32 54 L36 20 L44 48 L50 14 L56 48 L64 20 L68 54 L80 30 L74 76 Z' }],
+    ['circle', { cx: 20, cy: 28, r: 5 }],
+    ['circle', { cx: 36, cy: 18, r: 5 }],
+    ['circle', { cx: 50, cy: 12, r: 5 }],
+    ['circle', { cx: 64, cy: 18, r: 5 }],
+    ['circle', { cx: 80, cy: 28, r: 5 }],
+    ['path', { d: 'M26 76 H74 V84 H26 Z' }],
+    ['path', { d: PLINTH }],
+  ],
+  K: [
+    ['path', { d: 'M45 4 H55 V12 H63 V22 H55 V30 H45 V22 H37 V12 H45 Z' }],
+    ['path', { d: 'M24 38 L50 30 L76 38 L68 76 H32 Z' }],
+    ['path', { d: 'M28 76 H72 V84 H28 Z' }],
+    ['path', { d: PLINTH }],
+    ['path', { class: 'detail', d: 'M34 60 H66' }],
+  ],
+};
+
+export const PIECE_SETS = {
+  classic: { label: 'Classic', shapes: SHAPES },
+  flat: { label: 'Flat', shapes: FLAT },
+};
+
+let pieceSet = 'classic';
 const templates = new Map();
+// The code ("wP") of every piece element made, to redraw it in another set.
+const codes = new WeakMap();
 
 function template(role) {
-  let svg = templates.get(role);
+  const key = `${pieceSet}:${role}`;
+  let svg = templates.get(key);
   if (!svg) {
     svg = document.createElementNS(SVG_NS, 'svg');
     svg.setAttribute('viewBox', '0 0 100 100');
     svg.setAttribute('aria-hidden', 'true');
     svg.setAttribute('focusable', 'false');
-    for (const [tag, attrs] of SHAPES[role]) {
+    svg.setAttribute('class', `pieces-${pieceSet}`);
+    for (const [tag, attrs] of PIECE_SETS[pieceSet].shapes[role]) {
       const shape = document.createElementNS(SVG_NS, tag);
       for (const [name, value] of Object.entries(attrs)) shape.setAttribute(name, String(value));
       svg.append(shape);
     }
-    templates.set(role, svg);
+    templates.set(key, svg);
   }
   return svg.cloneNode(true);
+}
+
+export function currentPieceSet() {
+  return pieceSet;
+}
+
+// Draws pieces in `name`'s set from now on, and redraws those on the page.
+export function setPieceSet(name) {
+  if (!PIECE_SETS[name] || name === pieceSet) return;
+  pieceSet = name;
+  for (const el of document.querySelectorAll('.piece')) {
+    const code = codes.get(el);
+    if (code) el.replaceChildren(template(code[1]));
+  }
 }
 
 export function pieceName(code) {
@@ -82,6 +155,7 @@ export function pieceElement(code, { automation = true } = {}) {
   const el = document.createElement('span');
   el.className = `piece ${code[0]}`;
   if (automation) el.dataset.piece = code;
+  codes.set(el, code);
   el.append(template(code[1]));
   return el;
 }

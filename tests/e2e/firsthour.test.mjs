@@ -402,6 +402,61 @@ describe('a new person’s first hour, in Chromium', () => {
     assert.equal((await seen()).contexts, 1);
   });
 
+  test('board colours and piece sets are chosen in the settings panel, remembered, and fit a phone', { timeout: 120_000 }, async () => {
+    const game = await friendGame();
+    const page = await seatedPage(game.id, game.white);
+    await page.getByText('Your move.').waitFor();
+    const darkSquare = () => page.evaluate(() => getComputedStyle(document.querySelector('.board .sq.dark')).backgroundColor);
+    const pieceSet = () => page.evaluate(() => document.querySelector('.board [data-piece="wK"] svg').getAttribute('class'));
+    const wood = await darkSquare();
+    assert.equal(await pieceSet(), 'pieces-classic');
+
+    await page.getByRole('button', { name: 'Board settings' }).click();
+    const panel = page.getByRole('dialog', { name: 'Board settings' });
+    await panel.waitFor();
+    await panel.getByRole('radio', { name: 'Green' }).check();
+    await panel.getByRole('radio', { name: 'Flat' }).check();
+    // The board changes at once, behind the panel.
+    await waitUntil(async () => (await darkSquare()) !== wood, { what: 'the green board' });
+    assert.equal(await darkSquare(), 'rgb(120, 150, 90)');
+    assert.equal(await pieceSet(), 'pieces-flat');
+    await screenshot(page, 'board-settings');
+    await page.keyboard.press('Escape');
+    await panel.waitFor({ state: 'hidden' });
+
+    await page.reload();
+    await page.getByText('Your move.').waitFor();
+    assert.equal(await darkSquare(), 'rgb(120, 150, 90)');
+    assert.equal(await pieceSet(), 'pieces-flat');
+    assert.equal(await page.evaluate(() => document.querySelectorAll('.board [data-piece] svg.pieces-classic').length), 0);
+    // Still a move by clicks with the other pieces.
+    await clickMove(page, 'e2e4');
+    await expectPiece(page, 'e4', 'wP');
+
+    // Every theme gives the board its own colours.
+    await page.getByRole('button', { name: 'Board settings' }).click();
+    const colours = new Set();
+    for (const theme of ['Wood', 'Green', 'Blue', 'Grey']) {
+      await panel.getByRole('radio', { name: theme }).check();
+      colours.add(await darkSquare());
+    }
+    assert.equal(colours.size, 4, [...colours].join(' '));
+    await panel.getByRole('radio', { name: 'Classic' }).check();
+    assert.equal(await pieceSet(), 'pieces-classic');
+    await panel.getByRole('button', { name: 'Done' }).click();
+
+    for (const [name, options] of LAYOUTS.filter(([layout]) => layout.startsWith('phone'))) {
+      const phone = await seatedPage(game.id, game.white, options);
+      await phone.getByRole('button', { name: 'Board settings' }).click();
+      const phonePanel = phone.getByRole('dialog', { name: 'Board settings' });
+      await phonePanel.waitFor();
+      assert.ok(await pageFits(phone), `${name}: wider than the screen`);
+      await screenshot(phone, `board-settings-${name.replace(', ', '-')}`);
+      const box = await phonePanel.boundingBox();
+      assert.ok(box.x >= 0 && box.x + box.width <= 390, `${name}: the panel is off the screen: ${JSON.stringify(box)}`);
+    }
+  });
+
   test('whoever makes an offer is told its answer: declined, declined by a move, expired, withdrawn', { timeout: 120_000 }, async () => {
     const game = await friendGame();
     const white = await seatedPage(game.id, game.white);
