@@ -8,14 +8,14 @@
 // ring around the page, one result on the end screen, no AudioContext
 // warning). Layout checks run at 1280×900 and on a 390×844 phone, light and
 // dark. Every test fails on a console error. Screenshots for the README
-// land in docs/screenshots/.
+// land in artifacts/e2e/, and in docs/screenshots/ with E2E_DOC_SCREENSHOTS=1.
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  ROOT, api, browserSuite, clickMove, expectPiece, friendGame as createFriendGame, openPage, screenshot, seatIn, waitUntil,
+  ARTIFACTS, ROOT, api, browserSuite, clickMove, expectPiece, friendGame as createFriendGame, openPage, screenshot, seatIn, waitUntil,
 } from './harness.mjs';
 
 // A small, fixed search budget per analysed position: quick and deterministic.
@@ -41,10 +41,16 @@ const SICILIAN = '1. e4 c5 2. Nf3 d6 3. d4 cxd4 4. Nxd4 Nf6 5. Nc3 a6';
 const SICILIAN_UCI = ['e2e4', 'c7c5', 'g1f3', 'd7d6', 'd2d4', 'c5d4', 'f3d4', 'g8f6', 'b1c3', 'a7a6'];
 const START = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
 
-const DOCS = join(ROOT, 'docs', 'screenshots');
+// The README's screenshots: into artifacts/e2e/ on every run, and into
+// docs/screenshots/ (committed) only when E2E_DOC_SCREENSHOTS=1 asks for
+// them, so an ordinary run leaves the checkout clean.
 async function docShot(target, name) {
-  mkdirSync(DOCS, { recursive: true });
-  await target.screenshot({ path: join(DOCS, `${name}.png`) });
+  const folders = [ARTIFACTS];
+  if (process.env.E2E_DOC_SCREENSHOTS === '1') folders.push(join(ROOT, 'docs', 'screenshots'));
+  for (const folder of folders) {
+    mkdirSync(folder, { recursive: true });
+    await target.screenshot({ path: join(folder, `${name}.png`) });
+  }
 }
 
 // The page is no wider than the screen (no sideways scrolling). A phone
