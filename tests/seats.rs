@@ -71,9 +71,11 @@ async fn a_private_game_needs_its_invite_secret() {
     assert_eq!(created["game"]["joinable"], false);
     let before = seats_of(&server.state(&id).await);
 
-    // Listed among the live games (the contract's list), never as a seek.
+    // Not in the public lists (issue 21: a friend game is not for
+    // strangers to watch or find), never as a seek; readable by its id.
     let (_, active) = server.get("/api/games?status=active").await;
-    assert!(ids(&active).contains(&id));
+    assert!(!ids(&active).contains(&id));
+    assert_eq!(server.get(&format!("/api/games/{id}")).await.0, 200);
     let (_, seeks) = server.get("/api/games?joinable=true").await;
     assert!(!ids(&seeks).contains(&id));
 

@@ -157,6 +157,12 @@ pub struct Config {
     #[arg(long, env = "ROOKERY_TLS_KEY", requires = "tls_cert")]
     pub tls_key: Option<PathBuf>,
 
+    /// The address people reach this server at (`https://chess.example.org`),
+    /// for links the server writes (lichess's `url` fields, PGN `Site`).
+    /// Default: none, links are relative to the server.
+    #[arg(long, env = "ROOKERY_PUBLIC_URL")]
+    pub public_url: Option<String>,
+
     /// Marks the session cookie `Secure` (sent over HTTPS only). Set it when
     /// the server is reached over HTTPS through a proxy; a server serving
     /// TLS itself sets it anyway.
@@ -330,6 +336,7 @@ impl Config {
             waiting_expiry_secs: 86_400,
             first_move_ms: 30_000,
             secure_cookies: false,
+            public_url: None,
             tls_cert: None,
             tls_key: None,
             seek_grace_ms: 10_000,
@@ -391,6 +398,15 @@ impl Config {
                 seek_grace: Duration::from_millis(self.seek_grace_ms),
             },
         }
+    }
+
+    /// The base of absolute links: `--public-url` without a trailing
+    /// slash, or empty (links relative to the server).
+    pub fn public_base(&self) -> String {
+        self.public_url
+            .as_deref()
+            .map(|url| url.trim().trim_end_matches('/').to_string())
+            .unwrap_or_default()
     }
 
     /// Whether the session cookie is `Secure`.

@@ -37,6 +37,7 @@
 pub mod accounts;
 pub mod analysis;
 mod backend;
+pub mod challenges;
 pub mod leases;
 mod ratings;
 mod rows;

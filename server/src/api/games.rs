@@ -310,18 +310,7 @@ pub async fn pgn(
             ))
         }
     };
-    let live = state
-        .registry
-        .call_live(id, |reply| Command::Snapshot { reply })
-        .await?;
-    let live = match live {
-        Some(live) => live,
-        None => state
-            .store()
-            .load_game(id, Instant::now())
-            .await?
-            .ok_or_else(ApiError::game_not_found)?,
-    };
+    let live = state.registry.snapshot(id).await?;
     let text = if with_analysis {
         let rows = state
             .store()

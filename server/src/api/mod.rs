@@ -7,6 +7,8 @@
 pub mod accounts;
 pub mod admin;
 pub mod analysis;
+pub mod challenges;
+pub mod events;
 pub mod games;
 pub mod info;
 pub mod players;
@@ -46,6 +48,14 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/api/account/tokens/{id}", delete(accounts::revoke_token))
         .route("/api/account/games", get(accounts::games))
+        // Challenges and the event stream (issue 21, in lichess's shapes).
+        .route("/api/challenge", get(challenges::list))
+        .route("/api/challenge/{username}", post(challenges::create))
+        .route("/api/challenge/{id}/show", get(challenges::show))
+        .route("/api/challenge/{id}/accept", post(challenges::accept))
+        .route("/api/challenge/{id}/decline", post(challenges::decline))
+        .route("/api/challenge/{id}/cancel", post(challenges::cancel))
+        .route("/api/stream/event", get(events::stream))
         .route("/api/levels", get(info::levels))
         .route("/api/scoreboard", get(info::scoreboard))
         .route("/api/games", post(games::create).get(games::list))

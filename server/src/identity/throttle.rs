@@ -145,7 +145,7 @@ mod tests {
         assert_eq!(retry_after, 1);
         tokio::time::advance(Duration::from_secs(1)).await;
         throttle.check("carol", ip, Instant::now()).unwrap();
-        for _ in 0..20 {
+        for _ in 0..40 {
             throttle.failed("carol", ip, Instant::now());
         }
         let Err(ApiError::LoginThrottled { retry_after }) = throttle
@@ -159,7 +159,7 @@ mod tests {
             MAX_NAME_WAIT.as_secs(),
             "the name's wait is capped"
         );
-        // The address that failed 25 times waits longer, whatever the name.
+        // The address that failed 45 times waits longer, whatever the name.
         let Err(ApiError::LoginThrottled { retry_after }) =
             throttle.check("dave", ip, Instant::now())
         else {

@@ -253,6 +253,8 @@ pub struct ActorContext {
     pub unload_after: Duration,
     /// The first-move rule's and open seeks' waits.
     pub timing: super::game::Timing,
+    /// The players' event streams (games started and finished).
+    pub events: crate::events::Events,
     /// Called with the actor's handle when it leaves memory.
     pub on_exit: Arc<dyn Fn(&GameHandle) + Send + Sync>,
     /// Puts a new game (an agreed rematch, already stored) live, before
@@ -663,6 +665,14 @@ impl GameActor {
             ),
             (Status::Waiting, None) if self.live.status() == Status::Active => {
                 tracing::info!(game = %self.live.id, "game started")
+            }
+            _ => {}
+        }
+        match (before, self.live.status()) {
+            (Status::Finished, _) => {}
+            (_, Status::Finished) => self.context.events.game_finished(&self.live),
+            (Status::Waiting, Status::Active) => {
+                self.context.events.game_started(&self.live, "lobby")
             }
             _ => {}
         }

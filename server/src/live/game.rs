@@ -471,6 +471,15 @@ impl LiveGame {
         self.game.moves().len().saturating_sub(self.start_ply)
     }
 
+    /// Whether `side` has made a move in this game (imported moves aside).
+    pub fn has_moved(&self, side: Side) -> bool {
+        match self.plies_in_game() {
+            0 => false,
+            1 => self.turn() != side,
+            _ => true,
+        }
+    }
+
     /// Whether the side to move has yet to make its first move in this game.
     fn first_move_pending(&self) -> bool {
         self.plies_in_game() < 2

@@ -64,6 +64,8 @@ struct RegistryInner {
     /// In a cluster: games are owned through leases, and games owned by
     /// other nodes are reached through proxies ([`crate::cluster`]).
     cluster: Option<Cluster>,
+    /// The players' event streams (games started and finished).
+    events: crate::events::Events,
 }
 
 /// Deadlines and expiry of live games.
@@ -127,6 +129,7 @@ impl Registry {
                 shutdown_tx,
                 max_lag: AtomicUsize::new(DEFAULT_MAX_LAG),
                 cluster,
+                events: crate::events::Events::default(),
             }),
         }
     }
@@ -139,6 +142,33 @@ impl Registry {
 
     pub fn store(&self) -> &Store {
         &self.inner.store
+    }
+
+    /// The players' event streams.
+    pub fn events(&self) -> &crate::events::Events {
+        &self.inner.events
+    }
+
+    /// Turns `true` when the service starts shutting down (long streams
+    /// end then).
+    pub fn shutdown_signal(&self) -> watch::Receiver<bool> {
+        self.inner.shutdown_tx.subscribe()
+    }
+
+    /// Game `id` as a value: from its actor when it is live, else as
+    /// stored (no actor is started).
+    pub async fn snapshot(&self, id: Uuid) -> Result<LiveGame, ApiError> {
+        if let Some(live) = self
+            .call_live(id, |reply| Command::Snapshot { reply })
+            .await?
+        {
+            return Ok(live);
+        }
+        self.inner
+            .store
+            .load_game(id, Instant::now())
+            .await?
+            .ok_or_else(ApiError::game_not_found)
     }
 
     pub fn ai(&self) -> &AiScheduler {
@@ -188,6 +218,7 @@ impl Registry {
             max_lag: self.inner.max_lag.load(Ordering::Relaxed),
             unload_after: self.inner.options.unload_after,
             timing: self.inner.options.timing,
+            events: self.inner.events.clone(),
             on_exit: self.on_exit(),
             start_game: Arc::new(move |live: LiveGame| {
                 if let Some(inner) = starter.upgrade() {

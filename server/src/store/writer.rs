@@ -71,6 +71,8 @@ pub enum Write {
     Analysis(super::analysis::AnalysisWrite),
     /// Accounts, sessions and API tokens (migrations/0009).
     Account(super::accounts::AccountWrite),
+    /// Challenges (migrations/0010).
+    Challenge(super::challenges::ChallengeWrite),
 }
 
 impl Write {
@@ -148,6 +150,7 @@ impl Write {
             }
             Write::Analysis(write) => write.apply(conn).await,
             Write::Account(write) => write.apply(conn).await,
+            Write::Challenge(write) => write.apply(conn).await,
         }
     }
 }

@@ -1,0 +1,123 @@
+//! `GET /api/stream/event` (issue 21; lichess's event stream, issue 24):
+//! the person's events as NDJSON, one JSON object a line, and a bare
+//! newline every [`KEEP_ALIVE`] so clients and proxies see the stream is
+//! alive. It opens with what is open now: a `challenge` line for each open
+//! challenge to or from the person, and a `gameStart` line for each of
+//! their unfinished games; then every change as it happens. It ends when
+//! the server shuts down (the client reconnects).
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::header::CONTENT_TYPE;
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::{broadcast, watch};
+use uuid::Uuid;
+
+use crate::identity::{self, Scope};
+use crate::lichess::{shapes, LichessResult};
+use crate::protocol::Status;
+use crate::store::{now_ms, PlayerGamesFilter};
+use crate::AppState;
+
+/// How often a bare newline is sent when nothing happens.
+pub const KEEP_ALIVE: Duration = Duration::from_secs(6);
+
+/// `GET /api/stream/event`.
+pub async fn stream(State(state): State<AppState>, headers: HeaderMap) -> LichessResult<Response> {
+    let person = identity::required(state.store(), &headers).await?;
+    if !(person.scopes.has(Scope::Challenge)
+        || person.scopes.has(Scope::Bot)
+        || person.scopes.has(Scope::Play))
+    {
+        return Err(crate::error::ApiError::MissingScope(Scope::Challenge.as_str()).into());
+    }
+    // Subscribe first, then read what is open: an event in between is
+    // sent twice at worst, never lost.
+    let receiver = state.registry.events().subscribe(&person.player.id);
+    let mut opening = Vec::new();
+    let base = state.config.public_base();
+    for row in state.store().open_challenges(&person.player.id).await? {
+        let challenge = shapes::challenge(&row, Some(&person.player.id), &base, now_ms());
+        opening.push(json!({"type": "challenge", "challenge": challenge}));
+    }
+    let (games, _) = state
+        .store()
+        .player_games(&person.player.id, PlayerGamesFilter::Unfinished, None, 50)
+        .await?;
+    for game in games.iter().filter(|g| g.status == Status::Active) {
+        let Ok(id) = Uuid::parse_str(&game.id) else {
+            continue;
+        };
+        let Ok(live) = state.registry.snapshot(id).await else {
+            continue;
+        };
+        if let Some((side, _)) = live.seat_of_player(&person.player.id) {
+            let source = if live.seat(side.other()).ai_level().is_some() {
+                "ai"
+            } else {
+                "friend"
+            };
+            opening.push(
+                json!({"type": "gameStart", "game": shapes::event_game(&live, side, source)}),
+            );
+        }
+    }
+    let opening: Vec<Bytes> = opening
+        .into_iter()
+        .map(|event| Bytes::from(format!("{event}\n")))
+        .collect();
+    let shutdown = state.registry.shutdown_signal();
+    let lines = futures_util::stream::unfold(
+        (opening.into_iter(), receiver, shutdown, false),
+        |(mut opening, mut receiver, mut shutdown, done)| async move {
+            if done {
+                return None;
+            }
+            if let Some(line) = opening.next() {
+                return Some((
+                    Ok::<Bytes, Infallible>(line),
+                    (opening, receiver, shutdown, false),
+                ));
+            }
+            let line = next_line(&mut receiver, &mut shutdown).await?;
+            Some((Ok(line), (opening, receiver, shutdown, false)))
+        },
+    );
+    Ok((
+        [(CONTENT_TYPE, "application/x-ndjson")],
+        Body::from_stream(lines),
+    )
+        .into_response())
+}
+
+/// The next line of an event stream: an event, or a keep-alive newline
+/// after [`KEEP_ALIVE`] of silence; `None` at shutdown.
+async fn next_line(
+    receiver: &mut broadcast::Receiver<Arc<str>>,
+    shutdown: &mut watch::Receiver<bool>,
+) -> Option<Bytes> {
+    if *shutdown.borrow() {
+        return None;
+    }
+    loop {
+        tokio::select! {
+            _ = shutdown.changed() => return None,
+            event = tokio::time::timeout(KEEP_ALIVE, receiver.recv()) => match event {
+                Err(_) => return Some(Bytes::from_static(b"\n")),
+                Ok(Ok(line)) => return Some(Bytes::from(format!("{line}\n"))),
+                // Events are not states: one skipped is lost to this
+                // stream, which says nothing of it (lichess's streams do
+                // the same); the opening lines of a reconnect catch up.
+                Ok(Err(RecvError::Lagged(_))) => continue,
+                Ok(Err(RecvError::Closed)) => return None,
+            },
+        }
+    }
+}
