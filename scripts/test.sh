@@ -28,6 +28,9 @@ ROOKERY_TEST_DATABASE=postgres cargo test -p rookery-server \
   --test limits --test shutdown --test ai_fairness \
   -- --skip games_stored_before_the_rule_are_rated_by_it
 
+echo "== lichess's Python client (berserk, from PyPI) against the lichess-compatible API"
+./tests/lichess/run.sh
+
 echo "== deep perft (release)"
 cargo test --release -p rookery-engine --test perft -- --ignored
 

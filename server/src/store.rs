@@ -39,6 +39,7 @@ pub mod analysis;
 mod backend;
 pub mod challenges;
 pub mod leases;
+pub mod lichess;
 mod ratings;
 mod rows;
 mod writer;

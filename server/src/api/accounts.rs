@@ -92,6 +92,9 @@ pub struct Account {
     pub url: String,
     /// lichess's ratings by speed: Rookery has one rating for all.
     pub perfs: std::collections::BTreeMap<&'static str, Perf>,
+    /// lichess's title: `BOT` for a bot account (issue 24), else absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<&'static str>,
 }
 
 async fn account_of(state: &AppState, identity: &Identity) -> Result<Account, ApiError> {
@@ -120,7 +123,9 @@ async fn account_of(state: &AppState, identity: &Identity) -> Result<Account, Ap
         prog: 0,
         prov: provisional,
     };
+    let bot = state.store().is_bot(&player.id).await?;
     Ok(Account {
+        title: bot.then_some("BOT"),
         id: player.name.to_lowercase(),
         username: player.name.clone(),
         url: format!("/players/{}", player.name),

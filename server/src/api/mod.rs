@@ -19,13 +19,18 @@ use axum::Router;
 
 use self::games::action;
 use crate::error::ApiError;
+use crate::lichess::{self, board::Api};
 use crate::live::actor::Action::{self, DropDrawOffer, DropRematch, DropTakeback};
 use crate::live::game::Answer::{Decline, Withdraw};
 use crate::rate_limit::limit_requests;
 use crate::AppState;
 
 pub fn router(state: AppState) -> Router {
-    Router::new()
+    let mut router = Router::new();
+    for api in [Api::Board, Api::Bot] {
+        router = play_routes(router, api);
+    }
+    router
         .route("/api/players", post(players::create))
         .route("/api/players/{name}", get(players::profile))
         .route("/api/players/{name}/games", get(players::games))
@@ -56,6 +61,19 @@ pub fn router(state: AppState) -> Router {
         .route("/api/challenge/{id}/decline", post(challenges::decline))
         .route("/api/challenge/{id}/cancel", post(challenges::cancel))
         .route("/api/stream/event", get(events::stream))
+        // lichess's Board, Bot and account API (issue 24).
+        .route("/api/account/playing", get(lichess::account::playing))
+        .route("/api/user/{username}", get(lichess::account::user))
+        .route("/api/users/status", get(lichess::account::statuses))
+        .route("/api/token/test", post(lichess::account::token_test))
+        .route("/api/bot/account/upgrade", post(lichess::account::upgrade))
+        .route("/api/bot/online", get(lichess::account::online_bots))
+        .route("/api/challenge/ai", post(lichess::board::challenge_ai))
+        .route("/game/export/{id}", get(lichess::export::game))
+        .route(
+            "/api/games/user/{username}",
+            get(lichess::export::user_games),
+        )
         .route("/api/levels", get(info::levels))
         .route("/api/scoreboard", get(info::scoreboard))
         .route("/api/games", post(games::create).get(games::list))
@@ -113,6 +131,61 @@ pub fn router(state: AppState) -> Router {
             limit_requests,
         ))
         .with_state(state)
+}
+
+/// lichess's Board or Bot API routes (issue 24): the same handlers, told
+/// which API they serve.
+fn play_routes(router: Router<AppState>, api: Api) -> Router<AppState> {
+    use axum::extract::{Path, State};
+    use axum::http::HeaderMap;
+    use lichess::board;
+    type Id = Path<String>;
+    type IdAnd = Path<(String, String)>;
+    let at = |tail: &str| format!("/api/{}/game/{tail}", api.prefix());
+    router
+        .route(
+            &format!("/api/{}/game/stream/{{id}}", api.prefix()),
+            get(move |s: State<AppState>, p: Id, h: HeaderMap| board::stream(api, s, p, h)),
+        )
+        .route(
+            &at("{id}/move/{uci}"),
+            post(move |s: State<AppState>, p: IdAnd, h: HeaderMap| board::play(api, s, p, h)),
+        )
+        .route(
+            &at("{id}/resign"),
+            post(move |s: State<AppState>, p: Id, h: HeaderMap| board::resign(api, s, p, h)),
+        )
+        .route(
+            &at("{id}/abort"),
+            post(move |s: State<AppState>, p: Id, h: HeaderMap| board::abort(api, s, p, h)),
+        )
+        .route(
+            &at("{id}/draw/{answer}"),
+            post(move |s: State<AppState>, p: IdAnd, h: HeaderMap| board::draw(api, s, p, h)),
+        )
+        .route(
+            &at("{id}/takeback/{answer}"),
+            post(move |s: State<AppState>, p: IdAnd, h: HeaderMap| board::takeback(api, s, p, h)),
+        )
+        .route(
+            &at("{id}/claim-victory"),
+            post(move |s: State<AppState>, p: Id, h: HeaderMap| board::claim_victory(api, s, p, h)),
+        )
+        .route(
+            &at("{id}/claim-victory/"),
+            post(move |s: State<AppState>, p: Id, h: HeaderMap| board::claim_victory(api, s, p, h)),
+        )
+        .route(
+            &at("{id}/chat"),
+            get(move |s: State<AppState>, p: Id, h: HeaderMap| board::get_chat(api, s, p, h)).post(
+                move |s: State<AppState>,
+                      p: Id,
+                      h: HeaderMap,
+                      f: lichess::Form<board::ChatForm>| {
+                    board::post_chat(api, s, p, h, f)
+                },
+            ),
+        )
 }
 
 async fn not_found() -> ApiError {

@@ -2,6 +2,9 @@
 //! shapes ([`shapes`]), its flat error (`{"error": "..."}`) and its
 //! bodies (form-encoded or JSON). Rookery's own API stays as it is.
 
+pub mod account;
+pub mod board;
+pub mod export;
 pub mod shapes;
 
 use axum::extract::{FromRequest, Request};

@@ -73,6 +73,8 @@ pub enum Write {
     Account(super::accounts::AccountWrite),
     /// Challenges (migrations/0010).
     Challenge(super::challenges::ChallengeWrite),
+    /// Bot accounts and chat (migrations/0011).
+    Lichess(super::lichess::LichessWrite),
 }
 
 impl Write {
@@ -151,6 +153,7 @@ impl Write {
             Write::Analysis(write) => write.apply(conn).await,
             Write::Account(write) => write.apply(conn).await,
             Write::Challenge(write) => write.apply(conn).await,
+            Write::Lichess(write) => write.apply(conn).await,
         }
     }
 }

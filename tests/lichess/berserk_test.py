@@ -1,0 +1,240 @@
+"""lichess's own Python client, berserk (unmodified, from PyPI), against
+Rookery's lichess-compatible API (issue 24).
+
+Run by tests/lichess/run.sh, which starts rookery-server and passes its
+address (ROOKERY_URL) and the rookery-engine binary (ROOKERY_ENGINE).
+Each scenario prints what it checked; any failure raises.
+"""
+
+import os
+import queue
+import random
+import subprocess
+import sys
+import threading
+import time
+
+import berserk
+import requests
+from berserk.exceptions import ResponseError
+
+URL = os.environ["ROOKERY_URL"]
+ENGINE = os.environ["ROOKERY_ENGINE"]
+PASSWORD = "a long and rare phrase"
+
+
+def account(name, scopes):
+    """Signs a person up on Rookery and returns a personal API token."""
+    web = requests.Session()
+    answer = web.post(f"{URL}/api/accounts", json={"name": name, "password": PASSWORD})
+    assert answer.status_code == 201, answer.text
+    answer = web.post(f"{URL}/api/account/tokens", json={"scopes": scopes})
+    assert answer.status_code == 201, answer.text
+    return answer.json()["token"]
+
+
+def client(token):
+    return berserk.Client(session=berserk.TokenSession(token), base_url=URL)
+
+
+def legal_moves(game_id):
+    """Rookery's own API tells the legal moves (the client has no rules)."""
+    return requests.get(f"{URL}/api/games/{game_id}").json()["legal_moves"]
+
+
+def expect_error(status, call, *args):
+    try:
+        call(*args)
+    except ResponseError as err:
+        assert err.status_code == status, f"{call.__name__}: {err.status_code} {err}"
+        body = err.response.json()
+        assert isinstance(body.get("error"), str) and body["error"], body
+        return body["error"]
+    raise AssertionError(f"{call.__name__} should have failed with {status}")
+
+
+def follow(stream, into):
+    """Puts every line of a berserk stream into a queue (a thread)."""
+
+    def run():
+        try:
+            for line in stream:
+                into.put(line)
+        except Exception as err:  # the stream ended or broke: tell the reader
+            into.put({"type": "error", "error": repr(err)})
+        into.put({"type": "end"})
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+def next_of(lines, kinds, timeout=30):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            line = lines.get(timeout=max(0.1, deadline - time.time()))
+        except queue.Empty:
+            break
+        if line.get("type") in kinds:
+            return line
+        assert line.get("type") != "end", f"the stream ended waiting for {kinds}"
+    raise AssertionError(f"no {kinds} within {timeout} s")
+
+
+def board_plays_the_ai():
+    token = account("boardy", ["play", "challenge"])
+    lichess = client(token)
+    me = lichess.account.get()
+    assert me["id"] == "boardy" and me["username"] == "boardy", me
+    assert lichess.users.get_public_data("boardy")["username"] == "boardy"
+    events = queue.Queue()
+    follow(lichess.board.stream_incoming_events(), events)
+    game = lichess.challenges.create_ai(level=1, clock_limit=600, clock_increment=5, color="white")
+    game_id = game["id"]
+    started = next_of(events, {"gameStart"})
+    assert started["game"]["gameId"] == game_id, started
+    playing = requests.get(
+        f"{URL}/api/account/playing", headers={"Authorization": f"Bearer {token}"}
+    ).json()["nowPlaying"]
+    assert [g["gameId"] for g in playing] == [game_id], playing
+    lines = queue.Queue()
+    follow(lichess.board.stream_game_state(game_id), lines)
+    full = next_of(lines, {"gameFull"})
+    assert full["white"]["id"] == "boardy" and full["black"]["aiLevel"] == 1, full
+    assert full["clock"]["initial"] == 600000 and full["speed"] == "rapid", full
+    state = full["state"]
+    rng = random.Random(7)
+    plies = 0
+    # Refusals first: an illegal move, and a move out of turn, in lichess's
+    # shape, changing nothing.
+    expect_error(400, lichess.board.make_move, game_id, "e2e5")
+    while state["status"] == "started" and plies < 400:
+        moves = state["moves"].split() if state["moves"] else []
+        if len(moves) % 2 == 0:  # our turn (we are white)
+            lichess.board.make_move(game_id, rng.choice(legal_moves(game_id)))
+            plies += 1
+            if plies == 1:
+                expect_error(400, lichess.board.make_move, game_id, "e7e5")
+        state = next_of(lines, {"gameState"}, timeout=60)
+        if plies > 300:
+            lichess.board.resign_game(game_id)
+    assert state["status"] in {"mate", "stalemate", "draw", "resign", "outoftime"}, state
+    pgn = lichess.games.export(game_id, as_pgn=True)
+    assert "[White \"boardy\"]" in pgn and "1." in pgn, pgn
+    exported = lichess.games.export(game_id)
+    assert exported["id"] == game_id and exported["status"] == state["status"], exported
+    finished = next_of(events, {"gameFinish"})
+    assert finished["game"]["gameId"] == game_id
+    print(f"board v AI level 1: {len(state['moves'].split())} plies, {state['status']}, PGN {len(pgn)} bytes")
+    return token, game_id
+
+
+def bot_loop(token, stop):
+    """A lichess-bot-like loop: accept challenges, play with rookery-engine
+    over UCI, greet in the chat."""
+    lichess = client(token)
+    engine = subprocess.Popen([ENGINE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def best(moves):
+        engine.stdin.write(f"position startpos moves {moves}\ngo depth 2\n")
+        engine.stdin.flush()
+        while True:
+            line = engine.stdout.readline()
+            if line.startswith("bestmove"):
+                return line.split()[1]
+
+    engine.stdin.write("uci\nisready\n")
+    engine.stdin.flush()
+    for event in lichess.bots.stream_incoming_events():
+        if stop.is_set():
+            break
+        if event["type"] == "challenge" and event["challenge"]["direction"] == "in":
+            lichess.bots.accept_challenge(event["challenge"]["id"])
+        elif event["type"] == "gameStart":
+            game_id = event["game"]["gameId"]
+            color = event["game"]["color"]
+            lichess.bots.post_message(game_id, "Good luck from the bot!")
+            for line in lichess.bots.stream_game_state(game_id):
+                state = line["state"] if line["type"] == "gameFull" else line
+                if line["type"] not in {"gameFull", "gameState"}:
+                    continue
+                if state["status"] != "started":
+                    break
+                moves = state["moves"]
+                count = len(moves.split()) if moves else 0
+                if (count % 2 == 0) == (color == "white"):
+                    lichess.bots.make_move(game_id, best(moves))
+    engine.kill()
+
+
+def bot_meets_a_person(board_token, board_game):
+    bot_token = account("robo", ["bot", "challenge"])
+    bot = client(bot_token)
+    bot.account.upgrade_to_bot()
+    assert bot.account.get()["title"] == "BOT"
+    # A bot plays through the Bot API only.
+    expect_error(400, bot.board.make_move, board_game, "e2e4")
+    stop = threading.Event()
+    threading.Thread(target=bot_loop, args=(bot_token, stop), daemon=True).start()
+    deadline = time.time() + 10
+    while not any(b["id"] == "robo" for b in client(board_token).bots.get_online_bots()):
+        assert time.time() < deadline, "the bot never came online"
+        time.sleep(0.2)
+
+    person_token = account("carla", ["play", "challenge"])
+    person = client(person_token)
+    events = queue.Queue()
+    follow(person.board.stream_incoming_events(), events)
+    made = person.challenges.create("robo", rated=False, clock_limit=300, clock_increment=3, color="black")
+    challenge_id = made["id"]
+    started = next_of(events, {"gameStart"}, timeout=30)
+    game_id = started["game"]["gameId"]
+    assert game_id == challenge_id, (game_id, challenge_id)
+    lines = queue.Queue()
+    follow(person.board.stream_game_state(game_id), lines)
+    full = next_of(lines, {"gameFull"})
+    assert full["white"]["title"] == "BOT", full
+    state = full["state"]
+    rng = random.Random(11)
+    chat_seen = False
+    while state["status"] == "started":
+        moves = state["moves"].split() if state["moves"] else []
+        if len(moves) % 2 == 1:
+            person.board.make_move(game_id, rng.choice(legal_moves(game_id)))
+        line = next_of(lines, {"gameState", "chatLine"}, timeout=60)
+        if line["type"] == "chatLine":
+            chat_seen = chat_seen or line["text"] == "Good luck from the bot!"
+            continue
+        state = line
+        if len(moves) > 300:
+            person.board.resign_game(game_id)
+    chat = person.board.get_game_chat(game_id)
+    assert any(c["text"] == "Good luck from the bot!" and c["user"] == "robo" for c in chat), chat
+    # Another game's token cannot touch it.
+    expect_error(404, client(board_token).board.make_move, game_id, "e2e4")
+    stop.set()
+    print(f"bot v person: {len(state['moves'].split())} plies, {state['status']}, chat seen live: {chat_seen}")
+
+    # A declined challenge: the challenger hears why.
+    other = account("dora", ["challenge"])
+    dora = client(other)
+    dora_events = queue.Queue()
+    follow(dora.board.stream_incoming_events(), dora_events)
+    made = dora.challenges.create("carla", rated=False, clock_limit=180, clock_increment=0)
+    next_of(events, {"challenge"})
+    person.challenges.decline(made["id"], reason="later")
+    declined = next_of(dora_events, {"challengeDeclined"})
+    assert declined["challenge"]["declineReasonKey"] == "later", declined
+    expect_error(400, person.challenges.accept, made["id"])
+    print("refusals: illegal move 400, out of turn 400, other game 404, bot on Board API 400, declined challenge told")
+
+
+def main():
+    board_token, board_game = board_plays_the_ai()
+    bot_meets_a_person(board_token, board_game)
+    print("berserk: every scenario passed")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
