@@ -752,3 +752,34 @@ fn open_seeks_sql(dialect: Dialect) -> String {
 
 #[cfg(test)]
 mod tests;
+
+/// What [`Store::readiness`] found wrong, if anything.
+impl Store {
+    /// The readiness check (`GET /readyz`): a write goes through the writer
+    /// (its batch stamps the heartbeat row, so a locked, read-only or full
+    /// database fails it), and every migration this build knows is
+    /// applied. `Ok(None)`: ready; `Ok(Some(reason))`: not ready.
+    pub async fn readiness(&self) -> Result<Option<String>, ApiError> {
+        if let Err(err) = self.write(Write::Probe).await {
+            return Ok(Some(format!(
+                "database write failed: {}",
+                ApiError::from(err).message()
+            )));
+        }
+        let known = match self.dialect() {
+            Dialect::Sqlite => MIGRATOR.iter().count(),
+            Dialect::Postgres => POSTGRES_MIGRATOR.iter().count(),
+        };
+        let applied: i64 = on_pool!(&self.inner.read, pool => sqlx::query_scalar(
+            "SELECT COUNT(*) FROM _sqlx_migrations WHERE success",
+        )
+        .fetch_one(pool)
+        .await)?;
+        if usize::try_from(applied).unwrap_or(0) < known {
+            return Ok(Some(format!(
+                "database migrations: {applied} of {known} applied"
+            )));
+        }
+        Ok(None)
+    }
+}

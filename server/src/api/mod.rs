@@ -10,6 +10,7 @@ pub mod analysis;
 pub mod challenges;
 pub mod events;
 pub mod games;
+pub mod health;
 pub mod info;
 pub mod players;
 
@@ -74,6 +75,7 @@ pub fn router(state: AppState) -> Router {
             "/api/games/user/{username}",
             get(lichess::export::user_games),
         )
+        .route("/readyz", get(health::readyz))
         .route("/api/levels", get(info::levels))
         .route("/api/scoreboard", get(info::scoreboard))
         .route("/api/games", post(games::create).get(games::list))

@@ -149,6 +149,13 @@ impl Registry {
         &self.inner.events
     }
 
+    /// Why this node cannot serve cluster games now, if it is a cluster
+    /// member that lost its NATS connection.
+    pub fn cluster_problem(&self) -> Option<String> {
+        let cluster = self.inner.cluster.as_ref()?;
+        (!cluster.connected()).then(|| "cluster: NATS is not connected".to_string())
+    }
+
     /// Turns `true` when the service starts shutting down (long streams
     /// end then).
     pub fn shutdown_signal(&self) -> watch::Receiver<bool> {
