@@ -157,10 +157,7 @@ impl Write {
             Write::Account(write) => write.apply(conn).await,
             Write::Challenge(write) => write.apply(conn).await,
             Write::Lichess(write) => write.apply(conn).await,
-            Write::Probe => {
-                drop(conn);
-                Ok(())
-            }
+            Write::Probe => Ok(()),
         }
     }
 }
