@@ -2,8 +2,10 @@
 //!
 //! The client is a single page: the routes of the contract's page table that
 //! are not files (`/games/{id}`, `/watch`, `/scoreboard`,
-//! `/players/{name}`) all get
-//! `index.html`, and the page's script shows the right view. Everything else
+//! `/players/{name}`), and the account pages of issue 21 (`/login`,
+//! `/signup`, `/account`, `/me/games`, `/challenges/{id}`: the `url` of a
+//! challenge) all get `index.html`, and the page's script shows the right
+//! view. Everything else
 //! is looked up as a file; an address that names no file gets the site's own
 //! `404.html` (the header and a way back), still with status 404, so a
 //! mistyped link is not a dead end and crawlers and scripts still see a
@@ -26,6 +28,11 @@ pub fn service(web_dir: &Path) -> Router {
         .route_service("/games/{id}", index.clone())
         .route_service("/watch", index.clone())
         .route_service("/players/{name}", index.clone())
+        .route_service("/login", index.clone())
+        .route_service("/signup", index.clone())
+        .route_service("/account", index.clone())
+        .route_service("/me/games", index.clone())
+        .route_service("/challenges/{id}", index.clone())
         .route_service("/scoreboard", index)
         .fallback_service(files)
 }
