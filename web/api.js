@@ -1,27 +1,35 @@
 // The only way the client talks HTTP to the server: the routes and error
-// shape of the public contract (docs/API.md).
+// shape of the public contract (docs/API.md). The session cookie of a
+// logged-in person goes with every request by itself (same origin).
 
-import { getPlayer, saveBothSeats, saveInvite, savePlayer, saveSeat, saveSettings } from './storage.js';
+import { getAccountHint, getPlayer, saveBothSeats, saveInvite, savePlayer, saveSeat, saveSettings } from './storage.js';
 
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, retryAfter = null) {
     super(message);
     this.status = status;
     this.code = code;
+    // Seconds to wait, from a 429's Retry-After.
+    this.retryAfter = retryAfter;
   }
 }
 
-export async function api(method, path, { body, token } = {}) {
+// `body` goes as JSON; `form` (an object) form-encoded, as lichess's
+// challenge routes take it.
+export async function api(method, path, { body, form, token } = {}) {
   const headers = { Accept: 'application/json' };
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  let payload;
+  if (body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    payload = JSON.stringify(body);
+  } else if (form !== undefined) {
+    headers['Content-Type'] = 'application/x-www-form-urlencoded';
+    payload = new URLSearchParams(form).toString();
+  }
   if (token) headers.Authorization = `Bearer ${token}`;
   let response;
   try {
-    response = await fetch(path, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    response = await fetch(path, { method, headers, body: payload });
   } catch {
     throw new ApiError(0, 'network', 'Cannot reach the server. Check your connection.');
   }
@@ -33,11 +41,16 @@ export async function api(method, path, { body, token } = {}) {
     data = null;
   }
   if (!response.ok) {
+    // The contract's `{"error": {"code", "message"}}`, or lichess's flat
+    // `{"error": "message"}` on the lichess-shaped routes (challenges).
     const error = data && data.error;
+    const flat = typeof error === 'string' ? error : null;
+    const retry = Number.parseInt(response.headers.get('Retry-After') || '', 10);
     throw new ApiError(
       response.status,
       (error && error.code) || `http_${response.status}`,
-      (error && error.message) || response.statusText || 'Request failed',
+      flat || (error && error.message) || response.statusText || 'Request failed',
+      Number.isFinite(retry) ? retry : null,
     );
   }
   return data;
@@ -57,11 +70,13 @@ export function loadLevels() {
   return levelsPromise;
 }
 
-// Sends a request as the registered player when there is one. The server
-// answers 401 for a player token it does not know (say, after a database
-// reset); then the player is forgotten and the request goes out anonymously.
+// Sends a request as the registered player when there is one: the account
+// logged in here (its cookie goes by itself), else the name this browser
+// saved (its player token). The server answers 401 for a player token it
+// does not know (say, after a database reset); then the player is
+// forgotten and the request goes out anonymously.
 export async function asPlayer(method, path, body) {
-  const player = getPlayer();
+  const player = getAccountHint() ? null : getPlayer();
   try {
     return await api(method, path, { body, token: player ? player.token : undefined });
   } catch (error) {

@@ -1,11 +1,17 @@
 // Entry point: the server serves this one page for /, /games/{id}, /watch,
-// /scoreboard and /players/{name}; the path decides which page to draw.
+// /scoreboard, /players/{name}, /login, /signup, /account, /me/games and
+// /challenges/{id}; the path decides which page to draw.
 
+import { accountPage } from './account.js';
+import { challengePage, startChallenges, stopChallenges } from './challenges.js';
 import { h, clear } from './dom.js';
 import { gamePage } from './game.js';
 import { lobbyPage } from './lobby.js';
+import { loginPage, signupPage } from './login.js';
+import { myGamesPage } from './mygames.js';
 import { playerPage } from './player.js';
 import { scoreboardPage } from './scoreboard.js';
+import { accountControl, currentAccount, onAccountChange } from './session.js';
 import { applyLooks, settingsControl } from './settings.js';
 import { watchPage } from './watch.js';
 
@@ -17,6 +23,12 @@ function route(root, path) {
   if (path === '/scoreboard') return { nav: '/scoreboard', run: () => scoreboardPage(root) };
   const player = path.match(/^\/players\/([^/]+)$/);
   if (player) return { nav: null, run: () => playerPage(root, decodeURIComponent(player[1])) };
+  if (path === '/login') return { nav: null, run: () => loginPage(root) };
+  if (path === '/signup') return { nav: null, run: () => signupPage(root) };
+  if (path === '/account') return { nav: null, run: () => accountPage(root) };
+  if (path === '/me/games') return { nav: null, run: () => myGamesPage(root) };
+  const challenge = path.match(/^\/challenges\/([^/]+)$/);
+  if (challenge) return { nav: null, run: () => challengePage(root, decodeSegment(challenge[1])) };
   return {
     nav: null,
     run: async () => {
@@ -41,7 +53,19 @@ function decodeSegment(segment) {
 
 // Board colours and pieces first, so no board is drawn in the wrong ones.
 applyLooks();
-document.querySelector('.site-header').append(settingsControl());
+document.querySelector('.site-header').append(accountControl(), settingsControl());
+
+// A logged-in person hears of challenges on every page.
+let listening = null;
+const challengesFor = (account) => {
+  const name = account ? account.name : null;
+  if (name === listening) return;
+  listening = name;
+  stopChallenges();
+  if (account) startChallenges(account);
+};
+currentAccount().then(challengesFor);
+onAccountChange(challengesFor);
 
 const root = document.getElementById('app');
 const path = window.location.pathname.replace(/\/+$/, '') || '/';

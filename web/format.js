@@ -4,6 +4,26 @@ export const COLORS = ['white', 'black'];
 export const opposite = (color) => (color === 'white' ? 'black' : 'white');
 export const capitalize = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
+// The clocks offered when a game or a challenge is made: "initial+increment"
+// in seconds.
+export const CLOCKS = [
+  ['none', 'No clock'],
+  ['60+0', '1+0 bullet'],
+  ['180+2', '3+2 blitz'],
+  ['300+3', '5+3 blitz'],
+  ['600+5', '10+5 rapid'],
+  ['900+10', '15+10 rapid'],
+  ['1800+0', '30+0 classical'],
+  ['custom', 'Custom…'],
+];
+
+export const playerHref = (name) => `/players/${encodeURIComponent(name)}`;
+
+// "1512" or "1512?" while the rating is provisional (lichess's mark).
+export function ratingText(rating, provisional) {
+  return `${rating}${provisional ? '?' : ''}`;
+}
+
 export function levelLabel(level, levels) {
   const info = (levels || []).find((entry) => entry.level === level);
   if (!info) return `Level ${level}`;

@@ -1,13 +1,17 @@
-// The game page (/games/{id}): play with a seat token, watch without one,
-// replay once finished. Everything drawn comes from the last GameState the
+// The game page (/games/{id}): play with a seat token (or, logged in, with
+// the seat the account holds: the server says `authenticated` on the
+// socket), watch without one, replay once finished. Everything drawn comes from the last GameState the
 // server sent; user input only ever becomes a request to the server.
 
 import { AnalysisPanel } from './analysis.js';
 import { api, asPlayer, createGame, loadLevels, timeControlOf } from './api.js';
+import { setPlaying } from './challenges.js';
 import { h, clear, pathIcon } from './dom.js';
 import { BoardView, destsOf } from './board.js';
 import { isStandardStart, kingSquare, parseFen, positionsOf, splitUci } from './chess.js';
-import { capitalize, formatClock, matchLabel, moveLabel, opposite, resultText, sideLabel, timeControlText } from './format.js';
+import {
+  capitalize, formatClock, matchLabel, moveLabel, opposite, ratingText, resultText, sideLabel, timeControlText,
+} from './format.js';
 import { GameSocket } from './socket.js';
 import { OfferControls } from './offers.js';
 import { pieceElement } from './pieces.js';
@@ -18,7 +22,8 @@ import { lowTimeThresholdMs } from './lowtime.js';
 import { PassAndPlay } from './passplay.js';
 import { premoveDests, premoveToPlay } from './premove.js';
 import { muteButton, playSound, soundFor } from './sound.js';
-import { changeText, playerLink, ratingChanges, ratingText } from './player.js';
+import { changeText, playerLink, ratingChanges } from './player.js';
+import { currentAccount } from './session.js';
 
 const PENDING_TIMEOUT_MS = 8000;
 
@@ -35,10 +40,13 @@ export async function gamePage(root, gameId) {
       h('p', null, h('a', { class: 'button', href: '/' }, 'Start a new game'))));
     return;
   }
-  const levels = await levelsPromise;
+  const [levels, account] = await Promise.all([levelsPromise, currentAccount()]);
 
   const both = getBothSeats(gameId);
-  let seat = both ? both[game.turn] : getSeat(gameId);
+  // A seat token of this browser, else the seat of the account logged in
+  // here: it needs no token (the socket's cookie brings it, and the server
+  // confirms with `authenticated`), and it is never joined twice.
+  let seat = both ? both[game.turn] : getSeat(gameId) || accountSeat(game, account);
   let notice = null;
   const invite = inviteFromLink();
   if (seat && invite && game.status === 'waiting') {
@@ -90,6 +98,14 @@ export async function gamePage(root, gameId) {
       view.render();
     }
   }
+}
+
+// The colour the account plays in this game, as a seat without a token.
+function accountSeat(game, account) {
+  if (!account) return null;
+  const name = account.name.toLowerCase();
+  const color = ['white', 'black'].find((side) => game[side].kind === 'human' && (game[side].name || '').toLowerCase() === name);
+  return color ? { color, token: null } : null;
 }
 
 function joinGame(gameId, invite) {
@@ -247,6 +263,7 @@ class GameView {
       },
       onError: (message) => this.onServerError(message),
       onRematch: (message) => this.offers.onRematch(message),
+      onAuthenticated: (color) => this.takeAccountSeat(color),
       // The socket is down: the game is followed over HTTP meanwhile (a
       // takeback shortens the moves, so it counts as news too).
       onPoll: (game) => {
@@ -258,10 +275,22 @@ class GameView {
         this.renderConnection();
         if (status === 'closed') {
           this.failures += 1;
-          if (this.failures >= 2 && this.seat) this.checkSeat();
+          if (this.failures >= 2 && this.seat && this.seat.token) this.checkSeat();
         }
       },
     });
+  }
+
+  // The server gave this connection the seat of the account logged in
+  // here: the page plays it exactly as with a seat token (actions go over
+  // the socket, or over HTTP with the cookie).
+  takeAccountSeat(color) {
+    if (this.passPlay || (this.seat && this.seat.token)) return;
+    const changed = !this.seat || this.seat.color !== color;
+    this.seat = { color, token: null };
+    if (!changed) return;
+    if (!getOrientation(this.gameId)) this.orientation = color;
+    if (this.game) this.render();
   }
 
   // Pass and play: the other seat's own connection, so both seats show as
@@ -304,7 +333,7 @@ class GameView {
     probe.addEventListener('message', () => {
       probe.close(1000);
       done();
-      if (!this.seat || this.failures < 2 || !this.socket) return;
+      if (!this.seat || !this.seat.token || this.failures < 2 || !this.socket) return;
       saveSeat(this.gameId, null);
       this.seat = null;
       this.socket.stop();
@@ -566,6 +595,8 @@ class GameView {
     this.navButtons.last.disabled = ply === total;
 
     const playing = !!this.seat && game.status !== 'finished';
+    // A game start elsewhere does not take this tab away from a game.
+    setPlaying(playing);
     this.resignButton.hidden = !playing || game.status !== 'active';
     this.resignButton.textContent = this.resignArmed ? 'Confirm resignation' : 'Resign';
     // A standing offer is answered in the offers box.
@@ -733,6 +764,12 @@ class GameView {
     // A private game's link carries its secret in the fragment; an open
     // seek's link is the game's address.
     const invite = getInvite(this.gameId);
+    if (!invite && !game.joinable && !this.seat.token) {
+      // A private game's secret stays in the browser that made it: a seat
+      // reached through the account elsewhere has no link to hand out.
+      clear(this.inviteEl, h('p', null, 'The invite link for this private game is on the device where you created it.'));
+      return;
+    }
     const link = `${window.location.origin}/games/${encodeURIComponent(this.gameId)}${invite ? `#invite=${invite}` : ''}`;
     const input = h('input', { id: 'invite-link', class: 'invite-link', type: 'text', readonly: true, value: link });
     const copy = h('button', { type: 'button' }, 'Copy link');

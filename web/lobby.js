@@ -1,24 +1,12 @@
-// The lobby (/): start a game against a friend, the AI, or AI v AI; register
-// a name for the scoreboard; see what is being played now.
+// The lobby (/): start a game against a friend, the AI, or AI v AI; a name
+// for the scoreboard (namecard.js); see what is being played now.
 
 import { importCard } from './import.js';
 import { api, createGame, loadLevels } from './api.js';
 import { h, clear } from './dom.js';
-import { levelLabel, timeControlText } from './format.js';
-import { playerHref } from './player.js';
-import { getPlayer, savePlayer } from './storage.js';
+import { CLOCKS, levelLabel, timeControlText } from './format.js';
+import { nameCard } from './namecard.js';
 import { gameList, sortForWatching } from './watch.js';
-
-const CLOCKS = [
-  ['none', 'No clock'],
-  ['60+0', '1+0 bullet'],
-  ['180+2', '3+2 blitz'],
-  ['300+3', '5+3 blitz'],
-  ['600+5', '10+5 rapid'],
-  ['900+10', '15+10 rapid'],
-  ['1800+0', '30+0 classical'],
-  ['custom', 'Custom…'],
-];
 
 export async function lobbyPage(root) {
   document.title = 'Rookery · Play chess';
@@ -109,7 +97,7 @@ export async function lobbyPage(root) {
   clear(root, h('div', { class: 'lobby' },
     h('section', { class: 'card' }, h('h1', { id: 'new-game-title' }, 'New game'), form),
     h('div', { class: 'lobby-side' },
-      playerCard(),
+      nameCard(),
       h('section', { class: 'card' }, h('h2', null, 'Open seeks'), seekList),
       h('section', { class: 'card' }, h('h2', null, 'Live now'), liveList,
         h('p', null, h('a', { href: '/watch' }, 'All live and finished games →'))),
@@ -199,48 +187,4 @@ function buildRequest(form) {
   const fen = form.elements.fen.value.trim();
   if (fen) body.fen = fen;
   return { body };
-}
-
-function playerCard() {
-  const card = h('section', { class: 'card player-card' });
-  const draw = () => {
-    const player = getPlayer();
-    if (player) {
-      clear(card,
-        h('h2', null, 'Your name'),
-        h('p', null, 'Your games count on the scoreboard as ', h('strong', { class: 'player-self' }, player.name), '.'),
-        h('p', null, h('a', { href: playerHref(player.name), id: 'my-player-page' }, 'Your rating and games')),
-        h('button', { type: 'button', onclick: () => { savePlayer(null); draw(); } }, 'Play anonymously'));
-      return;
-    }
-    const input = h('input', { type: 'text', id: 'player-name', name: 'name', maxlength: '20', autocomplete: 'nickname', pattern: '[A-Za-z0-9_\\-]{1,20}' });
-    const message = h('p', { class: 'form-error', role: 'alert' });
-    // Our own check and message, not the browser's bubble: with the bubble
-    // the form is never submitted and an older message would stay.
-    const form = h('form', { class: 'inline-form', novalidate: true },
-      h('label', { for: 'player-name' }, 'Name (1–20 letters, digits, _ or -)'),
-      h('div', { class: 'invite-row' }, input, h('button', { type: 'submit' }, 'Save name')),
-      message);
-    // A message is about the name it was given: editing the name clears it.
-    input.addEventListener('input', () => { message.textContent = ''; });
-    form.addEventListener('submit', async (event) => {
-      event.preventDefault();
-      message.textContent = '';
-      const name = input.value.trim();
-      if (!/^[A-Za-z0-9_-]{1,20}$/.test(name)) {
-        message.textContent = 'Use 1–20 letters, digits, _ or -.';
-        return;
-      }
-      try {
-        const player = await api('POST', '/api/players', { body: { name } });
-        savePlayer(player);
-        draw();
-      } catch (error) {
-        message.textContent = error.code === 'name_taken' ? 'That name is taken. Try another.' : error.message;
-      }
-    });
-    clear(card, h('h2', null, 'Your name'), h('p', { class: 'muted' }, 'Optional: pick a name to appear on the scoreboard.'), form);
-  };
-  draw();
-  return card;
 }

@@ -130,7 +130,10 @@ export class OfferControls {
     const view = this.view;
     if (!view.seat || !PATHS[type]) return;
     view.flash('');
-    if (type !== 'rematch' && view.socket && view.socket.send({ type })) return;
+    // A rematch goes over HTTP for its answer's seat token; a seat held
+    // through the account has no token to send, and asks on the socket
+    // (the new seat is the account's, so the cookie opens it).
+    if ((type !== 'rematch' || !view.seat.token) && view.socket && view.socket.send({ type })) return;
     try {
       const answer = await api('POST', `/api/games/${encodeURIComponent(view.gameId)}/${PATHS[type]}`, { token: view.seat.token });
       if (type === 'rematch') {
@@ -145,15 +148,17 @@ export class OfferControls {
   }
 
   // The socket's `rematch` message: our seat in the agreed new game.
+  // A seat held through the account keeps no token: the new game's seat is
+  // the account's too.
   onRematch(message) {
     if (!this.view.seat || typeof message.game !== 'string' || typeof message.token !== 'string') return;
-    this.goToRematch(message.game, { color: message.color, token: message.token });
+    this.goToRematch(message.game, this.view.seat.token ? { color: message.color, token: message.token } : null);
   }
 
   goToRematch(id, seat) {
     if (this.leaving) return;
     this.leaving = true;
-    saveSeat(id, seat);
+    if (seat) saveSeat(id, seat);
     // Same clock: keep the settings the label is read from.
     const settings = getSettings(this.view.gameId);
     if (settings) saveSettings(id, settings);

@@ -1,20 +1,16 @@
 // The player page (/players/{name}): rating, results, the rating history as
-// an SVG graph, and the player's games a page at a time. Also the pieces
+// an SVG graph, the player's games a page at a time, and a "Challenge"
+// button for a logged-in visitor (challenges.js). Also the pieces
 // other pages use to show ratings and records.
 
 import { api, ApiError, loadLevels } from './api.js';
+import { challengeSection } from './challenges.js';
 import { h, clear } from './dom.js';
+import { playerHref, ratingText } from './format.js';
 import { gameList } from './watch.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const PAGE_SIZE = 20;
-
-export const playerHref = (name) => `/players/${encodeURIComponent(name)}`;
-
-// "1512" or "1512?" while the rating is provisional (lichess's mark).
-export function ratingText(rating, provisional) {
-  return `${rating}${provisional ? '?' : ''}`;
-}
 
 // The rating changes a finished rated game made, from its players' histories:
 // { white: after - before, black: ... } for the sides that were rated.
@@ -175,6 +171,7 @@ export async function playerPage(root, name) {
       profile.provisional
         ? h('p', { class: 'muted', id: 'provisional-note' }, `Provisional rating (deviation ${profile.rating_deviation}): it settles after a few more rated games.`)
         : h('p', { class: 'muted' }, `Rating deviation ${profile.rating_deviation}.`),
+      challengeSection(profile.name),
       h('dl', { class: 'color-score player-stats', 'aria-label': 'Results' },
         stat('Games', profile.games, 'player-games-count'),
         stat('Wins', profile.wins, 'player-wins'),

@@ -2,8 +2,8 @@
 
 import { api, loadLevels } from './api.js';
 import { h, clear } from './dom.js';
-import { levelLabel } from './format.js';
-import { playerLink, ratingText, recordsSection } from './player.js';
+import { levelLabel, ratingText } from './format.js';
+import { playerLink, recordsSection } from './player.js';
 
 export async function scoreboardPage(root) {
   document.title = 'Scoreboard · Rookery';

@@ -16,7 +16,9 @@
 //
 // A seat token travels as a WebSocket subprotocol (`rookery.token.TOKEN`,
 // offered next to `rookery`), not in the URL, so it stays out of access
-// logs and browser history.
+// logs and browser history. Without one, the session cookie of a
+// logged-in player may bring their seat: the server then says
+// `{"type": "authenticated", "color"}` after the first state.
 
 const MIN_DELAY_MS = 500;
 const MAX_DELAY_MS = 10000;
@@ -26,7 +28,7 @@ const PROBE_MS = 3000;
 const POLL_MS = 3000;
 
 export class GameSocket {
-  constructor(gameId, token, { onState, onPresence, onError, onStatus, onPoll, onRematch }) {
+  constructor(gameId, token, { onState, onPresence, onError, onStatus, onPoll, onRematch, onAuthenticated }) {
     this.stateUrl = `/api/games/${encodeURIComponent(gameId)}`;
     const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws';
     this.url = `${scheme}://${window.location.host}/ws/games/${encodeURIComponent(gameId)}`;
@@ -36,7 +38,7 @@ export class GameSocket {
     // the server refuses it and the page falls back to watching.
     if (token && /^[0-9A-Za-z._~-]+$/.test(token)) this.protocols = ['rookery', `rookery.token.${token}`];
     else if (token) this.url += `?token=${encodeURIComponent(token)}`;
-    this.handlers = { onState, onPresence, onError, onStatus, onPoll, onRematch };
+    this.handlers = { onState, onPresence, onError, onStatus, onPoll, onRematch, onAuthenticated };
     this.lastHeard = 0;
     this.probeTimer = null;
     this.pollTimer = null;
@@ -83,6 +85,10 @@ export class GameSocket {
         this.handlers.onError(message);
       } else if (message.type === 'rematch') {
         if (this.handlers.onRematch) this.handlers.onRematch(message);
+      } else if (message.type === 'authenticated') {
+        if (this.handlers.onAuthenticated && (message.color === 'white' || message.color === 'black')) {
+          this.handlers.onAuthenticated(message.color);
+        }
       }
     });
     ws.addEventListener('close', () => {

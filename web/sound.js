@@ -19,6 +19,8 @@ const SOUNDS = {
   check: [[880, 0, 0.08, 'sawtooth', 0.1], [660, 0.09, 0.1, 'sawtooth', 0.1]],
   end: [[523, 0, 0.15, 'sine', 0.25], [659, 0.15, 0.15, 'sine', 0.25], [784, 0.3, 0.3, 'sine', 0.25]],
   lowtime: [[990, 0, 0.08, 'square', 0.08], [990, 0.16, 0.08, 'square', 0.08]],
+  // A challenge arrived, or a game from a challenge started: a rising call.
+  challenge: [[587, 0, 0.12, 'sine', 0.22], [784, 0.12, 0.12, 'sine', 0.22], [988, 0.24, 0.2, 'sine', 0.22]],
 };
 
 let context = null;

@@ -1,8 +1,8 @@
 // What the browser remembers between visits: the seat token of every game
 // this browser plays (so a reload or a lost connection keeps the seat), the
 // invite secret of the private games it created (to show the invite link
-// again), the settings a game was created with (for rematches) and the
-// registered player.
+// again), the settings a game was created with (for rematches), the
+// registered player, and the name of the account logged in here.
 // localStorage can be unavailable (private modes); then we simply forget.
 
 function read(key) {
@@ -63,6 +63,36 @@ export function getPlayer() {
 
 export function savePlayer(player) {
   write('rookery:player', player ? { id: player.id, name: player.name, token: player.token } : null);
+}
+
+// The account logged in on this browser, as a hint only: the session itself
+// is an HttpOnly cookie the page cannot read. Without the hint the page
+// does not ask the server who is logged in, so an anonymous visitor's page
+// makes no request that is bound to fail (a browser logs every 401 in its
+// console). The server's answer always wins over the hint.
+export function getAccountHint() {
+  const hint = read('rookery:account');
+  return hint && typeof hint.name === 'string' ? hint : null;
+}
+
+export function saveAccountHint(account) {
+  write('rookery:account', account ? { name: account.name } : null);
+}
+
+// The ids of the games this browser holds a seat in (one seat, or both for
+// pass and play): the "My games" of a device with no account.
+export function heldGameIds() {
+  const ids = new Set();
+  try {
+    for (let index = 0; index < window.localStorage.length; index++) {
+      const key = window.localStorage.key(index);
+      const match = key && key.match(/^rookery:seats?:(.+)$/);
+      if (match) ids.add(match[1]);
+    }
+  } catch {
+    // Storage disabled: this browser holds nothing.
+  }
+  return [...ids];
 }
 
 // Small preferences of this browser (sound muted, pass-and-play board

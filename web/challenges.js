@@ -1,0 +1,402 @@
+// Challenges by name (lichess's routes and shapes, server/src/api/
+// challenges.rs):
+//
+// - the tray: the challenges to and from the logged-in person, shown in
+//   every tab from the event stream (events.js). An incoming one arrives
+//   with a sound, with Accept and Decline (and a reason); an outgoing one
+//   can be cancelled; a decline or a cancellation is said in words.
+// - the challenge form of a player page: clock, colour, rated or casual,
+//   sent as `POST /api/challenge/{name}` (form-encoded, as lichess takes it).
+// - the challenge page (/challenges/{id}), where a challenge's `url` leads.
+//
+// When a challenge becomes a game (`gameStart` with the challenge's id),
+// the tab that sent it or accepted it goes to the game; the person's other
+// tabs say so with a link rather than leaving their page. A tab remembers
+// which challenges it sent or accepted in sessionStorage, which is its own
+// and lasts across its page loads.
+
+import { api } from './api.js';
+import { h, clear } from './dom.js';
+import { EventStream } from './events.js';
+import { CLOCKS, capitalize, opposite, playerHref, ratingText } from './format.js';
+import { askToLogIn, currentAccount, forgetSession, loginHref } from './session.js';
+import { playSound } from './sound.js';
+
+export const DECLINE_REASONS = [
+  ['generic', 'Not accepting challenges now'],
+  ['later', 'Not now, ask again later'],
+  ['tooFast', 'Too fast for me'],
+  ['tooSlow', 'Too slow for me'],
+  ['timeControl', 'Not this time control'],
+  ['rated', 'Rated games only'],
+  ['casual', 'Casual games only'],
+];
+
+const OWN_KEY = 'rookery:own-challenges';
+// How long a "declined" or "cancelled" notice stays before it goes by itself.
+const NOTICE_MS = 20000;
+
+function ownChallenges() {
+  try {
+    const ids = JSON.parse(window.sessionStorage.getItem(OWN_KEY) || '[]');
+    return new Set(Array.isArray(ids) ? ids : []);
+  } catch {
+    return new Set();
+  }
+}
+
+// This tab sent or accepted challenge `id`: its game start brings this tab
+// to the game.
+function ownChallenge(id) {
+  const ids = ownChallenges();
+  ids.add(id);
+  try {
+    window.sessionStorage.setItem(OWN_KEY, JSON.stringify([...ids].slice(-50)));
+  } catch {
+    // Storage disabled: the event still shows, with its link.
+  }
+}
+
+// "5+3 blitz · rated · you play black (drawn at random)".
+export function challengeTerms(challenge) {
+  const control = challenge.timeControl || {};
+  const clock = control.type === 'clock' ? `${control.show} ${challenge.speed || ''}`.trim() : 'No clock';
+  const mine = challenge.direction === 'in' ? opposite(challenge.finalColor) : challenge.finalColor;
+  const drawn = challenge.color === 'random' ? ' (drawn at random)' : '';
+  return `${clock} · ${challenge.rated ? 'rated' : 'casual'} · you play ${mine}${drawn}`;
+}
+
+const userText = (user) => `${user.name} (${ratingText(user.rating, user.provisional)})`;
+
+const onChallengePage = (id) => window.location.pathname === `/challenges/${encodeURIComponent(id)}`;
+
+let tray = null;
+
+// The tray of the logged-in person: made once per page, after the header.
+export function startChallenges(account) {
+  if (!tray) tray = new ChallengeTray(account);
+  return tray;
+}
+
+export function stopChallenges() {
+  if (tray) tray.stop();
+  tray = null;
+}
+
+// The game page tells whether this tab is playing a game now: a game start
+// elsewhere is then shown as a link instead of leaving the game.
+let playing = false;
+export function setPlaying(flag) {
+  playing = !!flag;
+}
+
+class ChallengeTray {
+  constructor(account) {
+    this.account = account;
+    // id -> { challenge, el }
+    this.cards = new Map();
+    // Every challenge this tab has shown: its game start is news here.
+    this.known = new Map();
+    this.el = h('aside', { class: 'challenge-tray', 'aria-label': 'Challenges', 'aria-live': 'polite', 'aria-relevant': 'additions text' });
+    document.body.append(this.el);
+    this.stream = new EventStream({
+      onEvent: (event) => this.onEvent(event),
+      // The session ended (logged out everywhere, expired): the whole page
+      // hears it, and the tray goes with the account.
+      onLoggedOut: () => forgetSession(),
+    });
+    this.expiry = setInterval(() => this.dropExpired(), 10000);
+    // What is open now (the stream also opens with it, but only in the
+    // leading tab; this tab may have joined later).
+    api('GET', '/api/challenge').then((lists) => {
+      for (const challenge of [...(lists.in || []), ...(lists.out || [])]) this.show(challenge, { quiet: true });
+    }, () => {});
+  }
+
+  stop() {
+    this.stream.stop();
+    clearInterval(this.expiry);
+    this.el.remove();
+  }
+
+  onEvent(event) {
+    const challenge = event.challenge;
+    if (event.type === 'challenge' && challenge) this.show(challenge);
+    else if (event.type === 'challengeDeclined' && challenge) this.closed(challenge, 'declined');
+    else if (event.type === 'challengeCanceled' && challenge) this.closed(challenge, 'canceled');
+    else if (event.type === 'gameStart' && event.game) this.started(event.game);
+  }
+
+  // A challenge this tab sent (the POST's answer): shown at once.
+  sent(challenge) {
+    ownChallenge(challenge.id);
+    this.show({ ...challenge, direction: 'out' }, { quiet: true });
+  }
+
+  show(challenge, { quiet = false } = {}) {
+    if (challenge.status && challenge.status !== 'created') return;
+    if (challenge.expiresAt && challenge.expiresAt <= Date.now()) return;
+    this.known.set(challenge.id, challenge);
+    // The challenge's own page shows it already.
+    if (onChallengePage(challenge.id)) return;
+    const old = this.cards.get(challenge.id);
+    const el = challengeCard(challenge, {
+      onAccepted: () => this.remove(challenge.id),
+      onClosed: () => this.remove(challenge.id),
+    });
+    if (old) old.el.replaceWith(el);
+    else this.el.prepend(el);
+    this.cards.set(challenge.id, { challenge, el });
+    if (!old && !quiet && challenge.direction === 'in') playSound('challenge');
+  }
+
+  remove(id) {
+    const card = this.cards.get(id);
+    if (card) card.el.remove();
+    this.cards.delete(id);
+  }
+
+  // Declined or cancelled: the other side's doing is said in words; one's
+  // own (from another tab) just goes.
+  closed(challenge, how) {
+    this.remove(challenge.id);
+    this.known.delete(challenge.id);
+    const theirs = (how === 'declined' && challenge.direction === 'out') || (how === 'canceled' && challenge.direction === 'in');
+    if (!theirs) return;
+    const text = how === 'declined'
+      ? [`${challenge.destUser.name} declined your challenge`, challenge.declineReason ? `: “${challenge.declineReason}”` : '.']
+      : [`${challenge.challenger.name} cancelled their challenge.`];
+    this.notice(h('p', { class: 'challenge-answer', dataset: { answer: how } }, text), `answer-${challenge.id}`);
+  }
+
+  started(game) {
+    const id = game.gameId || game.id;
+    const challenge = this.known.get(id);
+    if (!challenge) return;
+    this.known.delete(id);
+    this.remove(id);
+    const path = `/games/${encodeURIComponent(id)}`;
+    if (window.location.pathname === path) return;
+    if ((ownChallenges().has(id) || onChallengePage(id)) && !playing) {
+      window.location.assign(path);
+      return;
+    }
+    const other = challenge.direction === 'in' ? challenge.challenger.name : challenge.destUser.name;
+    playSound('challenge');
+    this.notice(h('p', null, `Your game against ${other} has started. `, h('a', { href: path }, 'Go to the game')), `started-${id}`);
+  }
+
+  notice(content, key) {
+    const dismiss = h('button', { type: 'button', class: 'small' }, 'Dismiss');
+    const el = h('div', { class: 'challenge-card notice', dataset: { notice: key } }, content, h('div', { class: 'actions' }, dismiss));
+    dismiss.addEventListener('click', () => el.remove());
+    this.el.prepend(el);
+    setTimeout(() => el.remove(), NOTICE_MS);
+  }
+
+  dropExpired() {
+    const now = Date.now();
+    for (const [id, { challenge }] of this.cards) {
+      if (challenge.expiresAt && challenge.expiresAt <= now) this.remove(id);
+    }
+  }
+}
+
+// One challenge with its actions: Accept and Decline (with a reason) for
+// the one challenged, Cancel for the challenger.
+export function challengeCard(challenge, { onAccepted = () => {}, onClosed = () => {} } = {}) {
+  const incoming = challenge.direction === 'in';
+  const message = h('p', { class: 'form-error', role: 'alert' });
+  const title = incoming
+    ? h('p', { class: 'challenge-title' }, h('a', { href: playerHref(challenge.challenger.name) }, userText(challenge.challenger)), ' challenges you')
+    : h('p', { class: 'challenge-title' }, 'Waiting for ', h('a', { href: playerHref(challenge.destUser.name) }, userText(challenge.destUser)),
+      ' to answer your challenge…');
+  const terms = h('p', { class: 'challenge-terms' }, challengeTerms(challenge));
+  const actions = h('div', { class: 'actions' });
+  const act = async (button, path, form) => {
+    message.textContent = '';
+    for (const control of actions.querySelectorAll('button, select')) control.disabled = true;
+    try {
+      await api('POST', `/api/challenge/${encodeURIComponent(challenge.id)}/${path}`, { form });
+      return true;
+    } catch (error) {
+      message.textContent = error.message;
+      for (const control of actions.querySelectorAll('button, select')) control.disabled = false;
+      button.focus();
+      return false;
+    }
+  };
+  if (incoming) {
+    // Decline asks for a reason first (lichess's list), in the card.
+    const accept = h('button', { type: 'button', class: 'primary' }, 'Accept');
+    const decline = h('button', { type: 'button', 'aria-expanded': 'false' }, 'Decline…');
+    const reasonId = `decline-reason-${challenge.id}`;
+    const reason = h('select', { id: reasonId }, DECLINE_REASONS.map(([key, label]) => h('option', { value: key }, label)));
+    const send = h('button', { type: 'button', class: 'danger' }, 'Decline');
+    const back = h('button', { type: 'button' }, 'Back');
+    const reasons = h('div', { class: 'decline-row', hidden: true },
+      h('label', { for: reasonId }, 'Reason'), reason, send, back);
+    const asking = (show) => {
+      reasons.hidden = !show;
+      accept.hidden = show;
+      decline.hidden = show;
+      decline.setAttribute('aria-expanded', String(show));
+      (show ? reason : decline).focus();
+    };
+    accept.addEventListener('click', async () => {
+      ownChallenge(challenge.id);
+      if (await act(accept, 'accept')) {
+        onAccepted();
+        window.location.assign(`/games/${encodeURIComponent(challenge.id)}`);
+      }
+    });
+    decline.addEventListener('click', () => asking(true));
+    back.addEventListener('click', () => asking(false));
+    send.addEventListener('click', async () => {
+      if (await act(send, 'decline', { reason: reason.value })) onClosed();
+    });
+    actions.append(accept, decline, reasons);
+  } else {
+    const cancel = h('button', { type: 'button', class: 'small' }, 'Cancel challenge');
+    cancel.addEventListener('click', async () => {
+      if (await act(cancel, 'cancel')) onClosed();
+    });
+    actions.append(cancel);
+  }
+  return h('div', {
+    class: `challenge-card ${incoming ? 'incoming' : 'outgoing'}`,
+    dataset: { challengeId: challenge.id },
+    role: 'group',
+    'aria-label': incoming ? `Challenge from ${challenge.challenger.name}` : `Challenge to ${challenge.destUser.name}`,
+  }, title, terms, actions, message);
+}
+
+// The player page's "Challenge" button and form, for a logged-in visitor
+// on someone else's page.
+export function challengeSection(name) {
+  const section = h('div', { class: 'challenge-section' });
+  currentAccount().then((account) => {
+    if (!account) {
+      clear(section, h('a', { class: 'button', href: loginHref(), id: 'challenge-login' }, `Log in to challenge ${name}`));
+      return;
+    }
+    if (account.name.toLowerCase() === name.toLowerCase()) return;
+    const open = h('button', { type: 'button', class: 'primary', id: 'challenge-button', 'aria-expanded': 'false' }, `Challenge ${name}`);
+    const form = challengeForm(name, (challenge) => {
+      form.hidden = true;
+      open.setAttribute('aria-expanded', 'false');
+      open.hidden = false;
+      sentNote.hidden = false;
+      sentNote.textContent = `Challenge sent to ${name}: you go to the game when they accept.`;
+      startChallenges(account).sent(challenge);
+    });
+    form.hidden = true;
+    const sentNote = h('p', { class: 'muted', id: 'challenge-sent', hidden: true });
+    open.addEventListener('click', () => {
+      const show = form.hidden;
+      form.hidden = !show;
+      open.setAttribute('aria-expanded', String(show));
+      sentNote.hidden = true;
+      if (show) form.querySelector('select').focus();
+    });
+    clear(section, open, form, sentNote);
+  });
+  return section;
+}
+
+function challengeForm(name, onSent) {
+  const radio = (group, value, label, checked) => h('label', { class: 'choice' },
+    h('input', { type: 'radio', name: group, value, checked }), h('span', null, label));
+  const minutes = h('input', { type: 'number', name: 'minutes', min: '0', max: '180', step: '0.5', value: '5' });
+  const increment = h('input', { type: 'number', name: 'increment', min: '0', max: '180', step: '1', value: '3' });
+  const custom = h('div', { class: 'field-row', hidden: true },
+    h('label', { class: 'field' }, h('span', null, 'Minutes'), minutes),
+    h('label', { class: 'field' }, h('span', null, 'Increment (seconds)'), increment));
+  const clock = h('select', { name: 'clock', id: 'challenge-clock' },
+    CLOCKS.map(([value, label]) => h('option', { value, selected: value === '300+3' }, label)));
+  clock.addEventListener('change', () => { custom.hidden = clock.value !== 'custom'; });
+  const message = h('p', { class: 'form-error', role: 'alert' });
+  const submit = h('button', { type: 'submit', class: 'primary' }, 'Send challenge');
+  const form = h('form', { class: 'new-game challenge-form', id: 'challenge-form', 'aria-label': `Challenge ${name}`, novalidate: true },
+    h('label', { class: 'field' }, h('span', null, 'Clock'), clock),
+    custom,
+    h('fieldset', { class: 'segmented' }, h('legend', null, 'You play'),
+      radio('challenge-color', 'white', 'White', false),
+      radio('challenge-color', 'random', 'Random', true),
+      radio('challenge-color', 'black', 'Black', false)),
+    h('fieldset', { class: 'segmented' }, h('legend', null, 'Game'),
+      radio('challenge-rated', 'true', 'Rated', true),
+      radio('challenge-rated', 'false', 'Casual', false)),
+    message,
+    submit);
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    message.textContent = '';
+    const fields = {
+      color: form.elements['challenge-color'].value,
+      rated: form.elements['challenge-rated'].value,
+    };
+    if (clock.value === 'custom') {
+      const limit = Math.round(Number(minutes.value) * 60);
+      const plus = Math.round(Number(increment.value));
+      if (!Number.isFinite(limit) || !Number.isFinite(plus) || limit < 0 || plus < 0 || (limit === 0 && plus === 0)) {
+        message.textContent = 'Enter a clock of at least some minutes or an increment.';
+        return;
+      }
+      fields['clock.limit'] = String(limit);
+      fields['clock.increment'] = String(plus);
+    } else if (clock.value !== 'none') {
+      const [limit, plus] = clock.value.split('+');
+      fields['clock.limit'] = limit;
+      fields['clock.increment'] = plus;
+    }
+    submit.disabled = true;
+    try {
+      const challenge = await api('POST', `/api/challenge/${encodeURIComponent(name)}`, { form: fields });
+      onSent(challenge);
+    } catch (error) {
+      message.textContent = `Could not send the challenge: ${error.message}`;
+    } finally {
+      submit.disabled = false;
+    }
+  });
+  return form;
+}
+
+// /challenges/{id}: one challenge, for its challenger or the one challenged.
+export async function challengePage(root, id) {
+  document.title = 'Challenge · Rookery';
+  const account = await currentAccount();
+  if (!account) {
+    askToLogIn(root, 'Challenge', 'Log in to see this challenge.');
+    return;
+  }
+  let challenge;
+  try {
+    challenge = await api('GET', `/api/challenge/${encodeURIComponent(id)}/show`);
+  } catch (error) {
+    clear(root, h('section', { class: 'card narrow' },
+      h('h1', null, 'Challenge not found'),
+      h('p', null, error.status === 404 ? 'There is no such challenge of yours. It may have been for someone else.' : error.message)));
+    return;
+  }
+  const game = challenge.gameId || (challenge.status === 'accepted' ? challenge.id : null);
+  let body;
+  if (challenge.status === 'created') {
+    body = challengeCard(challenge, { onClosed: () => window.location.reload() });
+  } else {
+    const words = {
+      accepted: 'This challenge was accepted.',
+      declined: `This challenge was declined${challenge.declineReason ? `: “${challenge.declineReason}”` : '.'}`,
+      canceled: 'This challenge was cancelled.',
+      expired: 'This challenge expired before it was answered.',
+    };
+    body = h('div', null,
+      h('p', { class: 'challenge-terms' }, challengeTerms(challenge)),
+      h('p', { id: 'challenge-status' }, words[challenge.status] || capitalize(String(challenge.status))),
+      game ? h('p', null, h('a', { class: 'button primary', href: `/games/${encodeURIComponent(game)}` }, 'Go to the game')) : null);
+  }
+  const between = `${challenge.challenger.name} v ${challenge.destUser.name}`;
+  document.title = `Challenge: ${between} · Rookery`;
+  clear(root, h('section', { class: 'card narrow challenge-page' }, h('h1', null, `Challenge: ${between}`), body));
+}
