@@ -12,10 +12,8 @@
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import {
-  ARTIFACTS, ROOT, api, browserSuite, clickMove, expectPiece, friendGame as createFriendGame, openPage, screenshot, seatIn, waitUntil,
+  api, browserSuite, clickMove, docShot, expectPiece, friendGame as createFriendGame, openPage, screenshot, seatIn, waitUntil,
 } from './harness.mjs';
 
 // A small, fixed search budget per analysed position: quick and deterministic.
@@ -40,18 +38,6 @@ const LAYOUTS = [
 const SICILIAN = '1. e4 c5 2. Nf3 d6 3. d4 cxd4 4. Nxd4 Nf6 5. Nc3 a6';
 const SICILIAN_UCI = ['e2e4', 'c7c5', 'g1f3', 'd7d6', 'd2d4', 'c5d4', 'f3d4', 'g8f6', 'b1c3', 'a7a6'];
 const START = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
-
-// The README's screenshots: into artifacts/e2e/ on every run, and into
-// docs/screenshots/ (committed) only when E2E_DOC_SCREENSHOTS=1 asks for
-// them, so an ordinary run leaves the checkout clean.
-async function docShot(target, name) {
-  const folders = [ARTIFACTS];
-  if (process.env.E2E_DOC_SCREENSHOTS === '1') folders.push(join(ROOT, 'docs', 'screenshots'));
-  for (const folder of folders) {
-    mkdirSync(folder, { recursive: true });
-    await target.screenshot({ path: join(folder, `${name}.png`) });
-  }
-}
 
 // The page is no wider than the screen (no sideways scrolling). A phone
 // (isMobile) widens its layout viewport to fit wide content, so the measure

@@ -106,6 +106,19 @@ export async function screenshot(page, name) {
   return path;
 }
 
+// The README's screenshots: into artifacts/e2e/ on every run, and into
+// docs/screenshots/ (committed) only when E2E_DOC_SCREENSHOTS=1 asks for
+// them, so an ordinary run leaves the checkout clean. `target` is a page or
+// an element; `options` go to its screenshot (`fullPage` for a page).
+export async function docShot(target, name, options = {}) {
+  const folders = [ARTIFACTS];
+  if (process.env.E2E_DOC_SCREENSHOTS === '1') folders.push(join(ROOT, 'docs', 'screenshots'));
+  for (const folder of folders) {
+    mkdirSync(folder, { recursive: true });
+    await target.screenshot({ ...options, path: join(folder, `${name}.png`) });
+  }
+}
+
 export async function api(base, method, path, { body, token } = {}) {
   const headers = {};
   if (body !== undefined) headers['Content-Type'] = 'application/json';
