@@ -33,7 +33,8 @@ export const DECLINE_REASONS = [
 ];
 
 const OWN_KEY = 'rookery:own-challenges';
-// How long a "declined" or "cancelled" notice stays before it goes by itself.
+// How long a "cancelled" notice stays before it goes by itself (a decline
+// and a game start stay until dismissed: the person may have looked away).
 const NOTICE_MS = 20000;
 
 function ownChallenges() {
@@ -166,7 +167,7 @@ class ChallengeTray {
     const text = how === 'declined'
       ? [`${challenge.destUser.name} declined your challenge`, challenge.declineReason ? `: “${challenge.declineReason}”` : '.']
       : [`${challenge.challenger.name} cancelled their challenge.`];
-    this.notice(h('p', { class: 'challenge-answer', dataset: { answer: how } }, text), `answer-${challenge.id}`);
+    this.notice(h('p', { class: 'challenge-answer', dataset: { answer: how } }, text), { fades: how === 'canceled' });
   }
 
   started(game) {
@@ -183,15 +184,15 @@ class ChallengeTray {
     }
     const other = challenge.direction === 'in' ? challenge.challenger.name : challenge.destUser.name;
     playSound('challenge');
-    this.notice(h('p', null, `Your game against ${other} has started. `, h('a', { href: path }, 'Go to the game')), `started-${id}`);
+    this.notice(h('p', null, `Your game against ${other} has started. `, h('a', { href: path }, 'Go to the game')));
   }
 
-  notice(content, key) {
+  notice(content, { fades = false } = {}) {
     const dismiss = h('button', { type: 'button', class: 'small' }, 'Dismiss');
-    const el = h('div', { class: 'challenge-card notice', dataset: { notice: key } }, content, h('div', { class: 'actions' }, dismiss));
+    const el = h('div', { class: 'challenge-card notice' }, content, h('div', { class: 'actions' }, dismiss));
     dismiss.addEventListener('click', () => el.remove());
     this.el.prepend(el);
-    setTimeout(() => el.remove(), NOTICE_MS);
+    if (fades) setTimeout(() => el.remove(), NOTICE_MS);
   }
 
   dropExpired() {

@@ -2,9 +2,11 @@
 // server, with separate browser profiles (contexts) standing for separate
 // devices: sign up, log in elsewhere, a challenge by name shown live in
 // every profile of the person, accepted on one device and played, "log out
-// everywhere"; the refusals (wrong password, throttling); a token-only
-// name claimed with a password; "Play anonymously" asking first; the
-// account page's tokens; "My games" with and without an account. Every
+// everywhere"; a declined and a cancelled challenge; a rematch between
+// accounts (no seat tokens anywhere); the refusals (wrong password,
+// throttling); a token-only name claimed with a password; "Play
+// anonymously" asking first; the account page's tokens; "My games" with
+// and without an account; the new pages on a phone. Every
 // test fails on a console error it did not expect (Chromium logs each
 // refused request, a documented 401 or 429, as one). Screenshots of the
 // account page and of a challenge notification land in artifacts/e2e/, and
@@ -193,6 +195,7 @@ describe('accounts in the browser', () => {
     };
 
     await send();
+    const firstId = await dan.locator('.challenge-card.outgoing').getAttribute('data-challenge-id');
     const card = eve.locator('.challenge-card.incoming');
     await card.getByText('decline_dan (1500?) challenges you').waitFor();
     assert.match(await card.textContent(), /1\+0 bullet · rated/);
@@ -204,6 +207,10 @@ describe('accounts in the browser', () => {
       .getByText('decline_eve declined your challenge: “This time control is too fast for me, please challenge again with a slower game.”')
       .waitFor();
     assert.equal(await dan.locator('.challenge-card.outgoing').count(), 0);
+    // The challenge's own page (its `url`) says the same.
+    const shown = await openPage(dan.context(), suite.errors, `${suite.url}/challenges/${firstId}`);
+    await shown.locator('#challenge-status').getByText(/^This challenge was declined: “This time control is too fast/).waitFor();
+    await shown.close();
 
     await send();
     await card.waitFor();
@@ -211,6 +218,50 @@ describe('accounts in the browser', () => {
     await eve.locator('.challenge-answer[data-answer="canceled"]').getByText('decline_dan cancelled their challenge.').waitFor();
     assert.equal(await eve.locator('.challenge-card.incoming').count(), 0);
     assert.equal(await dan.locator('.challenge-card.outgoing').count(), 0);
+  });
+
+  test('a rematch between two accounts, with no seat tokens, seats both in the new game', { timeout: 120_000 }, async () => {
+    // Signed up through each profile's own cookie jar (the context's
+    // request API), the browser told of the login as the page would be.
+    const person = async (name) => {
+      const context = await device();
+      const answer = await context.request.post(`${suite.url}/api/accounts`, { data: { name, password: PASSWORD } });
+      assert.equal(answer.status(), 201);
+      await context.addInitScript((hint) => localStorage.setItem('rookery:account', hint), JSON.stringify({ name }));
+      return context;
+    };
+    const [fay, gus] = [await person('rematch_fay'), await person('rematch_gus')];
+    const sent = await fay.request.post(`${suite.url}/api/challenge/rematch_gus`, { form: { color: 'white', 'clock.limit': '600', 'clock.increment': '0' } });
+    const { id } = await sent.json();
+    assert.equal((await gus.request.post(`${suite.url}/api/challenge/${id}/accept`)).status(), 200);
+    const white = await openPage(fay, suite.errors, `${suite.url}/games/${id}`);
+    const black = await openPage(gus, suite.errors, `${suite.url}/games/${id}`);
+    await white.getByText('You play white').waitFor();
+    await black.getByText('You play black').waitFor();
+    await clickMove(white, 'e2e4');
+    await expectPiece(black, 'e4', 'wP');
+    await black.getByRole('button', { name: 'Resign' }).click();
+    await black.getByRole('button', { name: 'Confirm resignation' }).click();
+    for (const page of [white, black]) await page.locator('.banner-headline').getByText('White wins').waitFor();
+    assert.equal(await white.locator('.banner-verdict').textContent(), 'You won!');
+
+    await white.getByRole('button', { name: 'Rematch', exact: true }).click();
+    await black.getByText('Your opponent offers a rematch.').waitFor();
+    await black.getByRole('button', { name: 'Accept rematch' }).click();
+    for (const page of [white, black]) {
+      await page.waitForURL((url) => url.pathname.startsWith('/games/') && !url.pathname.endsWith(id));
+    }
+    await white.getByText('You play black').waitFor();
+    await black.getByText('You play white').waitFor();
+    await clickMove(black, 'd2d4');
+    await expectPiece(white, 'd4', 'wP');
+    const rematch = await api(suite.url, 'GET', `/api/games/${new URL(black.url()).pathname.split('/').pop()}`);
+    assert.equal(rematch.white.name, 'rematch_gus');
+    assert.equal(rematch.black.name, 'rematch_fay');
+    // No seat token was ever stored: the seats came with the accounts.
+    for (const page of [white, black]) {
+      assert.deepEqual(await page.evaluate(() => Object.keys(localStorage).filter((key) => key.startsWith('rookery:seat'))), []);
+    }
   });
 
   test('refusals: a wrong password, a weak one, a taken name, then "too many tries"', { timeout: 120_000 }, async () => {
@@ -292,6 +343,39 @@ describe('accounts in the browser', () => {
     await page.getByRole('button', { name: 'Forget anon_erin' }).click();
     await page.locator('#player-name').waitFor();
     assert.equal(await page.evaluate(() => localStorage.getItem('rookery:player')), null);
+  });
+
+  test('the header, the account pages and the challenge form fit a phone, light and dark', { timeout: 120_000 }, async () => {
+    // The longest name there can be.
+    const name = 'fit_a_twenty_chars_x';
+    await api(suite.url, 'POST', '/api/accounts', { body: { name, password: PASSWORD } });
+    await api(suite.url, 'POST', '/api/accounts', { body: { name: 'fit_other', password: PASSWORD } });
+    const phone = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
+    for (const colorScheme of ['light', 'dark']) {
+      const context = await suite.newContext({ ...phone, colorScheme });
+      const fits = async (page, what) => {
+        const width = await page.evaluate(() => document.documentElement.scrollWidth);
+        assert.ok(width <= 390, `${colorScheme}: ${what} is ${width}px wide on a 390px screen`);
+        assert.deepEqual(await unnamedControls(page), [], `${colorScheme}: ${what}`);
+      };
+      const page = await openPage(context, suite.errors, `${suite.url}/login`);
+      await fits(page, 'the login page');
+      await fillAccountForm(page, name, PASSWORD);
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await page.waitForURL(`${suite.url}/`);
+      await page.locator('#account-button').click();
+      const menu = await page.locator('#account-menu').boundingBox();
+      assert.ok(menu.x >= 0 && menu.x + menu.width <= 390, `${colorScheme}: menu box ${JSON.stringify(menu)}`);
+      await fits(page, 'the lobby with the account menu open');
+      for (const [path, drawn] of [['/account', '.session-row'], ['/me/games', '#my-recent-games[aria-busy="false"]']]) {
+        await page.goto(`${suite.url}${path}`);
+        await page.locator(drawn).first().waitFor();
+        await fits(page, path);
+      }
+      await page.goto(`${suite.url}/players/fit_other`);
+      await page.getByRole('button', { name: 'Challenge fit_other' }).click();
+      await fits(page, 'the challenge form');
+    }
   });
 
   test('My games without an account: the games whose seats this browser holds', { timeout: 60_000 }, async () => {
