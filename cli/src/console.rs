@@ -192,3 +192,128 @@ impl Drop for TerminalGuard {
         }
     }
 }
+
+/// Questions asked outside a game (`rookery login`'s name and password).
+/// At a terminal: a prompt on stderr, and a secret typed without echo.
+/// Piped: one line of stdin each and no prompt, so a script (or a test)
+/// can pipe the answers in.
+pub struct Questions {
+    terminal: bool,
+}
+
+impl Questions {
+    pub fn new() -> Questions {
+        Questions {
+            terminal: std::io::stdin().is_terminal(),
+        }
+    }
+
+    /// One line, trimmed; an error at the end of input.
+    pub fn ask(&mut self, prompt: &str) -> Result<String, String> {
+        if self.terminal {
+            eprint!("{prompt}");
+        }
+        let mut line = String::new();
+        match std::io::stdin().read_line(&mut line) {
+            Ok(0) => Err(format!("no answer to {:?}", prompt.trim_end())),
+            Ok(_) => Ok(line.trim().to_string()),
+            Err(e) => Err(format!("cannot read stdin: {e}")),
+        }
+    }
+
+    /// A secret: not echoed at a terminal; piped, one line as it is (only
+    /// the line ending removed: spaces may belong to it).
+    pub fn ask_secret(&mut self, prompt: &str) -> Result<String, String> {
+        if !self.terminal {
+            let mut line = String::new();
+            return match std::io::stdin().read_line(&mut line) {
+                Ok(0) => Err(format!("no answer to {:?}", prompt.trim_end())),
+                Ok(_) => Ok(line.trim_end_matches(['\n', '\r']).to_string()),
+                Err(e) => Err(format!("cannot read stdin: {e}")),
+            };
+        }
+        eprint!("{prompt}");
+        let secret = read_without_echo();
+        // The Enter that ended it was not echoed either.
+        eprintln!();
+        secret
+    }
+}
+
+/// Reads a line from the terminal with echo off, byte by byte (the
+/// terminal's own line editing is off too, so Ctrl-C cancels at once
+/// rather than killing the process with echo still off): Enter ends it,
+/// Backspace and Ctrl-U edit it, Ctrl-C cancels, Ctrl-D on an empty line
+/// is the end of input.
+#[cfg(unix)]
+fn read_without_echo() -> Result<String, String> {
+    use std::io::Read;
+
+    /// Puts the terminal's settings back however the reading ends.
+    struct Restore(libc::termios);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            // SAFETY: settings read from the same descriptor; a failure
+            // leaves the terminal as it is.
+            unsafe {
+                libc::tcsetattr(libc::STDIN_FILENO, libc::TCSANOW, &self.0);
+            }
+        }
+    }
+
+    let mut termios = std::mem::MaybeUninit::<libc::termios>::uninit();
+    // SAFETY: tcgetattr fills the struct on success (0); on failure it is
+    // not read.
+    let saved = unsafe {
+        if libc::tcgetattr(libc::STDIN_FILENO, termios.as_mut_ptr()) != 0 {
+            return Err(format!(
+                "cannot switch the terminal's echo off: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+        termios.assume_init()
+    };
+    let mut quiet = saved;
+    quiet.c_lflag &= !(libc::ECHO | libc::ICANON | libc::ISIG);
+    quiet.c_cc[libc::VMIN] = 1;
+    quiet.c_cc[libc::VTIME] = 0;
+    // SAFETY: a valid termios for the same descriptor.
+    if unsafe { libc::tcsetattr(libc::STDIN_FILENO, libc::TCSANOW, &quiet) } != 0 {
+        return Err(format!(
+            "cannot switch the terminal's echo off: {}",
+            std::io::Error::last_os_error()
+        ));
+    }
+    let _restore = Restore(saved);
+    let mut stdin = std::io::stdin().lock();
+    let mut secret: Vec<u8> = Vec::new();
+    loop {
+        let mut byte = [0u8; 1];
+        match stdin.read(&mut byte) {
+            Ok(0) => return Err("no answer: end of input".into()),
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(format!("cannot read the terminal: {e}")),
+        }
+        match byte[0] {
+            b'\r' | b'\n' => break,
+            0x03 => return Err("cancelled".into()),
+            0x04 if secret.is_empty() => return Err("no answer: end of input".into()),
+            // Backspace: the last character, all of its UTF-8 bytes.
+            0x7f | 0x08 => while secret.pop().is_some_and(|b| b & 0xC0 == 0x80) {},
+            0x15 => secret.clear(),
+            control if control < 0x20 => {}
+            other => secret.push(other),
+        }
+    }
+    String::from_utf8(secret).map_err(|_| "the answer is not UTF-8".into())
+}
+
+#[cfg(not(unix))]
+fn read_without_echo() -> Result<String, String> {
+    let mut line = String::new();
+    std::io::stdin()
+        .read_line(&mut line)
+        .map_err(|e| format!("cannot read stdin: {e}"))?;
+    Ok(line.trim_end_matches(['\n', '\r']).to_string())
+}

@@ -3,7 +3,8 @@
 //! - [`local`]: play the engine on this machine, or two people at one
 //!   keyboard; no server needed.
 //! - [`remote`]: create, join, play and watch games on a rookery-server
-//!   through its public HTTP and WebSocket contract; list live games.
+//!   through its public HTTP and WebSocket contract (plain or TLS); list
+//!   live games; log in to an account and keep its token.
 //! - [`table`]: what the player sees and asks about, shared by both: the
 //!   game, the picked piece, `info`, typed moves.
 //! - [`board`]: drawing the board, in colour or plain, Unicode or ASCII.
@@ -24,7 +25,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use rookery_engine::{Color, Game};
 use serde_json::json;
 
-use crate::console::{Lines, OutputFlags, Screen};
+use crate::console::{Lines, OutputFlags, Questions, Screen};
 use crate::local::{LocalSession, LocalSetup};
 use crate::remote::{GameRef, Participant, RemoteSession, Server};
 
@@ -62,13 +63,41 @@ enum Commands {
         #[command(flatten)]
         server: ServerArgs,
     },
+    /// Log in to your account on a server: asks your name and password and
+    /// keeps a token, so your games there are yours (play, watch, games).
+    Login {
+        #[command(flatten)]
+        server: ServerArgs,
+        /// Your account's name (asked when not given).
+        #[arg(long)]
+        name: Option<String>,
+    },
+    /// Revoke the token kept for a server and forget it.
+    Logout {
+        #[command(flatten)]
+        server: ServerArgs,
+        /// Only forget the token here, without asking the server to revoke
+        /// it (for a server that is gone).
+        #[arg(long)]
+        forget: bool,
+    },
+    /// Show the account you are logged in as on a server.
+    Whoami {
+        #[command(flatten)]
+        server: ServerArgs,
+    },
 }
 
 #[derive(Args)]
 struct ServerArgs {
-    /// The server's URL, like http://127.0.0.1:8080.
+    /// The server's URL, like http://127.0.0.1:8080 or https://chess.example
+    /// (without one: the server you are logged in to, if only one).
     #[arg(long, env = "ROOKERY_SERVER")]
     server: Option<String>,
+    /// Also trust the CA certificates in this PEM file for https://
+    /// servers (a private CA); the system's roots are trusted anyway.
+    #[arg(long, env = "ROOKERY_CA_CERT", value_name = "FILE")]
+    ca_cert: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -169,6 +198,9 @@ fn main() -> ExitCode {
         Commands::Play(args) => play_local(args, flags),
         Commands::Watch { server, game } => online(|| watch(server, game, flags)),
         Commands::Games { server } => online(|| games(server)),
+        Commands::Login { server, name } => online(|| login(server, name)),
+        Commands::Logout { server, forget } => online(|| logout(server, forget)),
+        Commands::Whoami { server } => online(|| whoami(server)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -229,17 +261,39 @@ where
     result
 }
 
+/// Which credential a command sends.
+enum Credential {
+    /// None: the account commands bring their own.
+    Nobody,
+    /// `--player-token` if given, else the stored login's token for the
+    /// server, if any.
+    PlayerOr(Option<String>),
+}
+
+/// The server named by `--server`, else by the game URL, else the one
+/// server logged in to (when there is exactly one).
 fn server_for(
     args: &ServerArgs,
     game: Option<&GameRef>,
-    token: Option<String>,
+    credential: Credential,
 ) -> Result<Server, String> {
     let url = args
         .server
         .clone()
         .or_else(|| game.and_then(|g| g.server.clone()))
+        .or_else(remote::account::only_login_server)
         .ok_or("which server? give --server URL (or ROOKERY_SERVER), or a game URL")?;
-    Server::new(&url, token)
+    let mut server = Server::new(&url, args.ca_cert.as_deref())?;
+    match credential {
+        Credential::Nobody => {}
+        Credential::PlayerOr(Some(token)) => server.authenticate(token, false),
+        Credential::PlayerOr(None) => {
+            if let Some(login) = remote::account::stored_login(&server.base) {
+                server.authenticate(login.token, true);
+            }
+        }
+    }
+    Ok(server)
 }
 
 async fn play_online(args: PlayArgs, flags: OutputFlags) -> Result<(), String> {
@@ -251,7 +305,11 @@ async fn play_online(args: PlayArgs, flags: OutputFlags) -> Result<(), String> {
         .as_deref()
         .map(remote::parse_game_ref)
         .transpose()?;
-    let server = server_for(&args.server, game_ref.as_ref(), args.player_token.clone())?;
+    let server = server_for(
+        &args.server,
+        game_ref.as_ref(),
+        Credential::PlayerOr(args.player_token.clone()),
+    )?;
     let (look, interactive) = console::detect(flags);
     let (state, seat) = match &game_ref {
         Some(game_ref) => {
@@ -312,7 +370,7 @@ async fn play_online(args: PlayArgs, flags: OutputFlags) -> Result<(), String> {
 
 async fn watch(args: ServerArgs, game: String, flags: OutputFlags) -> Result<(), String> {
     let game_ref = remote::parse_game_ref(&game)?;
-    let server = server_for(&args, Some(&game_ref), None)?;
+    let server = server_for(&args, Some(&game_ref), Credential::PlayerOr(None))?;
     let state = server.game(&game_ref.id).await.map_err(|e| {
         if remote::is_not_found(&e) {
             format!("no game {} on {}", game_ref.id, server.base)
@@ -330,10 +388,37 @@ async fn watch(args: ServerArgs, game: String, flags: OutputFlags) -> Result<(),
 }
 
 async fn games(args: ServerArgs) -> Result<(), String> {
-    let server = server_for(&args, None, None)?;
+    let server = server_for(&args, None, Credential::PlayerOr(None))?;
     let list = remote::list_games(&server)
         .await
         .map_err(|e| e.to_string())?;
     print!("{list}");
+    Ok(())
+}
+
+async fn login(args: ServerArgs, name: Option<String>) -> Result<(), String> {
+    let server = server_for(&args, None, Credential::Nobody)?;
+    let said = remote::account::login(&server, name, &mut Questions::new()).await?;
+    println!("{said}");
+    Ok(())
+}
+
+async fn logout(args: ServerArgs, forget: bool) -> Result<(), String> {
+    let server = server_for(&args, None, Credential::Nobody)?;
+    let said = remote::account::logout(&server, forget, &mut Questions::new()).await?;
+    println!("{said}");
+    Ok(())
+}
+
+async fn whoami(args: ServerArgs) -> Result<(), String> {
+    let mut server = server_for(&args, None, Credential::Nobody)?;
+    let login = remote::account::stored_login(&server.base).ok_or_else(|| {
+        format!(
+            "not logged in to {base}: rookery login --server {base}",
+            base = server.base
+        )
+    })?;
+    server.authenticate(login.token, true);
+    println!("{}", remote::account::whoami(&server).await?);
     Ok(())
 }

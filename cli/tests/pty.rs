@@ -1,6 +1,7 @@
 //! The interactive mode in a pseudo-terminal: colours (picked piece blue,
 //! free targets yellow, captures red), the prompt, `NO_COLOR` with `--ascii`,
-//! and Ctrl-C at the prompt quitting cleanly.
+//! Ctrl-C at the prompt quitting cleanly, and `login` asking the password
+//! without echoing it.
 
 mod support;
 
@@ -39,6 +40,7 @@ impl Terminal {
         let mut command = CommandBuilder::new(rookery());
         command.args(args);
         command.cwd(dir.path());
+        command.env("XDG_CONFIG_HOME", support::config_dir(dir.path()));
         command.env("TERM", "xterm-256color");
         command.env_remove("CLICOLOR_FORCE");
         command.env_remove("CLICOLOR");
@@ -218,4 +220,28 @@ fn online_moves_arrive_live_at_the_prompt() {
     );
     term.type_line("quit");
     assert!(term.wait_exit(), "quit exits 0");
+}
+
+/// `rookery login` at a terminal: prompts for the name and the password,
+/// and the password typed is not echoed.
+#[test]
+fn login_at_a_terminal_does_not_echo_the_password() {
+    let server = support::Server::start();
+    support::Api::new(&server).sign_up("Dana_tty", "quiet passphrase 42");
+    let mut term = Terminal::start(&["login", "--server", &server.url], false);
+    let asked = term.wait_for("name: ", 0);
+    term.type_line("Dana_tty");
+    let asked = term.wait_for("password for Dana_tty: ", asked);
+    term.type_line("quiet passphrase 42");
+    term.wait_for("logged in to", asked);
+    assert!(term.wait_exit(), "login exits 0:\n{}", term.text());
+    assert!(
+        !term.text().contains("passphrase"),
+        "the password was echoed:\n{}",
+        term.text()
+    );
+    let stored = support::config_dir(term._dir.path())
+        .join("rookery")
+        .join("credentials.json");
+    assert!(stored.exists(), "{}", term.text());
 }

@@ -50,15 +50,10 @@ fn two_clients_play_while_a_third_watches() {
     assert!(!refused.status.success(), "{}", refused.stdout);
     assert!(refused.stderr.contains("invite"), "{}", refused.stderr);
 
+    // A private game is not listed (only its link finds it).
     let listed = run(dir.path(), &["games", "--server", &server.url], "");
     listed.assert_ok();
-    assert!(
-        listed
-            .stdout
-            .contains(&format!("{id}  waiting  anonymous v (free seat)")),
-        "{}",
-        listed.stdout
-    );
+    assert!(!listed.stdout.contains(&id), "{}", listed.stdout);
 
     let watcher = spawn_rookery(dir.path(), &["watch", "--server", &server.url, &id]);
     // Black joins by the link alone: the server comes from the URL.

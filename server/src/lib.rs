@@ -21,7 +21,7 @@
 //! - [`rate_limit`]: per-client token buckets; [`client_ip`]: who the
 //!   client is (trusted proxies); [`origin`]: the cross-site check;
 //!   [`serve`]: the accept loop (connection caps, header and request
-//!   timers).
+//!   timers); [`tls`]: HTTPS served by the server itself.
 //! - [`body`]: request bodies are read whole before routing (keeps
 //!   keep-alive connections usable).
 //! - [`logging`]: the log filter and request span, with secrets redacted.
@@ -51,6 +51,7 @@ pub mod protocol;
 pub mod rate_limit;
 pub mod serve;
 pub mod store;
+pub mod tls;
 pub mod web;
 pub mod workers;
 pub mod ws;
@@ -96,11 +97,14 @@ impl AppState {
 /// resume in the background once it serves.
 pub struct App {
     state: AppState,
+    /// `--tls-cert`/`--tls-key`, read at start-up.
+    tls: Option<tls::TlsAcceptor>,
 }
 
 impl App {
     /// Opens the database (running migrations) and starts its writer.
     pub async fn start(config: Config) -> anyhow::Result<App> {
+        let tls = tls::from_config(&config)?;
         let store = Store::open_with(&config.database, config.store_options()).await?;
         let ai = match &config.nats {
             Some(url) => AiScheduler::with_workers(
@@ -147,7 +151,13 @@ impl App {
                 analyses,
                 login_throttle: Arc::default(),
             },
+            tls,
         })
+    }
+
+    /// Whether the server speaks HTTPS (and WSS) rather than HTTP.
+    pub fn serves_tls(&self) -> bool {
+        self.tls.is_some()
     }
 
     pub fn router(&self) -> Router {
@@ -183,7 +193,7 @@ impl App {
         let analyses = self.state.analyses.clone();
         registry.start_background();
         analyses.start_background();
-        serve::serve(listener, router, limits, async move {
+        serve::serve(listener, router, limits, self.tls.clone(), async move {
             shutdown.await;
             tracing::info!("shutting down");
             // Live games stop first: their subscribers' streams end, so the
@@ -240,7 +250,9 @@ pub fn build_router(state: AppState) -> Router {
         .layer(tower_http::trace::TraceLayer::new_for_http().make_span_with(logging::RequestSpan))
 }
 
-/// The address a listener is bound to, for the `listening on` line.
-pub fn listening_line(addr: SocketAddr) -> String {
-    format!("listening on http://{addr}")
+/// The address a listener is bound to, for the `listening on` line:
+/// `https://` when the server serves TLS itself.
+pub fn listening_line(addr: SocketAddr, tls: bool) -> String {
+    let scheme = if tls { "https" } else { "http" };
+    format!("listening on {scheme}://{addr}")
 }

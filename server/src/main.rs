@@ -37,7 +37,7 @@ async fn main() -> anyhow::Result<()> {
     let addr = listener.local_addr().context("reading the bound address")?;
     let app = App::start(config).await?;
     let mut stdout = std::io::stdout();
-    writeln!(stdout, "{}", listening_line(addr)).context("writing to stdout")?;
+    writeln!(stdout, "{}", listening_line(addr, app.serves_tls())).context("writing to stdout")?;
     stdout.flush().context("writing to stdout")?;
     app.serve(listener, shutdown).await
 }

@@ -22,6 +22,16 @@
 //!   after its current request, and waits for them, at most
 //!   [`SHUTDOWN_GRACE`]: a client that stopped reading or sending cannot
 //!   hold the shutdown.
+//! - With `--tls-cert` ([`crate::tls`]) the same loop serves HTTPS: the
+//!   accepted socket, already counted and timed, is wrapped in TLS by the
+//!   connection's task. The handshake runs under the header timer (a
+//!   client that connects owes a request, and the handshake is its first
+//!   part), so a client that trickles its handshake holds a place no
+//!   longer than one that trickles its headers. A plain-HTTP request sent
+//!   to the HTTPS port gets a plain 400 `bad_request` it can read, not a
+//!   TLS alert; a connection over the caps is closed without an answer
+//!   (answering would take a handshake: the work a full server must not
+//!   take on).
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -39,11 +49,12 @@ use axum::Router;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
+use tokio_rustls::TlsAcceptor;
 use tower::ServiceExt;
 
 use crate::client_ip::{client_key, TrustedProxies};
@@ -139,6 +150,12 @@ fn refusal_bytes(refusal: Refusal) -> Vec<u8> {
         ),
         Refusal::ClientFull => (ApiError::RateLimited, "Retry-After: 1\r\n"),
     };
+    error_bytes(&error, extra)
+}
+
+/// A whole HTTP/1.1 answer carrying `error` in the contract's shape, with
+/// the `extra` header lines, that closes the connection.
+fn error_bytes(error: &ApiError, extra: &str) -> Vec<u8> {
     let body = serde_json::to_vec(&error.body()).unwrap_or_default();
     let status = error.status();
     let mut bytes = format!(
@@ -155,8 +172,13 @@ fn refusal_bytes(refusal: Refusal) -> Vec<u8> {
 /// Answers and closes a refused connection without waiting for anything.
 /// The request bytes already received are read first (a few KiB at most):
 /// closing a socket with unread input resets it, and the reset can reach
-/// the client before our answer does.
-fn refuse(stream: TcpStream, refusal: Refusal) {
+/// the client before our answer does. Over TLS the connection is only
+/// closed: the answer would need a handshake first.
+fn refuse(stream: TcpStream, refusal: Refusal, tls: bool) {
+    if tls {
+        drop(stream);
+        return;
+    }
     let mut scratch = [0u8; 4096];
     for _ in 0..4 {
         match stream.try_read(&mut scratch) {
@@ -177,11 +199,12 @@ pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 /// Serves `router` on `listener` until `shutdown` completes; then stops
 /// accepting, lets every connection finish its current request (hyper's
 /// graceful close) and returns when they are all closed, or after
-/// [`SHUTDOWN_GRACE`].
+/// [`SHUTDOWN_GRACE`]. With `tls`, every connection speaks HTTPS.
 pub async fn serve(
     listener: TcpListener,
     router: Router,
     limits: ConnectionLimits,
+    tls: Option<TlsAcceptor>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) {
     let open = Arc::new(Mutex::new(OpenConnections::default()));
@@ -219,11 +242,12 @@ pub async fn serve(
                     router.clone(),
                     timers,
                     stopping_rx.clone(),
+                    tls.clone(),
                 ));
             }
             Err(refusal) => {
                 tracing::debug!(%remote, ?refusal, "connection refused");
-                refuse(stream, refusal);
+                refuse(stream, refusal, tls.is_some());
             }
         }
     }
@@ -305,10 +329,97 @@ async fn serve_connection(
     router: Router,
     timers: Arc<ConnectionTimers>,
     mut stopping: watch::Receiver<bool>,
+    tls: Option<TlsAcceptor>,
 ) {
     if let Err(err) = stream.inner.set_nodelay(true) {
         tracing::debug!(%err, "TCP_NODELAY");
     }
+    match tls {
+        None => serve_http(stream, remote, router, timers, stopping).await,
+        Some(acceptor) => {
+            if let Some(stream) = handshake(acceptor, stream, remote, &timers, &mut stopping).await
+            {
+                serve_http(stream, remote, router, timers, stopping).await;
+            }
+        }
+    }
+}
+
+/// The TLS handshake of an accepted connection, within its header timer
+/// (which runs from the accept and does not move until a request's head
+/// is complete); `None` when the connection is done with.
+async fn handshake(
+    acceptor: TlsAcceptor,
+    stream: CountedStream,
+    remote: SocketAddr,
+    timers: &ConnectionTimers,
+    stopping: &mut watch::Receiver<bool>,
+) -> Option<tokio_rustls::server::TlsStream<CountedStream>> {
+    let deadline = timers.deadline();
+    let work = async move {
+        // A TLS client opens with a handshake record (byte 0x16); an HTTP
+        // request opens with its method's letters.
+        let mut first = [0u8; 1];
+        match stream.inner.peek(&mut first).await {
+            Ok(0) | Err(_) => return None,
+            Ok(_) if first[0].is_ascii_alphabetic() => {
+                tracing::debug!(%remote, "plain HTTP on the HTTPS port");
+                answer_plain_http(stream).await;
+                return None;
+            }
+            Ok(_) => {}
+        }
+        match acceptor.accept(stream).await {
+            Ok(stream) => Some(stream),
+            Err(err) => {
+                tracing::debug!(%remote, %err, "TLS handshake failed");
+                None
+            }
+        }
+    };
+    tokio::select! {
+        done = work => done,
+        () = sleep_until_opt(deadline) => {
+            tracing::debug!(%remote, "no TLS handshake within the header timer: closed");
+            None
+        }
+        // Shutdown began (or the loop is gone): no request was taken yet,
+        // so there is nothing to finish.
+        _ = stopping.wait_for(|stop| *stop) => None,
+    }
+}
+
+/// Tells a plain-HTTP client at the HTTPS port, in plain HTTP, to use
+/// https://, and closes. Its request head (what has come of it, at most
+/// 8 KiB) is read first: closing a socket with unread input resets it, and
+/// the reset can overtake the answer.
+async fn answer_plain_http(mut stream: CountedStream) {
+    let mut head = Vec::new();
+    let mut buf = [0u8; 2048];
+    while head.len() < 8192 && !head.windows(4).any(|w| w == b"\r\n\r\n") {
+        match stream.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => head.extend_from_slice(&buf[..n]),
+        }
+    }
+    let error = ApiError::BadRequest("this port speaks HTTPS: use https:// (and wss://)".into());
+    // Best effort: a client already gone just gets the close.
+    let _ = stream.write_all(&error_bytes(&error, "")).await;
+    let _ = stream.shutdown().await;
+}
+
+/// Serves HTTP/1.1 (with upgrades) on an accepted connection, plain or
+/// TLS, until it closes, its timers run out, or shutdown closes it after
+/// its current request.
+async fn serve_http<S>(
+    stream: S,
+    remote: SocketAddr,
+    router: Router,
+    timers: Arc<ConnectionTimers>,
+    mut stopping: watch::Receiver<bool>,
+) where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
     let connection = Connection { remote };
     let served_by = timers.clone();
     let service = tower::service_fn(move |request: hyper::Request<Incoming>| {

@@ -1,7 +1,11 @@
-//! The HTTP side of the contract and its wire types.
+//! The HTTP side of the contract and its wire types, over HTTP or HTTPS
+//! (see [`super::tls`]).
 
+use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
+use reqwest::header::{AUTHORIZATION, COOKIE, SET_COOKIE};
 use reqwest::Url;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -89,6 +93,24 @@ struct ErrorDetail {
     message: String,
 }
 
+/// `POST /api/account/tokens`' answer (the token is shown this once).
+#[derive(Debug, Deserialize)]
+pub struct NewToken {
+    pub id: String,
+    pub token: String,
+}
+
+/// `GET /api/account`: the fields the terminal shows.
+#[derive(Debug, Deserialize)]
+pub struct Account {
+    /// The name as chosen (lichess's `username`).
+    pub username: String,
+}
+
+/// The web client's session cookie, which `rookery login` holds only
+/// while it makes a token.
+const SESSION_COOKIE: &str = "rookery_session";
+
 /// What went wrong talking to the server.
 #[derive(Debug)]
 pub struct RemoteError {
@@ -115,45 +137,76 @@ impl std::fmt::Display for RemoteError {
     }
 }
 
-/// A rookery-server reached over HTTP.
+/// A rookery-server reached over HTTP or HTTPS.
 pub struct Server {
-    /// `http://host:port`, no trailing slash.
+    /// `http://host:port` or `https://host:port`, no trailing slash.
     pub base: String,
     http: reqwest::Client,
-    player_token: Option<String>,
+    /// Sent as `Authorization: Bearer` with every request: a player token
+    /// (`--player-token`) or the stored login's API token.
+    token: Option<String>,
+    /// The token is the stored login's (a refusal then says how to renew
+    /// it).
+    stored_login: bool,
+    /// For an `https://` server: the TLS configuration its WebSockets use
+    /// too.
+    tls: Option<Arc<rustls::ClientConfig>>,
+}
+
+/// A server URL, `http://` when no scheme is given.
+fn parse_server_url(url: &str) -> Result<Url, String> {
+    let with_scheme = if url.contains("://") {
+        url.to_string()
+    } else {
+        format!("http://{url}")
+    };
+    let parsed =
+        Url::parse(&with_scheme).map_err(|e| format!("{url:?} is not a server URL: {e}"))?;
+    match parsed.scheme() {
+        "http" | "https" => Ok(parsed),
+        other => Err(format!("{url:?}: unsupported scheme {other}")),
+    }
 }
 
 impl Server {
-    pub fn new(url: &str, player_token: Option<String>) -> Result<Server, String> {
-        let with_scheme = if url.contains("://") {
-            url.to_string()
-        } else {
-            format!("http://{url}")
+    /// A server at `url` (`http://` or `https://`); `ca_cert` adds a
+    /// private CA to the trusted roots of an `https://` one.
+    pub fn new(url: &str, ca_cert: Option<&Path>) -> Result<Server, String> {
+        let parsed = parse_server_url(url)?;
+        let tls = match parsed.scheme() {
+            "https" => Some(super::tls::client_config(ca_cert)?),
+            _ => None,
         };
-        let parsed =
-            Url::parse(&with_scheme).map_err(|e| format!("{url:?} is not a server URL: {e}"))?;
-        match parsed.scheme() {
-            "http" => {}
-            // Built without TLS to keep the client small; a TLS-terminating
-            // proxy in front of the server needs a TLS-enabled build.
-            "https" => {
-                return Err("https servers are not supported by this build: use http://".into())
-            }
-            other => return Err(format!("{url:?}: unsupported scheme {other}")),
+        let mut http = reqwest::Client::builder().timeout(REQUEST_TIMEOUT);
+        if let Some(tls) = &tls {
+            http = http.use_preconfigured_tls((**tls).clone());
         }
-        let http = reqwest::Client::builder()
-            .timeout(REQUEST_TIMEOUT)
+        let http = http
             .build()
             .map_err(|e| format!("cannot start the HTTP client: {e}"))?;
         Ok(Server {
             base: origin(&parsed),
             http,
-            player_token,
+            token: None,
+            stored_login: false,
+            tls,
         })
     }
 
+    /// Sends `token` as `Authorization: Bearer` from now on; `stored`:
+    /// it is the stored login's.
+    pub fn authenticate(&mut self, token: String, stored: bool) {
+        self.token = Some(token);
+        self.stored_login = stored;
+    }
+
+    /// Whether the server is reached over TLS.
+    pub fn is_tls(&self) -> bool {
+        self.tls.is_some()
+    }
+
     fn authorized(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
-        match &self.player_token {
+        match &self.token {
             Some(token) => request.bearer_auth(token),
             None => request,
         }
@@ -163,22 +216,35 @@ impl Server {
         &self,
         request: reqwest::RequestBuilder,
     ) -> Result<reqwest::Response, RemoteError> {
-        let response = request
-            .send()
-            .await
-            .map_err(|e| RemoteError::plain(format!("cannot reach {}: {e}", self.base)))?;
+        let response = request.send().await.map_err(|e| {
+            let mut why = format!("cannot reach {}: {}", self.base, describe(&e));
+            if why.contains("UnknownIssuer") {
+                why.push_str(
+                    " (no trusted CA signed its certificate: for a private CA, give --ca-cert FILE)",
+                );
+            }
+            RemoteError::plain(why)
+        })?;
         if response.status().is_success() {
             return Ok(response);
         }
         let status = response.status();
         let text = response.text().await.unwrap_or_default();
-        Err(match serde_json::from_str::<ErrorBody>(&text) {
+        let mut error = match serde_json::from_str::<ErrorBody>(&text) {
             Ok(body) => RemoteError {
                 code: Some(body.error.code),
                 message: body.error.message,
             },
             Err(_) => RemoteError::plain(format!("{} answered {status}", self.base)),
-        })
+        };
+        if self.stored_login && error.code.as_deref() == Some("unauthorized") {
+            error.message.push_str(&format!(
+                "; the login stored for {base} no longer works: \
+                 rookery login --server {base} again, or rookery logout --forget",
+                base = self.base
+            ));
+        }
+        Err(error)
     }
 
     async fn json<T: serde::de::DeserializeOwned>(
@@ -244,8 +310,10 @@ impl Server {
 
     pub async fn game(&self, id: &str) -> Result<GameState, RemoteError> {
         self.json(
-            self.http
-                .get(format!("{}/api/games/{}", self.base, encode(id))),
+            self.authorized(
+                self.http
+                    .get(format!("{}/api/games/{}", self.base, encode(id))),
+            ),
         )
         .await
     }
@@ -253,19 +321,22 @@ impl Server {
     pub async fn live_games(&self) -> Result<Vec<GameState>, RemoteError> {
         let list: GameList = self
             .json(
-                self.http
-                    .get(format!("{}/api/games?status=active&limit=100", self.base)),
+                self.authorized(
+                    self.http
+                        .get(format!("{}/api/games?status=active&limit=100", self.base)),
+                ),
             )
             .await?;
         Ok(list.games)
     }
 
     pub async fn pgn(&self, id: &str) -> Result<String, RemoteError> {
-        let response = self
-            .send(
-                self.http
-                    .get(format!("{}/api/games/{}/pgn", self.base, encode(id))),
-            )
+        let response =
+            self.send(self.authorized(self.http.get(format!(
+                "{}/api/games/{}/pgn",
+                self.base,
+                encode(id)
+            ))))
             .await?;
         response
             .text()
@@ -273,13 +344,133 @@ impl Server {
             .map_err(|e| RemoteError::plain(format!("cannot read the PGN: {e}")))
     }
 
+    // ------------------------------------------------------------ accounts
+
+    /// `POST /api/session`: logs in with a name and password; returns the
+    /// session cookie's value and the account.
+    pub async fn log_in(
+        &self,
+        name: &str,
+        password: &str,
+    ) -> Result<(String, Account), RemoteError> {
+        let response = self
+            .send(
+                self.http
+                    .post(format!("{}/api/session", self.base))
+                    .json(&json!({ "name": name, "password": password })),
+            )
+            .await?;
+        let session = response
+            .headers()
+            .get_all(SET_COOKIE)
+            .iter()
+            .filter_map(|value| value.to_str().ok())
+            .find_map(|cookie| {
+                let (pair, _attributes) = cookie.split_once(';').unwrap_or((cookie, ""));
+                let (name, value) = pair.split_once('=')?;
+                (name.trim() == SESSION_COOKIE && !value.trim().is_empty())
+                    .then(|| value.trim().to_string())
+            })
+            .ok_or_else(|| RemoteError::plain(format!("{} gave no session", self.base)))?;
+        let account: Account = response.json().await.map_err(|e| {
+            RemoteError::plain(format!("unexpected answer from {}: {e}", self.base))
+        })?;
+        Ok((session, account))
+    }
+
+    fn with_session(
+        &self,
+        request: reqwest::RequestBuilder,
+        session: &str,
+    ) -> reqwest::RequestBuilder {
+        request.header(COOKIE, format!("{SESSION_COOKIE}={session}"))
+    }
+
+    /// `POST /api/account/tokens` in `session`: a personal API token for
+    /// playing and challenges.
+    pub async fn create_token(
+        &self,
+        session: &str,
+        description: &str,
+    ) -> Result<NewToken, RemoteError> {
+        let request = self.http.post(format!("{}/api/account/tokens", self.base));
+        let body = json!({"description": description, "scopes": ["play", "challenge"]});
+        self.json(self.with_session(request, session).json(&body))
+            .await
+    }
+
+    /// `DELETE /api/account/tokens/{id}`: in `session`, or else with the
+    /// token itself as Bearer.
+    pub async fn revoke_token(
+        &self,
+        id: &str,
+        token: &str,
+        session: Option<&str>,
+    ) -> Result<(), RemoteError> {
+        let request = self
+            .http
+            .delete(format!("{}/api/account/tokens/{}", self.base, encode(id)));
+        let request = match session {
+            Some(session) => self.with_session(request, session),
+            None => request.header(AUTHORIZATION, format!("Bearer {token}")),
+        };
+        self.send(request).await.map(drop)
+    }
+
+    /// `DELETE /api/session`: ends `session`.
+    pub async fn log_out(&self, session: &str) -> Result<(), RemoteError> {
+        let request = self.http.delete(format!("{}/api/session", self.base));
+        self.send(self.with_session(request, session))
+            .await
+            .map(drop)
+    }
+
+    /// `GET /api/account`: who this server's token belongs to.
+    pub async fn account(&self) -> Result<Account, RemoteError> {
+        self.json(self.authorized(self.http.get(format!("{}/api/account", self.base))))
+            .await
+    }
+
+    // ----------------------------------------------------------- WebSocket
+
+    /// How the game's WebSockets connect: through the same TLS
+    /// configuration as the HTTP requests, or plain.
+    pub fn ws_connector(&self) -> tokio_tungstenite::Connector {
+        match &self.tls {
+            Some(tls) => tokio_tungstenite::Connector::Rustls(tls.clone()),
+            None => tokio_tungstenite::Connector::Plain,
+        }
+    }
+
     pub fn ws_url(&self, id: &str, token: Option<&str>) -> String {
-        let base = self.base.replacen("http://", "ws://", 1);
+        let base = if let Some(host) = self.base.strip_prefix("https://") {
+            format!("wss://{host}")
+        } else {
+            self.base.replacen("http://", "ws://", 1)
+        };
         match token {
             Some(token) => format!("{base}/ws/games/{}?token={}", encode(id), encode(token)),
             None => format!("{base}/ws/games/{}", encode(id)),
         }
     }
+}
+
+/// An error with its causes, `outer: inner: innermost`: reqwest's own
+/// words ("error sending request") hide the useful part, such as the TLS
+/// library's "invalid peer certificate: UnknownIssuer".
+pub fn describe(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let words = cause.to_string();
+        // Some layers repeat their cause in their own message.
+        if !text.contains(&words) {
+            text.push_str(": ");
+            text.push_str(&words);
+        }
+        source = cause.source();
+    }
+    text
 }
 
 /// Percent-encodes a path or query component.

@@ -1,14 +1,22 @@
 //! Online play through a `rookery-server`'s public contract (docs/API.md).
 //!
-//! - [`client`]: the HTTP side (create, join, list, PGN) and the wire types
-//!   of the contract, read leniently so newer servers' extra fields pass.
+//! - [`client`]: the HTTP side (create, join, list, PGN, accounts) and the
+//!   wire types of the contract, read leniently so newer servers' extra
+//!   fields pass.
 //! - [`session`]: one live game over its WebSocket, played or watched.
+//! - [`tls`]: the one TLS configuration of `https://` and `wss://`
+//!   (system roots plus `--ca-cert`).
+//! - [`account`]: `login`, `logout`, `whoami`; [`credentials`]: the
+//!   stored logins (a personal API token per server, mode 0600).
 //!
 //! This module reads game references from the command line and prints the
 //! list of live games.
 
+pub mod account;
 mod client;
+mod credentials;
 mod session;
+mod tls;
 
 use reqwest::Url;
 

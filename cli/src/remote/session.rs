@@ -297,7 +297,7 @@ impl RemoteSession {
         let interactive = self.screen.interactive;
         let spectator = matches!(self.participant, Participant::Spectator);
         let mut inbox = Inbox::start(lines);
-        let mut socket = open_socket(&self.socket_url()).await?;
+        let mut socket = open_socket(&self.socket_url(), self.server.ws_connector()).await?;
         // A script's line read before its time, waiting for it.
         let scripted = !interactive && !spectator;
         let mut held: Option<String> = None;
@@ -400,7 +400,7 @@ impl RemoteSession {
         self.reported_offers = Offers::default();
         self.reported_rematch = None;
         self.awaiting_answer = None;
-        open_socket(&self.socket_url()).await
+        open_socket(&self.socket_url(), self.server.ws_connector()).await
     }
 
     /// The game's WebSocket URL, with the seat token for a player.
@@ -422,9 +422,10 @@ impl RemoteSession {
         let url = self.socket_url();
         let mut last = String::new();
         for _ in 0..RECONNECT_ATTEMPTS {
+            let connector = self.server.ws_connector();
             let attempt = async {
                 tokio::time::sleep(Duration::from_secs(1)).await;
-                open_socket(&url).await
+                open_socket(&url, connector).await
             };
             tokio::pin!(attempt);
             let connected = loop {
@@ -793,11 +794,17 @@ impl RemoteSession {
     }
 }
 
-/// Opens a game's WebSocket, within the request time limit.
-async fn open_socket(url: &str) -> Result<Socket, String> {
-    match tokio::time::timeout(REQUEST_TIMEOUT, tokio_tungstenite::connect_async(url)).await {
+/// Opens a game's WebSocket (`ws://`, or `wss://` through `connector`'s
+/// TLS), within the request time limit.
+async fn open_socket(url: &str, connector: tokio_tungstenite::Connector) -> Result<Socket, String> {
+    let connect =
+        tokio_tungstenite::connect_async_tls_with_config(url, None, false, Some(connector));
+    match tokio::time::timeout(REQUEST_TIMEOUT, connect).await {
         Ok(Ok((socket, _))) => Ok(socket),
-        Ok(Err(e)) => Err(format!("cannot open the game's WebSocket: {e}")),
+        Ok(Err(e)) => Err(format!(
+            "cannot open the game's WebSocket: {}",
+            super::client::describe(&e)
+        )),
         Err(_) => Err("timed out opening the game's WebSocket".into()),
     }
 }

@@ -1,8 +1,16 @@
 //! Helpers for the black-box tests of the `rookery` binary: run it with
 //! piped input in a temporary directory, with a deadline instead of the
 //! chance to hang forever.
+//!
+//! The binary's configuration directory (where `rookery login` keeps its
+//! token) is `.config` inside that temporary directory: a test never sees
+//! nor touches the logins of the person running it.
 
 #![allow(dead_code)]
+
+// The server's tests make their throwaway CA with the same file.
+#[path = "../../../tests/support/pki.rs"]
+mod pki;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -36,17 +44,12 @@ impl Run {
 
 /// Runs `rookery ARGS` in `dir` with `input` on stdin until it exits.
 pub fn run(dir: &Path, args: &[&str], input: &str) -> Run {
-    let child = Command::new(rookery())
-        .args(args)
-        .current_dir(dir)
-        .env_remove("ROOKERY_SERVER")
-        .env_remove("ROOKERY_PLAYER_TOKEN")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start rookery");
-    finish(child, input)
+    finish(spawn_rookery(dir, args), input)
+}
+
+/// The configuration directory the binary is given when run in `dir`.
+pub fn config_dir(dir: &Path) -> PathBuf {
+    dir.join(".config")
 }
 
 /// Feeds `input`, collects the output, and waits (at most `WAIT`).
@@ -222,16 +225,44 @@ fn server_binary() -> PathBuf {
 pub struct Server {
     child: Child,
     pub url: String,
+    /// With TLS: the PEM file of the throwaway CA that signed the server's
+    /// certificate, for `--ca-cert`.
+    pub ca_cert: Option<PathBuf>,
+    extra: Vec<String>,
     _dir: tempfile::TempDir,
 }
 
 impl Server {
     pub fn start() -> Server {
         let dir = tempfile::tempdir().expect("temporary directory");
-        let (child, url) = launch(&dir, "127.0.0.1:0");
+        Server::start_in(dir, Vec::new(), None)
+    }
+
+    /// A server speaking HTTPS (and WSS) with a certificate for 127.0.0.1
+    /// and localhost, signed by a CA made for this server alone.
+    pub fn start_tls() -> Server {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let pki = dir.path().join("pki");
+        std::fs::create_dir(&pki).expect("create the PKI directory");
+        let pki = pki::make_pki(&pki);
+        let extra = vec![
+            "--tls-cert".to_string(),
+            pki.cert.display().to_string(),
+            "--tls-key".to_string(),
+            pki.key.display().to_string(),
+        ];
+        let server = Server::start_in(dir, extra, Some(pki.ca));
+        assert!(server.url.starts_with("https://"), "{}", server.url);
+        server
+    }
+
+    fn start_in(dir: tempfile::TempDir, extra: Vec<String>, ca_cert: Option<PathBuf>) -> Server {
+        let (child, url) = launch(&dir, "127.0.0.1:0", &extra);
         Server {
             child,
             url,
+            ca_cert,
+            extra,
             _dir: dir,
         }
     }
@@ -241,21 +272,26 @@ impl Server {
     pub fn crash_and_restart(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        let addr = self.url.trim_start_matches("http://").to_string();
-        let (child, url) = launch(&self._dir, &addr);
+        let addr = self
+            .url
+            .split_once("://")
+            .map_or(self.url.as_str(), |(_, addr)| addr)
+            .to_string();
+        let (child, url) = launch(&self._dir, &addr, &self.extra);
         assert_eq!(url, self.url);
         self.child = child;
     }
 }
 
-/// Starts rookery-server on `addr` with its database in `dir`; returns it
-/// and its URL once it listens.
-fn launch(dir: &tempfile::TempDir, addr: &str) -> (Child, String) {
+/// Starts rookery-server on `addr` with its database in `dir`, plus
+/// `extra` flags; returns it and its URL once it listens.
+fn launch(dir: &tempfile::TempDir, addr: &str, extra: &[String]) -> (Child, String) {
     let mut child = Command::new(server_binary())
         .args(["--addr", addr, "--database"])
         .arg(dir.path().join("rookery.db"))
         .args(["--web-dir"])
         .arg(dir.path())
+        .args(extra)
         .env("RUST_LOG", "warn")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -300,9 +336,75 @@ pub fn spawn_rookery(dir: &std::path::Path, args: &[&str]) -> Child {
         .current_dir(dir)
         .env_remove("ROOKERY_SERVER")
         .env_remove("ROOKERY_PLAYER_TOKEN")
+        .env_remove("ROOKERY_CA_CERT")
+        .env("XDG_CONFIG_HOME", config_dir(dir))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("start rookery")
+}
+
+/// A small HTTP client of the tests' own, for what the terminal client
+/// does not do (signing up, reading a game's seats, checking a token),
+/// trusting `server`'s CA when it speaks TLS.
+pub struct Api {
+    runtime: tokio::runtime::Runtime,
+    http: reqwest::Client,
+    pub url: String,
+}
+
+impl Api {
+    pub fn new(server: &Server) -> Api {
+        let mut http = reqwest::Client::builder().timeout(WAIT);
+        if let Some(ca) = &server.ca_cert {
+            let pem = std::fs::read(ca).expect("read the CA");
+            http = http
+                .tls_built_in_root_certs(false)
+                .add_root_certificate(reqwest::Certificate::from_pem(&pem).expect("CA PEM"));
+        }
+        Api {
+            runtime: tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime"),
+            http: http.build().expect("HTTP client"),
+            url: server.url.clone(),
+        }
+    }
+
+    /// `METHOD PATH` with an optional Bearer token and JSON body: (status,
+    /// JSON answer or null).
+    pub fn call(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<serde_json::Value>,
+    ) -> (u16, serde_json::Value) {
+        self.runtime.block_on(async {
+            let mut request = self.http.request(method, format!("{}{path}", self.url));
+            if let Some(token) = token {
+                request = request.bearer_auth(token);
+            }
+            if let Some(body) = body {
+                request = request.json(&body);
+            }
+            let response = request.send().await.expect("request");
+            let status = response.status().as_u16();
+            let text = response.text().await.expect("body");
+            (status, serde_json::from_str(&text).unwrap_or_default())
+        })
+    }
+
+    /// Signs an account up (`POST /api/accounts`).
+    pub fn sign_up(&self, name: &str, password: &str) {
+        let (status, answer) = self.call(
+            reqwest::Method::POST,
+            "/api/accounts",
+            None,
+            Some(serde_json::json!({"name": name, "password": password})),
+        );
+        assert_eq!(status, 201, "sign up {name}: {answer}");
+    }
 }
