@@ -12,8 +12,11 @@ as_root() {
 missing=()
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 command -v nats-server >/dev/null || missing+=(nats-server)
+# promtool (Debian's prometheus package) checks a real /metrics scrape
+# (tests/ops.rs).
+command -v promtool >/dev/null || missing+=(prometheus)
 if [ "${#missing[@]}" -gt 0 ]; then
-  echo "== installing ${missing[*]} (for the cluster tests)"
+  echo "== installing ${missing[*]} (for the cluster and metrics tests)"
   as_root apt-get update -q
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
 fi

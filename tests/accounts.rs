@@ -414,6 +414,25 @@ async fn api_tokens_have_scopes_and_can_be_revoked() {
         .await;
     assert_error(&unknown_scope, 400, "bad_request");
 
+    // A token revokes itself, as lichess's DELETE /api/token.
+    let (_, second) = device
+        .post(&server, "/api/account/tokens", json!({"scopes": ["play"]}))
+        .await;
+    let second = second["token"].as_str().unwrap().to_string();
+    let own = server
+        .http
+        .delete(server.url("/api/token"))
+        .bearer_auth(&second)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(own.status().as_u16(), 204);
+    assert_error(
+        &bearer_get(&server, "/api/account", &second).await,
+        401,
+        "unauthorized",
+    );
+
     // Revoked: the token is unknown at once.
     let id = created["id"].as_str().unwrap();
     let (status, _) = device

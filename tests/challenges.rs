@@ -353,3 +353,51 @@ async fn challenges_refuse_in_lichess_shape() {
     assert_eq!(json_made["timeControl"]["show"], "3+0");
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_revoked_credential_ends_its_event_stream() {
+    let db = TestDb::new();
+    let server = TestServer::start(test_config(&db)).await;
+    let token = person(&server, "erin", &["challenge"]).await;
+    let mut events = EventStream::open(&server, &token).await;
+    // Its owner logs in and revokes it.
+    let response = server
+        .http
+        .post(server.url("/api/session"))
+        .json(&json!({"name": "erin", "password": PASSWORD}))
+        .send()
+        .await
+        .expect("log in");
+    let cookie = response.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_string();
+    let (_, tokens) = read(
+        server
+            .http
+            .get(server.url("/api/account/tokens"))
+            .header("cookie", &cookie)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    let id = tokens["tokens"][0]["id"].as_str().unwrap().to_string();
+    let revoked = server
+        .http
+        .delete(server.url(&format!("/api/account/tokens/{id}")))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(revoked.status().as_u16(), 204);
+    // The stream ends at its next keep-alive, instead of sending one.
+    within(Duration::from_secs(15), "the stream to end", async {
+        while let Ok(Some(_)) = events.response.chunk().await {}
+    })
+    .await;
+    server.stop().await;
+}

@@ -208,6 +208,8 @@ struct Job {
     answers: mpsc::Sender<AiAnswer>,
     /// Failed tries so far.
     failures: u32,
+    /// When it was queued (the wait metric).
+    queued_at: Instant,
 }
 
 struct Running {
@@ -503,6 +505,7 @@ impl AiScheduler {
             control,
             answers,
             failures: 0,
+            queued_at: Instant::now(),
         });
         if priority == Priority::Human {
             inner.preempt_for_human(&mut queues);
@@ -678,6 +681,17 @@ impl Inner {
     /// Runs one job on this search thread, then decides what its result
     /// means: an answer, a retry, a requeue after preemption, or nothing.
     fn run(&self, mut job: Job) {
+        let class = match job.request.priority {
+            Priority::Human => "human",
+            Priority::Background => "ai_v_ai",
+            Priority::Analysis => "analysis",
+        };
+        let started = Instant::now();
+        metrics::histogram!("rookery_ai_wait_seconds", "class" => class).record(
+            started
+                .saturating_duration_since(job.queued_at)
+                .as_secs_f64(),
+        );
         let searched = match &self.remote {
             // This thread waits for the worker's answer (or gives up).
             Some((remote, runtime)) => {
@@ -693,6 +707,8 @@ impl Inner {
             }
             None => self.search_here(&job),
         };
+        metrics::histogram!("rookery_ai_search_seconds", "class" => class)
+            .record(started.elapsed().as_secs_f64());
         let result = match searched {
             Ok(Ok(Some(mv))) => Ok(mv),
             Ok(Ok(None)) => Err("the search found no move".to_string()),
@@ -787,6 +803,7 @@ fn clone_job(job: &Job) -> Job {
         control: job.control.clone(),
         answers: job.answers.clone(),
         failures: job.failures,
+        queued_at: job.queued_at,
     }
 }
 

@@ -846,7 +846,11 @@ impl Proxy {
         let id = self.handle.id;
         let lost = lost.clone();
         tokio::spawn(async move {
-            match cluster.request::<V>(id, &command).await {
+            let started = std::time::Instant::now();
+            let answer = cluster.request::<V>(id, &command).await;
+            metrics::histogram!("rookery_nats_forward_seconds")
+                .record(started.elapsed().as_secs_f64());
+            match answer {
                 Ok(value) => deliver(Ok(value)),
                 Err(Forward::Refused(ApiError::LeaseLost) | Forward::NoOwner) => {
                     let _ = lost.try_send(());

@@ -46,6 +46,7 @@ pub mod identity;
 pub mod lichess;
 pub mod live;
 pub mod logging;
+pub mod metrics;
 pub mod origin;
 pub mod protocol;
 pub mod rate_limit;

@@ -169,6 +169,7 @@ pub async fn limit_requests(
     let limits = &state.limits.http;
     if !limits.try_take(client, Instant::now()) {
         tracing::debug!(%client, "HTTP rate limit hit");
+        metrics::counter!("rookery_rate_limited_total", "what" => "http").increment(1);
         let mut response = ApiError::RateLimited.into_response();
         response.headers_mut().insert(
             RETRY_AFTER,

@@ -202,6 +202,9 @@ async fn session(
     client: IpAddr,
 ) {
     let side = seat.as_ref().map(|(side, _, _)| *side);
+    let kind = if side.is_some() { "seat" } else { "spectator" };
+    let sockets = metrics::gauge!("rookery_websockets", "kind" => kind);
+    sockets.increment(1.0);
     // Count this connection before subscribing, so the first state it gets
     // already shows it.
     if handle
@@ -252,6 +255,7 @@ async fn session(
         // The game left memory (shutdown): there is no count to correct.
         tracing::debug!(game = %id, "presence after close: actor gone");
     }
+    sockets.decrement(1.0);
 }
 
 /// One open WebSocket.
@@ -348,6 +352,8 @@ impl Connection<'_> {
             // work.
             Message::Ping(_) => {
                 if !self.take_token() {
+                    metrics::counter!("rookery_rate_limited_total", "what" => "websocket")
+                        .increment(1);
                     self.send_error(ApiError::RateLimited).await?;
                 }
                 return Ok(Frame::Other);

@@ -539,6 +539,26 @@ pub async fn revoke_token(
     }
 }
 
+/// `DELETE /api/token` (lichess's): revokes the personal API token the
+/// request is made with; 204. Any other credential is 400.
+pub async fn revoke_own_token(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<StatusCode, ApiError> {
+    let identity = identity::required(state.store(), &headers).await?;
+    let Credential::ApiToken(id) = &identity.credential else {
+        return Err(ApiError::BadRequest(
+            "DELETE /api/token revokes the personal API token sent as Bearer".into(),
+        ));
+    };
+    state
+        .store()
+        .revoke_api_token(&identity.player.id, id)
+        .await?;
+    tracing::info!(player = %identity.player.id, token = %id, "API token revoked by itself");
+    Ok(StatusCode::NO_CONTENT)
+}
+
 /// `GET /api/account/games`: the person's games, unfinished ones first
 /// (newest first), then the most recent finished ones.
 pub async fn games(

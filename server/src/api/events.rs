@@ -74,20 +74,26 @@ pub async fn stream(State(state): State<AppState>, headers: HeaderMap) -> Liches
         .map(|event| Bytes::from(format!("{event}\n")))
         .collect();
     let shutdown = state.registry.shutdown_signal();
+    let credential = Credential::of(&headers);
+    let store = state.store().clone();
     let lines = futures_util::stream::unfold(
-        (opening.into_iter(), receiver, shutdown, false),
-        |(mut opening, mut receiver, mut shutdown, done)| async move {
-            if done {
-                return None;
+        (opening.into_iter(), receiver, shutdown),
+        move |(mut opening, mut receiver, mut shutdown)| {
+            let store = store.clone();
+            let credential = credential.clone();
+            async move {
+                if let Some(line) = opening.next() {
+                    return Some((Ok::<Bytes, Infallible>(line), (opening, receiver, shutdown)));
+                }
+                let line = next_line(&mut receiver, &mut shutdown).await?;
+                // At each keep-alive the credential must still be good: a
+                // revoked token or an ended session ("log out everywhere")
+                // ends the stream.
+                if line.as_ref() == b"\n" && !credential.still_valid(&store).await {
+                    return None;
+                }
+                Some((Ok(line), (opening, receiver, shutdown)))
             }
-            if let Some(line) = opening.next() {
-                return Some((
-                    Ok::<Bytes, Infallible>(line),
-                    (opening, receiver, shutdown, false),
-                ));
-            }
-            let line = next_line(&mut receiver, &mut shutdown).await?;
-            Some((Ok(line), (opening, receiver, shutdown, false)))
         },
     );
     Ok((
@@ -95,6 +101,27 @@ pub async fn stream(State(state): State<AppState>, headers: HeaderMap) -> Liches
         Body::from_stream(lines),
     )
         .into_response())
+}
+
+/// The credential a stream was opened with, checked again at each
+/// keep-alive.
+#[derive(Clone)]
+pub struct Credential(Option<String>);
+
+impl Credential {
+    pub fn of(headers: &HeaderMap) -> Credential {
+        let bearer = crate::auth::bearer(headers).ok().flatten();
+        Credential(bearer.or_else(|| identity::session_cookie(headers)))
+    }
+
+    /// Whether it still names someone (a failed read counts as yes: a
+    /// stream is not cut for a database hiccup).
+    pub async fn still_valid(&self, store: &crate::store::Store) -> bool {
+        match &self.0 {
+            None => false,
+            Some(secret) => !matches!(identity::of_token(store, secret).await, Ok(None)),
+        }
+    }
 }
 
 /// The next line of an event stream: an event, or a keep-alive newline

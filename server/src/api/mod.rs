@@ -27,6 +27,8 @@ use crate::rate_limit::limit_requests;
 use crate::AppState;
 
 pub fn router(state: AppState) -> Router {
+    // Installs the metrics recorder before the first request is counted.
+    crate::metrics::handle();
     let mut router = Router::new();
     for api in [Api::Board, Api::Bot] {
         router = play_routes(router, api);
@@ -54,6 +56,7 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/api/account/tokens/{id}", delete(accounts::revoke_token))
         .route("/api/account/games", get(accounts::games))
+        .route("/api/token", delete(accounts::revoke_own_token))
         // Challenges and the event stream (issue 21, in lichess's shapes).
         .route("/api/challenge", get(challenges::list))
         .route("/api/challenge/{username}", post(challenges::create))
@@ -76,6 +79,7 @@ pub fn router(state: AppState) -> Router {
             get(lichess::export::user_games),
         )
         .route("/readyz", get(health::readyz))
+        .route("/metrics", get(crate::metrics::scrape))
         .route("/api/levels", get(info::levels))
         .route("/api/scoreboard", get(info::scoreboard))
         .route("/api/games", post(games::create).get(games::list))
@@ -124,6 +128,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/", any(not_found))
         .route("/api/{*rest}", any(not_found))
         .method_not_allowed_fallback(method_not_allowed)
+        .route_layer(axum::middleware::from_fn(crate::metrics::track_requests))
         .layer(DefaultBodyLimit::max(state.config.max_body_bytes))
         .layer(axum::middleware::from_fn(
             crate::extract::require_decodable_path,

@@ -307,7 +307,13 @@ pub fn spawn(
         failures: 0,
         retry_at: None,
     };
-    let task = tokio::spawn(actor.run(inbox, answers));
+    let kind = actor.live.kind();
+    let task = tokio::spawn(async move {
+        let live = metrics::gauge!("rookery_live_games", "kind" => kind);
+        live.increment(1.0);
+        actor.run(inbox, answers).await;
+        live.decrement(1.0);
+    });
     (handle, task)
 }
 
@@ -691,6 +697,7 @@ impl GameActor {
             (self.context.start_game)(rematch);
         }
         self.broadcast();
+        metrics::histogram!("rookery_move_broadcast_seconds").record(now.elapsed().as_secs_f64());
         // The offer's answer went out with this change's state only.
         self.live.clear_offer_answer();
         self.start_ai_if_needed();

@@ -752,6 +752,21 @@ impl LiveGame {
         self.seat(self.turn()).ai_level()
     }
 
+    /// The game's kind, for metrics: `ai_v_ai`, `human_v_ai` or
+    /// `human_v_human`.
+    pub fn kind(&self) -> &'static str {
+        match self
+            .seats
+            .iter()
+            .filter(|seat| seat.ai_level().is_some())
+            .count()
+        {
+            2 => "ai_v_ai",
+            1 => "human_v_ai",
+            _ => "human_v_human",
+        }
+    }
+
     pub fn is_ai_vs_ai(&self) -> bool {
         self.seats.iter().all(|seat| seat.ai_level().is_some())
     }

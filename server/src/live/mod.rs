@@ -617,7 +617,10 @@ impl Registry {
             }
             match self.resume().await {
                 Ok(0) => {}
-                Ok(taken) => tracing::info!(taken, "games taken over"),
+                Ok(taken) => {
+                    metrics::counter!("rookery_leases_taken_over_total").increment(taken as u64);
+                    tracing::info!(taken, "games taken over")
+                }
                 Err(err) => err.log(),
             }
         }

@@ -352,7 +352,10 @@ async fn run(
 /// Commits `batch` (possibly empty: then only the heartbeat) and answers
 /// every job in it.
 async fn commit(pool: &Pool, batch: &mut Vec<Job>, counters: &Counters) {
+    let started = std::time::Instant::now();
     let outcome = run_batch(pool, batch).await;
+    metrics::histogram!("rookery_db_commit_seconds").record(started.elapsed().as_secs_f64());
+    metrics::histogram!("rookery_db_batch_writes").record(batch.len() as f64);
     match outcome {
         Ok(results) => {
             // Per batch, so only at trace: a busy server commits hundreds a
