@@ -45,11 +45,38 @@ fn hex(text: &str) -> String {
 
 #[tokio::test]
 async fn no_token_or_invite_reaches_the_log_at_trace_level() {
+    secrets_stay_out_of("text").await;
+}
+
+/// The same with `--log-format json` (issue 25): every line is a JSON
+/// object, and no secret is in any.
+#[tokio::test]
+async fn no_secret_reaches_the_json_log_either() {
+    let log = secrets_stay_out_of("json").await;
+    for line in log.lines().filter(|line| !line.trim().is_empty()) {
+        let value: Value = serde_json::from_str(line)
+            .unwrap_or_else(|err| panic!("not a JSON log line ({err}): {line}"));
+        assert!(
+            value["level"].is_string() && value["timestamp"].is_string(),
+            "{line}"
+        );
+    }
+}
+
+/// Runs the real binary with the log in `format`, uses every secret, and
+/// checks none is in the log; returns the log.
+async fn secrets_stay_out_of(format: &str) -> String {
     let dir = tempfile::tempdir().expect("temporary directory");
     let log_path = dir.path().join("server.log");
     let log_file = std::fs::File::create(&log_path).expect("log file");
     let mut child = Command::new(env!("CARGO_BIN_EXE_rookery-server"))
-        .args(["--addr", "127.0.0.1:0", "--database"])
+        .args([
+            "--log-format",
+            format,
+            "--addr",
+            "127.0.0.1:0",
+            "--database",
+        ])
         .arg(dir.path().join("rookery.db"))
         .env("RUST_LOG", "trace")
         .env("ROOKERY_AI_MOVE_DELAY_MS", "0")
@@ -193,4 +220,5 @@ async fn no_token_or_invite_reaches_the_log_at_trace_level() {
     assert!(log.contains("DEBUG"), "a verbose log");
     assert!(log.contains(&format!("/ws/games/{id}?token=[redacted]")));
     assert!(log.contains("invite=[redacted]"));
+    log
 }

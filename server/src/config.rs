@@ -36,6 +36,21 @@ pub struct Config {
     )]
     pub database: String,
 
+    /// A one-off task instead of serving (`backup`).
+    #[command(subcommand)]
+    pub command: Option<Task>,
+
+    /// Log lines as text (for people) or JSON (one object a line, for log
+    /// collectors). Secrets are redacted in both.
+    #[arg(long, env = "ROOKERY_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+
+    /// Also serve `GET /metrics` (Prometheus's text format) on this
+    /// address, with no token: for a scraper on a private network. The
+    /// main listener serves it too, behind `--admin-token` when one is set.
+    #[arg(long, env = "ROOKERY_METRICS_ADDR")]
+    pub metrics_addr: Option<String>,
+
     /// What this process is: `server` (the HTTP/WebSocket service) or
     /// `worker` (an AI worker taking search jobs from NATS; needs `--nats`).
     #[arg(long, env = "ROOKERY_ROLE", value_enum, default_value_t = Role::Server)]
@@ -273,6 +288,29 @@ pub struct Config {
     pub analysis_nodes: u64,
 }
 
+/// The log's format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+/// One-off tasks of `rookery-server`.
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum Task {
+    /// Copies a live SQLite database, consistent as of one instant, to a new
+    /// file while the server keeps playing (SQLite's `VACUUM INTO`). Restore
+    /// by stopping the server and putting the copy in the database's place.
+    Backup {
+        /// The database to copy (default: the top-level `--database`).
+        #[arg(long = "database")]
+        database: Option<String>,
+        /// The copy's path; it must not exist yet.
+        #[arg(long)]
+        to: PathBuf,
+    },
+}
+
 /// What a `rookery-server` process is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Role {
@@ -336,6 +374,9 @@ impl Config {
             waiting_expiry_secs: 86_400,
             first_move_ms: 30_000,
             secure_cookies: false,
+            command: None,
+            log_format: LogFormat::Text,
+            metrics_addr: None,
             public_url: None,
             tls_cert: None,
             tls_key: None,

@@ -161,6 +161,19 @@ impl App {
         self.tls.is_some()
     }
 
+    /// The router of `--metrics-addr`: `GET /metrics` alone, with no token
+    /// (that address is the operator's private one).
+    pub fn metrics_router(&self) -> Router {
+        let state = self.state.clone();
+        Router::new().route(
+            "/metrics",
+            axum::routing::get(move || {
+                let state = state.clone();
+                async move { crate::metrics::render(&state) }
+            }),
+        )
+    }
+
     pub fn router(&self) -> Router {
         build_router(self.state.clone())
     }

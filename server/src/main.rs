@@ -6,6 +6,7 @@ use std::io::{IsTerminal, Write};
 
 use anyhow::Context;
 use clap::Parser;
+use rookery_server::config::{LogFormat, Task};
 use rookery_server::{listening_line, App, Config};
 use tokio::net::TcpListener;
 
@@ -14,11 +15,19 @@ async fn main() -> anyhow::Result<()> {
     let config = Config::parse();
     // Logs go to stderr: stdout carries only the `listening on` line, which
     // scripts wait for.
-    tracing_subscriber::fmt()
+    let logs = tracing_subscriber::fmt()
         .with_env_filter(rookery_server::logging::env_filter())
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .init();
+        .with_writer(std::io::stderr);
+    match config.log_format {
+        LogFormat::Text => logs.with_ansi(std::io::stderr().is_terminal()).init(),
+        LogFormat::Json => logs.json().with_current_span(true).init(),
+    }
+    if let Some(Task::Backup { database, to }) = &config.command {
+        let url = database.as_deref().unwrap_or(&config.database);
+        let bytes = rookery_server::store::backup(url, to).await?;
+        println!("backed up {url} to {} ({bytes} bytes)", to.display());
+        return Ok(());
+    }
     raise_open_files_limit();
 
     // Handlers first, so a SIGTERM that arrives while the database opens
@@ -35,7 +44,23 @@ async fn main() -> anyhow::Result<()> {
         .await
         .with_context(|| format!("binding {}", config.addr))?;
     let addr = listener.local_addr().context("reading the bound address")?;
+    let metrics_listener = match &config.metrics_addr {
+        Some(addr) => Some(
+            TcpListener::bind(addr)
+                .await
+                .with_context(|| format!("binding the metrics address {addr}"))?,
+        ),
+        None => None,
+    };
     let app = App::start(config).await?;
+    if let Some(listener) = metrics_listener {
+        let router = app.metrics_router();
+        tokio::spawn(async move {
+            if let Err(err) = axum::serve(listener, router).await {
+                tracing::error!(%err, "the metrics listener failed");
+            }
+        });
+    }
     let mut stdout = std::io::stdout();
     writeln!(stdout, "{}", listening_line(addr, app.serves_tls())).context("writing to stdout")?;
     stdout.flush().context("writing to stdout")?;

@@ -783,3 +783,46 @@ impl Store {
         Ok(None)
     }
 }
+
+/// `rookery-server backup` (issue 25): a consistent copy of a SQLite
+/// database, made while a server writes to it. `VACUUM INTO` reads the
+/// database in one read transaction (in WAL mode, writers go on meanwhile)
+/// and writes a compact copy: every write committed before it began is in
+/// the copy, none after. PostgreSQL databases are backed up with `pg_dump`
+/// (the README says how).
+pub async fn backup(url: &str, to: &std::path::Path) -> anyhow::Result<u64> {
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        anyhow::bail!("this is a PostgreSQL database: back it up with pg_dump (see the README)");
+    }
+    if to.exists() {
+        anyhow::bail!(
+            "{} exists already: a backup never overwrites a file",
+            to.display()
+        );
+    }
+    let target = to
+        .to_str()
+        .ok_or_else(|| anyhow::anyhow!("the backup path must be UTF-8"))?
+        .to_string();
+    let url = if url.starts_with("sqlite:") {
+        url.to_string()
+    } else {
+        format!("sqlite://{url}")
+    };
+    let options = SqliteConnectOptions::from_str(&url)?
+        .create_if_missing(false)
+        .busy_timeout(Duration::from_secs(30));
+    let pool = SqlitePoolOptions::new()
+        .max_connections(1)
+        .connect_with(options)
+        .await
+        .map_err(|err| anyhow::anyhow!("opening {url}: {err}"))?;
+    let copied = sqlx::query("VACUUM INTO $1")
+        .bind(&target)
+        .execute(&pool)
+        .await
+        .map_err(|err| anyhow::anyhow!("copying {url} to {target}: {err}"));
+    pool.close().await;
+    copied?;
+    Ok(std::fs::metadata(to)?.len())
+}
