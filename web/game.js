@@ -6,6 +6,7 @@
 import { AnalysisPanel } from './analysis.js';
 import { api, asPlayer, createGame, loadLevels, timeControlOf } from './api.js';
 import { setPlaying } from './challenges.js';
+import { GameChat, chatOpponent } from './chat.js';
 import { h, clear, pathIcon } from './dom.js';
 import { BoardView, destsOf } from './board.js';
 import { isStandardStart, kingSquare, parseFen, positionsOf, splitUci } from './chess.js';
@@ -16,7 +17,8 @@ import { GameSocket } from './socket.js';
 import { OfferControls } from './offers.js';
 import { pieceElement } from './pieces.js';
 import {
-  getBothSeats, getInvite, getOrientation, getSeat, getSettings, saveBothSeats, saveOrientation, saveSeat, saveSettings,
+  getBothSeats, getInvite, getOrientation, getPlayer, getSeat, getSettings, saveBothSeats, saveOrientation, saveSeat,
+  saveSettings,
 } from './storage.js';
 import { lowTimeThresholdMs } from './lowtime.js';
 import { PassAndPlay } from './passplay.js';
@@ -81,7 +83,7 @@ export async function gamePage(root, gameId) {
   // who chose to watch keeps it, to join later. The creator's page shows the
   // link in its invite box.
   if (invite && (seat || game.status !== 'waiting')) window.history.replaceState(null, '', window.location.pathname);
-  const view = new GameView(root, gameId, levels, seat, both);
+  const view = new GameView(root, gameId, levels, seat, both, chatIdentity(account));
   // A spectator of a game with one human sees it from that human's side.
   if (!seat && game.white.kind === 'ai' && game.black.kind === 'human') view.orientation = 'black';
   view.orientation = getOrientation(gameId) || view.orientation;
@@ -98,6 +100,15 @@ export async function gamePage(root, gameId) {
       view.render();
     }
   }
+}
+
+// Who may chat on this page (chat.js): the account logged in here (its
+// cookie goes with the requests), else the name saved in this browser (its
+// player token); null for an anonymous visitor.
+function chatIdentity(account) {
+  if (account) return { name: account.name, token: null };
+  const player = getPlayer();
+  return player ? { name: player.name, token: player.token } : null;
 }
 
 // The colour the account plays in this game, as a seat without a token.
@@ -149,8 +160,13 @@ function joinRefusal(error) {
 }
 
 class GameView {
-  constructor(root, gameId, levels, seat, bothSeats = null) {
+  constructor(root, gameId, levels, seat, bothSeats = null, me = null) {
     this.gameId = gameId;
+    // The players' chat, once this page is known to be one of two named
+    // players (syncChat).
+    this.me = me;
+    this.chat = null;
+    this.chatSlot = h('div', { class: 'chat-slot', hidden: true });
     this.passPlay = bothSeats ? new PassAndPlay(bothSeats, () => this.update(this.game)) : null;
     this.premove = null;
     this.lowWarned = null;
@@ -213,6 +229,7 @@ class GameView {
         h('div', { class: 'moves-box' }, this.movesEl),
         h('nav', { class: 'replay-nav', 'aria-label': 'Move navigation' }, Object.values(this.navButtons)),
         h('div', { class: 'actions' }, this.resignButton, this.drawButton, this.cancelButton, this.flipButton, this.pgnLink, muteButton(h)),
+        this.chatSlot,
         this.passPlay ? this.passPlay.control() : null,
         this.analysis.el)));
 
@@ -604,6 +621,19 @@ class GameView {
     this.cancelButton.hidden = !playing || game.status !== 'waiting';
     this.renderConnection();
     this.analysis.render(ply);
+    this.syncChat();
+  }
+
+  // The chat appears once the page holds a seat of a named player facing
+  // another named player (a seat the socket confirms later, an opponent
+  // who joins later), and then stays for the page's life.
+  syncChat() {
+    if (this.chat || this.passPlay) return;
+    const opponent = chatOpponent(this.game, this.seat, this.me);
+    if (!opponent) return;
+    this.chat = new GameChat(this.gameId, this.me, opponent, { onGone: () => { this.chatSlot.hidden = true; } });
+    this.chatSlot.append(this.chat.el);
+    this.chatSlot.hidden = false;
   }
 
   opponentIsAi() {

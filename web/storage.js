@@ -2,7 +2,8 @@
 // this browser plays (so a reload or a lost connection keeps the seat), the
 // invite secret of the private games it created (to show the invite link
 // again), the settings a game was created with (for rematches), the
-// registered player, and the name of the account logged in here.
+// registered player, the name of the account logged in here, and the
+// opponents whose chat this browser mutes.
 // localStorage can be unavailable (private modes); then we simply forget.
 
 function read(key) {
@@ -124,4 +125,16 @@ export function getBothSeats(gameId) {
 
 export function saveBothSeats(gameId, seats) {
   write(`rookery:seats:${gameId}`, seats ? { white: seats.white, black: seats.black } : null);
+}
+
+// The opponents whose chat lines this browser hides (chat.js), one key a
+// name, in lower case as the server compares names.
+const chatMuteKey = (name) => `rookery:chat-mute:${String(name).toLowerCase()}`;
+
+export function getChatMuted(name) {
+  return read(chatMuteKey(name)) === true;
+}
+
+export function saveChatMuted(name, muted) {
+  write(chatMuteKey(name), muted ? true : null);
 }
