@@ -2,8 +2,8 @@
 // database, and Debian's headless Chromium driven by playwright-core.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, afterEach, before } from 'node:test';
@@ -15,11 +15,14 @@ export const ARTIFACTS = join(ROOT, 'artifacts', 'e2e');
 const STARTUP_TIMEOUT_MS = 60_000;
 
 // `dir` and `addr` let a test restart a server on the same database and port.
-export async function startServer({ dir = mkdtempSync(join(tmpdir(), 'rookery-e2e-')), addr = '127.0.0.1:0' } = {}) {
+// `tls` (`{ cert, key }`, PEM files, see makePki) serves HTTPS: the url is
+// then `https://…`.
+export async function startServer({ dir = mkdtempSync(join(tmpdir(), 'rookery-e2e-')), addr = '127.0.0.1:0', tls = null } = {}) {
   const bin = process.env.ROOKERY_SERVER_BIN || join(ROOT, 'target', 'debug', 'rookery-server');
   const database = `sqlite://${join(dir, 'e2e.db')}`;
   // The client under test is this checkout's web/, whatever the binary's default.
   const args = ['--addr', addr, '--database', database, '--web-dir', join(ROOT, 'web')];
+  if (tls) args.push('--tls-cert', tls.cert, '--tls-key', tls.key);
   const child = spawn(bin, args, {
     cwd: ROOT,
     env: { ...process.env, RUST_LOG: process.env.RUST_LOG || 'warn' },
@@ -37,7 +40,7 @@ export async function startServer({ dir = mkdtempSync(join(tmpdir(), 'rookery-e2
     child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited early with ${code}\n${out}\n${log}`)); });
     child.stdout.on('data', (chunk) => {
       out += chunk;
-      const match = out.match(/listening on (http:\/\/\S+)/);
+      const match = out.match(/listening on (https?:\/\/\S+)/);
       if (match) {
         clearTimeout(timer);
         resolveUrl(match[1].replace(/\/$/, ''));
@@ -70,7 +73,8 @@ export async function startServer({ dir = mkdtempSync(join(tmpdir(), 'rookery-e2
   };
 }
 
-export async function launchBrowser() {
+// `args` add Chromium flags (say, a certificate to trust, see trustFlag).
+export async function launchBrowser({ args = [] } = {}) {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
     headless: true,
@@ -82,9 +86,46 @@ export async function launchBrowser() {
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      ...args,
     ],
   });
 }
+
+// A throwaway certificate authority, made with the `openssl` command, as
+// tests/support/pki.rs makes one for the Rust tests: a CA and a server
+// certificate for 127.0.0.1 and localhost signed by it (P-256 keys, two
+// days), as PEM files in `dir`.
+export function makePki(dir) {
+  const file = (name) => join(dir, name);
+  const openssl = (...args) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  openssl('req', '-x509', ...ec, '-keyout', file('ca.key'), '-out', file('ca.pem'), '-days', '2',
+    '-subj', '/CN=Rookery e2e test CA',
+    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
+  openssl('req', ...ec, '-keyout', file('key.pem'), '-out', file('server.csr'), '-subj', '/CN=localhost');
+  writeFileSync(file('server.ext'), [
+    'basicConstraints=critical,CA:FALSE',
+    'keyUsage=critical,digitalSignature',
+    'extendedKeyUsage=serverAuth',
+    'subjectAltName=IP:127.0.0.1,DNS:localhost',
+    '',
+  ].join('\n'));
+  openssl('x509', '-req', '-in', file('server.csr'), '-CA', file('ca.pem'), '-CAkey', file('ca.key'),
+    '-CAcreateserial', '-days', '2', '-extfile', file('server.ext'), '-out', file('cert.pem'));
+  return { ca: file('ca.pem'), cert: file('cert.pem'), key: file('key.pem') };
+}
+
+// The base64 SHA-256 of a certificate's public key (its SPKI), as
+// Chromium's --ignore-certificate-errors-spki-list takes it.
+export function spkiHash(certPath) {
+  const pubkey = execFileSync('openssl', ['x509', '-in', certPath, '-pubkey', '-noout']);
+  const der = execFileSync('openssl', ['pkey', '-pubin', '-outform', 'der'], { input: pubkey });
+  return execFileSync('openssl', ['dgst', '-sha256', '-binary'], { input: der }).toString('base64');
+}
+
+// The Chromium flag that trusts this one certificate's key, and no other
+// (not a blanket --ignore-certificate-errors).
+export const trustFlag = (certPath) => `--ignore-certificate-errors-spki-list=${spkiHash(certPath)}`;
 
 // A page whose console errors and uncaught exceptions are collected; every
 // test ends by asserting the list is empty.
@@ -218,7 +259,9 @@ export async function friendGame(base, body = {}) {
 // when a page it opened (`openPage(context, suite.errors, url)`) logged a
 // console error. A test that expects some errors removes them from
 // `suite.errors` (the same array for the whole test).
-export function browserSuite({ viewport = { width: 1280, height: 900 }, permissions = [] } = {}) {
+// `server` and `browser` are the options of startServer and launchBrowser,
+// or a function that makes them when the suite starts.
+export function browserSuite({ viewport = { width: 1280, height: 900 }, permissions = [], server = {}, browser = {} } = {}) {
   const suite = {
     server: null,
     browser: null,
@@ -234,9 +277,10 @@ export function browserSuite({ viewport = { width: 1280, height: 900 }, permissi
       return context;
     },
   };
+  const options = async (value) => (typeof value === 'function' ? value() : value);
   before(async () => {
-    suite.server = await startServer();
-    suite.browser = await launchBrowser();
+    suite.server = await startServer(await options(server));
+    suite.browser = await launchBrowser(await options(browser));
   });
   after(async () => {
     if (suite.browser) await suite.browser.close();
