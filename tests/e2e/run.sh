@@ -39,8 +39,8 @@ if [ ! -f node_modules/playwright-core/package.json ] || [ package-lock.json -nt
 fi
 
 if [ -z "${ROOKERY_SERVER_BIN:-}" ]; then
-  echo "== building rookery-server"
-  (cd "$ROOT" && cargo build -p rookery-server)
+  echo "== building rookery-server and rookery-engine (the bot of berserk.test.mjs)"
+  (cd "$ROOT" && cargo build -p rookery-server -p rookery-engine)
   export ROOKERY_SERVER_BIN="$ROOT/target/debug/rookery-server"
 fi
 

@@ -9,7 +9,6 @@ Each scenario prints what it checked; any failure raises.
 import os
 import queue
 import random
-import subprocess
 import sys
 import threading
 import time
@@ -17,6 +16,8 @@ import time
 import berserk
 import requests
 from berserk.exceptions import ResponseError
+
+import bot as rookery_bot
 
 URL = os.environ["ROOKERY_URL"]
 ENGINE = os.environ["ROOKERY_ENGINE"]
@@ -130,44 +131,6 @@ def board_plays_the_ai():
     return token, game_id
 
 
-def bot_loop(token, stop):
-    """A lichess-bot-like loop: accept challenges, play with rookery-engine
-    over UCI, greet in the chat."""
-    lichess = client(token)
-    engine = subprocess.Popen([ENGINE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-
-    def best(moves):
-        engine.stdin.write(f"position startpos moves {moves}\ngo depth 2\n")
-        engine.stdin.flush()
-        while True:
-            line = engine.stdout.readline()
-            if line.startswith("bestmove"):
-                return line.split()[1]
-
-    engine.stdin.write("uci\nisready\n")
-    engine.stdin.flush()
-    for event in lichess.bots.stream_incoming_events():
-        if stop.is_set():
-            break
-        if event["type"] == "challenge" and event["challenge"]["direction"] == "in":
-            lichess.bots.accept_challenge(event["challenge"]["id"])
-        elif event["type"] == "gameStart":
-            game_id = event["game"]["gameId"]
-            color = event["game"]["color"]
-            lichess.bots.post_message(game_id, "Good luck from the bot!")
-            for line in lichess.bots.stream_game_state(game_id):
-                state = line["state"] if line["type"] == "gameFull" else line
-                if line["type"] not in {"gameFull", "gameState"}:
-                    continue
-                if state["status"] != "started":
-                    break
-                moves = state["moves"]
-                count = len(moves.split()) if moves else 0
-                if (count % 2 == 0) == (color == "white"):
-                    lichess.bots.make_move(game_id, best(moves))
-    engine.kill()
-
-
 def bot_meets_a_person(board_token, board_game):
     bot_token = account("robo", ["bot", "challenge"])
     bot = client(bot_token)
@@ -176,7 +139,8 @@ def bot_meets_a_person(board_token, board_game):
     # A bot plays through the Bot API only.
     expect_error(400, bot.board.make_move, board_game, "e2e4")
     stop = threading.Event()
-    threading.Thread(target=bot_loop, args=(bot_token, stop), daemon=True).start()
+    # The same bot the browser test plays against (tests/lichess/bot.py).
+    threading.Thread(target=rookery_bot.play, args=(URL, bot_token, ENGINE, stop), daemon=True).start()
     deadline = time.time() + 10
     while not any(b["id"] == "robo" for b in client(board_token).bots.get_online_bots()):
         assert time.time() < deadline, "the bot never came online"
@@ -204,13 +168,13 @@ def bot_meets_a_person(board_token, board_game):
             person.board.make_move(game_id, rng.choice(legal_moves(game_id)))
         line = next_of(lines, {"gameState", "chatLine"}, timeout=60)
         if line["type"] == "chatLine":
-            chat_seen = chat_seen or line["text"] == "Good luck from the bot!"
+            chat_seen = chat_seen or line["text"] == rookery_bot.GREETING
             continue
         state = line
         if len(moves) > 300:
             person.board.resign_game(game_id)
     chat = person.board.get_game_chat(game_id)
-    assert any(c["text"] == "Good luck from the bot!" and c["user"] == "robo" for c in chat), chat
+    assert any(c["text"] == rookery_bot.GREETING and c["user"] == "robo" for c in chat), chat
     # Another game's token cannot touch it.
     expect_error(404, client(board_token).board.make_move, game_id, "e2e4")
     stop.set()

@@ -7,19 +7,17 @@
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
-BERSERK_VERSION="0.14.0"
-VENV="$ROOT/target/berserk-venv-$BERSERK_VERSION"
-
-if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import berserk" 2>/dev/null; then
-  echo "== installing berserk $BERSERK_VERSION from PyPI into $VENV"
-  rm -rf "$VENV"
-  python3 -m venv "$VENV"
-  if ! "$VENV/bin/pip" install -q "berserk==$BERSERK_VERSION"; then
-    echo "!! SKIPPED: berserk could not be installed from PyPI (no network?)." >&2
-    echo "!! The lichess-compatible API was NOT tested with berserk." >&2
-    rm -rf "$VENV"
-    exit 0
-  fi
+# The virtualenv (tests/lichess/venv.sh): made when missing.
+set +e
+PYTHON="$("$HERE/venv.sh")"
+STATUS=$?
+set -e
+if [ "$STATUS" -eq 75 ]; then
+  echo "!! SKIPPED: berserk could not be installed from PyPI (no network?)." >&2
+  echo "!! The lichess-compatible API was NOT tested with berserk." >&2
+  exit 0
+elif [ "$STATUS" -ne 0 ]; then
+  exit "$STATUS"
 fi
 
 SERVER="${ROOKERY_SERVER_BIN:-$ROOT/target/debug/rookery-server}"
@@ -46,8 +44,8 @@ for _ in $(seq 1 600); do
   sleep 0.1
 done
 [ -n "$URL" ] || { echo "rookery-server did not start" >&2; cat "$LOG" >&2; exit 1; }
-echo "== berserk $BERSERK_VERSION against $URL"
-if ! ROOKERY_URL="$URL" ROOKERY_ENGINE="$ENGINE" timeout 600 "$VENV/bin/python" "$HERE/berserk_test.py"; then
+echo "== berserk against $URL"
+if ! ROOKERY_URL="$URL" ROOKERY_ENGINE="$ENGINE" timeout 600 "$PYTHON" "$HERE/berserk_test.py"; then
   echo "-- server log (last 60 lines):" >&2
   tail -60 "$LOG" >&2
   exit 1
