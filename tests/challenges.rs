@@ -401,3 +401,116 @@ async fn a_revoked_credential_ends_its_event_stream() {
     .await;
     server.stop().await;
 }
+
+/// What lichess-bot needs that berserk's board client does not show (found
+/// by running lichess-bot against Rookery): no `secondsLeft: null` in
+/// untimed games, draws offered and accepted through a move's
+/// `offeringDraw`, a chat flood dropped rather than refused, a bot
+/// challenger titled BOT.
+#[tokio::test]
+async fn what_lichess_bot_relies_on() {
+    let db = TestDb::new();
+    let server = TestServer::start(test_config(&db)).await;
+    let bot = person(&server, "robo", &["bot", "challenge"]).await;
+    let (status, _) = form(&server, "/api/bot/account/upgrade", &bot, "").await;
+    assert_eq!(status, 200);
+    let human = person(&server, "hugo", &["play", "challenge"]).await;
+    let mut human_events = EventStream::open(&server, &human).await;
+
+    // The bot challenges the person: titled BOT; untimed (days).
+    let (status, made) = form(&server, "/api/challenge/hugo", &bot, "days=3&color=white").await;
+    assert_eq!(status, 200, "{made}");
+    assert_eq!(made["challenger"]["title"], "BOT");
+    assert_eq!(made["timeControl"]["type"], "unlimited");
+    human_events.next().await;
+    let id = made["id"].as_str().unwrap().to_string();
+    assert_eq!(
+        form(&server, &format!("/api/challenge/{id}/accept"), &human, "")
+            .await
+            .0,
+        200
+    );
+    let started = human_events.next().await;
+    assert_eq!(started["type"], "gameStart");
+    assert!(
+        started["game"].get("secondsLeft").is_none(),
+        "no secondsLeft without a clock: {started}"
+    );
+
+    // The bot moves and offers a draw with the move.
+    let bot_move = |uci: &str, offering: bool| {
+        let url = format!(
+            "/api/bot/game/{id}/move/{uci}?offeringDraw={}",
+            if offering { "true" } else { "false" }
+        );
+        let bot = bot.clone();
+        let server = &server;
+        async move { form(server, &url, &bot, "").await }
+    };
+    assert_eq!(bot_move("e2e4", true).await.0, 200);
+    let state = server.state(&id).await;
+    assert_eq!(moves(&state), ["e2e4"]);
+    assert_eq!(state["draw_offer"], "white");
+    // The person declines by moving; then offers a draw; the bot accepts
+    // with offeringDraw (its move is not played: the game is drawn).
+    assert_eq!(
+        form(
+            &server,
+            &format!("/api/board/game/{id}/move/e7e5"),
+            &human,
+            ""
+        )
+        .await
+        .0,
+        200
+    );
+    assert_eq!(bot_move("g1f3", false).await.0, 200);
+    assert_eq!(
+        form(
+            &server,
+            &format!("/api/board/game/{id}/draw/yes"),
+            &human,
+            ""
+        )
+        .await
+        .0,
+        200
+    );
+    assert_eq!(bot_move("f1c4", true).await.0, 200);
+    let drawn = server.state(&id).await;
+    assert_eq!(drawn["termination"], "agreement");
+    assert_eq!(moves(&drawn).len(), 3, "the accepting move is not played");
+
+    // A chat flood is dropped, not refused: 200 each time, 10 stored.
+    for n in 0..14 {
+        let (status, ok) = form(
+            &server,
+            &format!("/api/bot/game/{id}/chat"),
+            &bot,
+            &format!("room=player&text=line+{n}"),
+        )
+        .await;
+        assert_eq!((status, ok), (200, json!({"ok": true})));
+    }
+    let (_, chat) = read(
+        server
+            .http
+            .get(server.url(&format!("/api/board/game/{id}/chat")))
+            .bearer_auth(&human)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(chat.as_array().unwrap().len(), 10, "{chat}");
+    // The spectators' room has its own count.
+    let (status, _) = form(
+        &server,
+        &format!("/api/bot/game/{id}/chat"),
+        &bot,
+        "room=spectator&text=hello+watchers",
+    )
+    .await;
+    assert_eq!(status, 200);
+    server.stop().await;
+}

@@ -42,6 +42,25 @@ pub async fn read_whole_body(
     next: Next,
 ) -> Response {
     let limit = state.config.max_body_bytes;
+    // A body announced larger than the limit is refused at once, without
+    // waiting for it (a client announcing 10 GB and sending a byte would
+    // otherwise hold the request until the body timer); the connection is
+    // closed, since the body is left unread.
+    let announced = request
+        .headers()
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.trim().parse::<u64>().ok());
+    if announced.is_some_and(|length| length > limit as u64) {
+        let mut response =
+            ApiError::TooLarge(format!("request bodies are limited to {limit} bytes"))
+                .into_response();
+        response.headers_mut().insert(
+            axum::http::header::CONNECTION,
+            axum::http::HeaderValue::from_static("close"),
+        );
+        return response;
+    }
     let (parts, body) = request.into_parts();
     let read = tokio::time::timeout(BODY_TIMEOUT, read_body(body, limit)).await;
     let buffered = match read {

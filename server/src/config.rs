@@ -101,19 +101,22 @@ pub struct Config {
     #[arg(long, env = "ROOKERY_AI_IDLE")]
     pub ai_idle: bool,
 
-    /// HTTP requests per second each connection may make, sustained.
+    /// HTTP requests per second each client address may make, sustained
+    /// (all its connections together; behind `--trusted-proxy`, the
+    /// forwarded address).
     #[arg(long, env = "ROOKERY_RATE_LIMIT", default_value_t = 50.0)]
     pub rate_limit: f64,
 
-    /// HTTP requests a connection may make in a burst.
+    /// HTTP requests a client address may make in a burst.
     #[arg(long, env = "ROOKERY_RATE_BURST", default_value_t = 200)]
     pub rate_burst: u32,
 
-    /// WebSocket messages per second each connection may send, sustained.
+    /// WebSocket messages per second each client address may send,
+    /// sustained (all its sockets together).
     #[arg(long, env = "ROOKERY_WS_RATE_LIMIT", default_value_t = 20.0)]
     pub ws_rate_limit: f64,
 
-    /// WebSocket messages a connection may send in a burst.
+    /// WebSocket messages a client address may send in a burst.
     #[arg(long, env = "ROOKERY_WS_RATE_BURST", default_value_t = 60)]
     pub ws_rate_burst: u32,
 

@@ -107,6 +107,19 @@ impl App {
     pub async fn start(config: Config) -> anyhow::Result<App> {
         let tls = tls::from_config(&config)?;
         let store = Store::open_with(&config.database, config.store_options()).await?;
+        // A cluster's database, but no --nats: this node would write games
+        // other nodes own, with no lease to fence it (issue 23).
+        if !config.clustered() {
+            let live = store.live_leases().await.unwrap_or(0);
+            if live > 0 {
+                store.close().await;
+                anyhow::bail!(
+                    "this database belongs to a cluster ({live} games are leased by its nodes): \
+                     start this node with --nats like the others (or wait until their leases \
+                     expire if the whole cluster is down)"
+                );
+            }
+        }
         let ai = match &config.nats {
             Some(url) => AiScheduler::with_workers(
                 config.ai_threads(),

@@ -51,6 +51,11 @@ pub struct ChallengeForm {
     pub variant: Option<Value>,
     #[serde(default)]
     pub fen: Option<Value>,
+    /// lichess's days per move (correspondence): Rookery's untimed games
+    /// have no per-move limit, so `days` (without a clock) makes an
+    /// untimed game; with a clock it is refused.
+    #[serde(default)]
+    pub days: Option<Value>,
 }
 
 /// A number in a form or JSON value.
@@ -216,6 +221,9 @@ pub async fn create(
         number(&form.clock_limit, "clock.limit")?,
         number(&form.clock_increment, "clock.increment")?,
     )?;
+    if clock.is_some() && number(&form.days, "days")?.is_some() {
+        return Err(ApiError::BadRequest("send either a clock or days, not both".into()).into());
+    }
     let wish = text(&form.color).unwrap_or_else(|| "random".into());
     let (color, side) = draw_color(&wish)?;
     let rated = boolean(&form.rated, "rated")?.unwrap_or(false);

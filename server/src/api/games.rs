@@ -343,40 +343,58 @@ pub async fn stream(
         .registry
         .call(id, |reply| Command::Subscribe { reply })
         .await?;
+    let shutdown = state.registry.shutdown_signal();
     let lines = futures_util::stream::unfold(
         StreamState::First(first, receiver),
-        |stream_state| async move {
-            match stream_state {
-                StreamState::First(game, receiver) => {
-                    let line = game.line.clone();
-                    let next = if game.finished {
-                        StreamState::Done
-                    } else {
-                        StreamState::Following(receiver)
-                    };
-                    Some((Ok::<Bytes, Infallible>(line), next))
-                }
-                StreamState::Following(mut receiver) => loop {
-                    match receiver.recv().await {
-                        Ok(Broadcast::State(game)) => {
-                            let line = game.line.clone();
-                            let next = if game.finished {
-                                StreamState::Done
-                            } else {
-                                StreamState::Following(receiver)
-                            };
-                            return Some((Ok(line), next));
-                        }
-                        // The stream carries states only.
-                        Ok(Broadcast::Presence(_)) => continue,
-                        // Every state is complete, so a subscriber that fell
-                        // behind loses nothing by skipping to a newer one.
-                        Err(RecvError::Lagged(_)) => continue,
-                        // The game left memory (server shutting down).
-                        Err(RecvError::Closed) => return None,
+        move |stream_state| {
+            let shutdown = shutdown.clone();
+            async move {
+                match stream_state {
+                    StreamState::First(game, receiver) => {
+                        let line = game.line.clone();
+                        let next = if game.finished {
+                            StreamState::Done
+                        } else {
+                            StreamState::Following(receiver)
+                        };
+                        Some((Ok::<Bytes, Infallible>(line), next))
                     }
-                },
-                StreamState::Done => None,
+                    StreamState::Following(mut receiver) => loop {
+                        match receiver.recv().await {
+                            Ok(Broadcast::State(game)) => {
+                                let line = game.line.clone();
+                                let next = if game.finished {
+                                    StreamState::Done
+                                } else {
+                                    StreamState::Following(receiver)
+                                };
+                                return Some((Ok(line), next));
+                            }
+                            // The stream carries states only.
+                            Ok(Broadcast::Presence(_)) => continue,
+                            // Every state is complete, so a subscriber that fell
+                            // behind loses nothing by skipping to a newer one.
+                            Err(RecvError::Lagged(_)) => continue,
+                            // The game left this node's memory before its end:
+                            // the server is shutting down, or (in a cluster)
+                            // another node took the game over. A last line says
+                            // so, so a client reconnects rather than believe the
+                            // game ended (a clean EOF alone looks the same).
+                            Err(RecvError::Closed) => {
+                                let reason = if *shutdown.borrow() {
+                                    "shutdown"
+                                } else {
+                                    "moved"
+                                };
+                                let line = format!(
+                                "{{\"type\":\"stream_end\",\"reason\":\"{reason}\",\"reconnect\":true}}\n"
+                            );
+                                return Some((Ok(Bytes::from(line)), StreamState::Done));
+                            }
+                        }
+                    },
+                    StreamState::Done => None,
+                }
             }
         },
     );

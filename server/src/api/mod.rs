@@ -156,7 +156,12 @@ fn play_routes(router: Router<AppState>, api: Api) -> Router<AppState> {
         )
         .route(
             &at("{id}/move/{uci}"),
-            post(move |s: State<AppState>, p: IdAnd, h: HeaderMap| board::play(api, s, p, h)),
+            post(
+                move |s: State<AppState>,
+                      p: IdAnd,
+                      q: axum::extract::Query<board::MoveQuery>,
+                      h: HeaderMap| board::play(api, s, p, q, h),
+            ),
         )
         .route(
             &at("{id}/resign"),

@@ -11,7 +11,7 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::header::CONTENT_TYPE;
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
@@ -138,14 +138,50 @@ async fn act(
     Ok(Json(json!({"ok": true})))
 }
 
-/// `POST /api/{board|bot}/game/{id}/move/{uci}`.
+#[derive(Debug, Deserialize, Default)]
+pub struct MoveQuery {
+    #[serde(default, rename = "offeringDraw")]
+    pub offering_draw: Option<String>,
+}
+
+/// `POST /api/{board|bot}/game/{id}/move/{uci}?offeringDraw=true|false`.
+/// As on lichess, `offeringDraw=true` accepts the opponent's standing
+/// draw offer (the move is then not played: the game is drawn) or, with
+/// none standing, plays the move and offers a draw; a move without it
+/// declines the opponent's offer, as every move does.
 pub async fn play(
     api: Api,
     State(state): State<AppState>,
     Path((id, uci)): Path<(String, String)>,
+    Query(query): Query<MoveQuery>,
     headers: HeaderMap,
 ) -> LichessResult<Json<Value>> {
-    act(api, &state, &headers, &id, Action::Move(uci)).await
+    let offering = matches!(query.offering_draw.as_deref(), Some("true" | "1"));
+    if !offering {
+        return act(api, &state, &headers, &id, Action::Move(uci)).await;
+    }
+    let (person, _) = player_for(&state, &headers, api).await?;
+    let (game, side, token) = seat(&state, &person, &id).await?;
+    let standing = state.registry.state(game).await?.draw_offer;
+    if standing == Some(side.other()) {
+        state
+            .registry
+            .act(game, &token, Action::Draw)
+            .await
+            .map_err(refused)?;
+        return Ok(Json(json!({"ok": true})));
+    }
+    state
+        .registry
+        .act(game, &token, Action::Move(uci))
+        .await
+        .map_err(refused)?;
+    // The move stands even if the offer cannot be made (the game ended
+    // with it).
+    if let Err(err) = state.registry.act(game, &token, Action::Draw).await {
+        tracing::debug!(game = %game, code = err.code(), "draw offer after a move not made");
+    }
+    Ok(Json(json!({"ok": true})))
 }
 
 /// `POST /api/{board|bot}/game/{id}/{resign|abort}`.
@@ -431,11 +467,11 @@ fn chat_room(room: Option<String>) -> Result<&'static str, LichessError> {
     }
 }
 
-/// Whether `player` may post another chat line in `game` now (a sliding
-/// minute of [`CHAT_PER_MINUTE`] lines).
-fn chat_allowed(player: &str, game: Uuid) -> bool {
-    /// When each (person, game) posted its recent lines.
-    type Posts = HashMap<(String, Uuid), VecDeque<Instant>>;
+/// Whether `player` may post another chat line in `game`'s `room` now (a
+/// sliding minute of [`CHAT_PER_MINUTE`] lines per room).
+fn chat_allowed(player: &str, game: Uuid, room: &'static str) -> bool {
+    /// When each (person, game, room) posted its recent lines.
+    type Posts = HashMap<(String, Uuid, &'static str), VecDeque<Instant>>;
     static POSTS: OnceLock<Mutex<Posts>> = OnceLock::new();
     let mut posts = POSTS
         .get_or_init(Default::default)
@@ -448,7 +484,7 @@ fn chat_allowed(player: &str, game: Uuid) -> bool {
             .back()
             .is_some_and(|t| now.duration_since(*t) < minute)
     });
-    let times = posts.entry((player.to_string(), game)).or_default();
+    let times = posts.entry((player.to_string(), game, room)).or_default();
     while times
         .front()
         .is_some_and(|t| now.duration_since(*t) >= minute)
@@ -479,8 +515,11 @@ pub async fn post_chat(
             ApiError::BadRequest(format!("a chat line has 1 to {CHAT_CHARS} characters")).into(),
         );
     }
-    if !chat_allowed(&person.player.id, id) {
-        return Err(ApiError::Limited("too many chat lines: wait a minute".into()).into());
+    if !chat_allowed(&person.player.id, id, room) {
+        // As lichess: a flood is dropped, not refused (a client that sees
+        // an error may retry in a loop); the line is not stored or told.
+        tracing::debug!(game = %id, player = %person.player.id, "chat line dropped: flood");
+        return Ok(Json(json!({"ok": true})));
     }
     state
         .store()

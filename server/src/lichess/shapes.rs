@@ -63,14 +63,15 @@ pub fn variant() -> Value {
     json!({"key": "standard", "name": "Standard", "short": "Std"})
 }
 
-/// lichess's light user: `{id, name, rating, provisional}`.
-pub fn user(name: &str, rating: SeatRating) -> Value {
+/// lichess's light user: `{id, name, rating, provisional, title}`
+/// (`title: "BOT"` for a bot account).
+pub fn user(name: &str, rating: SeatRating, bot: bool) -> Value {
     json!({
         "id": name.to_lowercase(),
         "name": name,
         "rating": rating.rating,
         "provisional": rating.provisional,
-        "title": Value::Null,
+        "title": if bot { json!("BOT") } else { Value::Null },
     })
 }
 
@@ -114,13 +115,17 @@ pub fn event_game(live: &LiveGame, side: Side, source: &str) -> Value {
         "opponent": opponent(live, side),
         "perf": speed(live.clock_settings()),
         "rated": live.is_rated(),
-        "secondsLeft": seconds_left,
         "source": source,
         "speed": speed(live.clock_settings()),
         "status": {"id": status_id, "name": status_name},
         "variant": variant(),
         "compat": {"bot": true, "board": true},
     });
+    // lichess leaves it out without a clock (clients compare it with
+    // numbers: a null breaks them).
+    if let Some(seconds) = seconds_left {
+        game["secondsLeft"] = json!(seconds);
+    }
     if let Some(ending) = live.ending() {
         game["winner"] = json!(ending.winner.map(Side::as_str));
     }
@@ -167,8 +172,13 @@ pub fn challenge(row: &ChallengeRow, viewer: Option<&str>, base_url: &str, now_m
         "challenger": user(
             &row.challenger_name,
             SeatRating::of(row.challenger_rating, row.challenger_deviation),
+            row.challenger_bot,
         ),
-        "destUser": user(&row.dest_name, SeatRating::of(row.dest_rating, row.dest_deviation)),
+        "destUser": user(
+            &row.dest_name,
+            SeatRating::of(row.dest_rating, row.dest_deviation),
+            row.dest_bot,
+        ),
         "variant": variant(),
         "rated": row.rated,
         "speed": speed,

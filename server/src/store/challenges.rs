@@ -16,10 +16,13 @@ pub struct ChallengeRow {
     pub challenger_name: String,
     pub challenger_rating: f64,
     pub challenger_deviation: f64,
+    /// Whether the challenger is a bot account (migration 0011).
+    pub challenger_bot: bool,
     pub dest_id: String,
     pub dest_name: String,
     pub dest_rating: f64,
     pub dest_deviation: f64,
+    pub dest_bot: bool,
     pub color: String,
     pub final_color: String,
     pub clock_initial_ms: Option<i64>,
@@ -45,8 +48,9 @@ impl ChallengeRow {
 
 const SELECT: &str = "SELECT c.id, c.challenger_id, cp.name AS challenger_name,
         cp.rating AS challenger_rating, cp.rating_deviation AS challenger_deviation,
+        cp.bot AS challenger_bot,
         c.dest_id, dp.name AS dest_name, dp.rating AS dest_rating,
-        dp.rating_deviation AS dest_deviation,
+        dp.rating_deviation AS dest_deviation, dp.bot AS dest_bot,
         c.color, c.final_color, c.clock_initial_ms, c.clock_increment_ms, c.rated, c.status,
         c.decline_reason, c.game_id, c.created_at, c.expires_at
     FROM challenges c

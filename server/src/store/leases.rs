@@ -93,6 +93,18 @@ impl Store {
     }
 
     /// The stored lease of `game`, if any (live or expired).
+    /// Leases of games that are live now, held by cluster nodes: a node
+    /// started without `--nats` must not write this database (it would be
+    /// an unfenced second writer).
+    pub async fn live_leases(&self) -> Result<i64, ApiError> {
+        Ok(on_pool!(&self.inner.read, pool => sqlx::query_scalar(
+            "SELECT COUNT(*) FROM game_leases WHERE expires_at > $1",
+        )
+        .bind(super::now_ms())
+        .fetch_one(pool)
+        .await)?)
+    }
+
     pub async fn lease_of(&self, game: Uuid) -> Result<Option<Lease>, ApiError> {
         let lease: Option<Lease> = on_pool!(&self.inner.write_pool, pool => sqlx::query_as(
             "SELECT owner, epoch, expires_at FROM game_leases WHERE game_id = $1",
