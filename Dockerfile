@@ -21,6 +21,14 @@ RUN cargo build --release --locked -p rookery-server -p rookery-engine \
     && cp target/release/rookery-server target/release/rookery-engine /out/
 
 FROM debian:bookworm-slim
+# curl, for the health check below. It fails on a 503 and, with
+# --fail-with-body, keeps the body, so `docker inspect` shows why a
+# container is not ready ({"status": "not ready", "reasons": [...]}); bash's
+# /dev/tcp could only grep a status line. It adds curl and its libraries
+# (a few MB); the server itself has no HTTP client subcommand.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends curl \
+    && rm -rf /var/lib/apt/lists/*
 # A user of its own: the server needs no privileges, only its data volume.
 RUN useradd --system --home-dir /data --shell /usr/sbin/nologin rookery \
     && mkdir -p /data /app \
@@ -37,4 +45,10 @@ VOLUME ["/data"]
 EXPOSE 8080
 # SIGTERM (Docker's default stop signal) shuts the server down gracefully.
 STOPSIGNAL SIGTERM
+# Healthy when ready (GET /readyz: the database takes a write, migrations
+# are applied, NATS is connected in a cluster), on the port ROOKERY_ADDR
+# names. An AI worker (--role worker) serves no HTTP: override it there, as
+# docker-compose.yml does.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+    CMD curl -sS --fail-with-body --max-time 2 "http://127.0.0.1:${ROOKERY_ADDR##*:}/readyz" || exit 1
 ENTRYPOINT ["/usr/local/bin/rookery-server"]

@@ -33,6 +33,7 @@ ROOKERY_TEST_DATABASE=postgres cargo test -p rookery-server \
 
 echo "== lichess's Python client (berserk, from PyPI) against the lichess-compatible API"
 ./tests/lichess/run.sh
+./tests/deploy/run.sh
 
 echo "== deep perft (release)"
 cargo test --release -p rookery-engine --test perft -- --ignored
