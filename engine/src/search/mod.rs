@@ -53,7 +53,7 @@ use crate::position::Position;
 use crate::tt::{Bound, TranspositionTable};
 use crate::types::{Color, Role};
 use picker::MovePicker;
-use time::TimeBudget;
+use time::{TimeBudget, Trend};
 
 pub use handicap::Handicap;
 pub use limits::{ClockBudget, Limits, Signals};
@@ -248,8 +248,8 @@ struct RootMove {
     /// shown to be worse than the best.
     score: i32,
     pv: Vec<Move>,
-    /// Nodes spent below this move in the current search (time management
-    /// reads how much of the effort went into the best move).
+    /// Nodes spent below this move in the current iteration (time
+    /// management reads how much of the effort went into the best move).
     nodes: u64,
 }
 
@@ -440,10 +440,12 @@ impl Worker<'_> {
         // Each line's score in the last iteration: the next iteration's
         // aspiration window is centred on it.
         let mut line_scores = vec![0; multipv];
-        let mut best_changes = 0u32;
+        let mut trend = Trend::new(self.root_moves.len());
         for depth in 1..=Self::max_depth(limits) {
             self.seldepth = 0;
-            let previous_best = self.root_moves[0].mv;
+            for m in &mut self.root_moves {
+                m.nodes = 0;
+            }
             let mut lines_done = 0;
             for (line, line_score) in line_scores.iter_mut().enumerate() {
                 let score = self.aspiration(root, depth, *line_score, line);
@@ -482,11 +484,6 @@ impl Worker<'_> {
                     pv: m.pv.clone(),
                 })
                 .collect();
-            if best.mv != previous_best {
-                best_changes += 1;
-            } else {
-                best_changes /= 2;
-            }
             for (index, line) in result.lines.iter().enumerate() {
                 on_info(&Info {
                     depth: depth as u32,
@@ -507,10 +504,10 @@ impl Worker<'_> {
                 break;
             }
             if let Some(soft) = soft_limit {
-                // An unstable best move earns more time.
-                let stretch = 1.0 + 0.5 * best_changes.min(2) as f64;
-                if !self.is_pondering()
-                    && self.clock_start.elapsed().as_secs_f64() >= soft.as_secs_f64() * stretch
+                let root_nodes: u64 = self.root_moves.iter().map(|m| m.nodes).sum();
+                let best_share = self.root_moves[0].nodes as f64 / root_nodes.max(1) as f64;
+                trend.record(self.root_moves[0].mv, score, best_share);
+                if !self.is_pondering() && self.clock_start.elapsed() >= soft.mul_f64(trend.scale())
                 {
                     break;
                 }
