@@ -13,6 +13,12 @@
 // No WebSocket message carries chat, so the room is polled every 2 s while
 // the page is open and visible, and at once after a line is sent or the
 // tab comes back. Lines are text nodes, never markup (dom.js).
+//
+// Beyond 10 lines a minute the server drops a line and still answers 200,
+// as lila does (docs/lichess-compat.md): a client that sees an error may
+// retry in a loop. So the page counts its own lines and says when to wait
+// before sending, and a line the room does not show after its 200 is said
+// to be dropped and left in the box.
 
 import { api } from './api.js';
 import { h, clear } from './dom.js';
@@ -23,6 +29,10 @@ const POLL_MS = 2000;
 // The server's limit on a line, in characters (Unicode scalar values, as
 // Rust counts them; a JavaScript string's length counts UTF-16 units).
 export const CHAT_CHARS = 140;
+// The server's flood limit: lines a person may post in a game's room in a
+// sliding minute.
+export const CHAT_PER_MINUTE = 10;
+const MINUTE_MS = 60_000;
 
 const chars = (text) => [...text].length;
 
@@ -53,6 +63,8 @@ export class GameChat {
     this.polling = false;
     this.pollAgain = false;
     this.sending = false;
+    // When this page's lines were kept by the server (performance.now()).
+    this.sentAt = [];
     this.stopped = false;
     this.muted = getChatMuted(opponent);
 
@@ -140,6 +152,10 @@ export class GameChat {
     document.removeEventListener('visibilitychange', this.onVisible);
   }
 
+  isMine(line) {
+    return String(line.user).toLowerCase() === this.me.name.toLowerCase();
+  }
+
   isOpponent(line) {
     return String(line.user).toLowerCase() === this.opponent.toLowerCase();
   }
@@ -155,8 +171,7 @@ export class GameChat {
     const box = this.list.parentElement;
     const atEnd = box.scrollTop + box.clientHeight >= box.scrollHeight - 4;
     clear(this.list, visible.map((line) => {
-      const mine = String(line.user).toLowerCase() === this.me.name.toLowerCase();
-      return h('li', { class: `chat-line ${mine ? 'mine' : 'theirs'}`, dataset: { user: String(line.user) } },
+      return h('li', { class: `chat-line ${this.isMine(line) ? 'mine' : 'theirs'}`, dataset: { user: String(line.user) } },
         h('span', { class: 'chat-user' }, String(line.user)), ' ',
         h('span', { class: 'chat-text' }, line.text));
     }));
@@ -197,15 +212,44 @@ export class GameChat {
     this.sendButton.disabled = this.sending || text.trim() === '';
   }
 
+  // Milliseconds until this page may send another line (0: now).
+  waitMs() {
+    const now = performance.now();
+    this.sentAt = this.sentAt.filter((at) => now - at < MINUTE_MS);
+    return this.sentAt.length < CHAT_PER_MINUTE ? 0 : MINUTE_MS - (now - this.sentAt[0]);
+  }
+
   async send() {
     const text = this.input.value.trim();
     if (!text || this.sending) return;
-    this.sending = true;
     this.error.textContent = '';
+    const wait = this.waitMs();
+    if (wait > 0) {
+      this.error.textContent = floodText(Math.ceil(wait / 1000));
+      return;
+    }
+    this.sending = true;
     this.onInput();
+    // Lines only ever add up, so a room that shows no more lines of mine
+    // after the 200 than before it did not keep the line.
+    const mineBefore = this.lines.filter((line) => this.isMine(line)).length;
     try {
       await api('POST', this.path(), { form: { room: 'player', text }, token: this.me.token || undefined });
       this.input.value = '';
+      // Not knowing is no refusal: the next poll shows the line or not.
+      const lines = await api('GET', this.path(), { token: this.me.token || undefined }).catch(() => null);
+      if (Array.isArray(lines)) {
+        this.show(lines);
+        if (this.lines.filter((line) => this.isMine(line)).length > mineBefore) {
+          this.sentAt.push(performance.now());
+        } else {
+          // Dropped as a flood (another tab or device of this person
+          // wrote too): the line goes back in the box.
+          this.sentAt = Array(CHAT_PER_MINUTE).fill(performance.now());
+          this.input.value = text;
+          this.error.textContent = `Not sent: at most ${CHAT_PER_MINUTE} messages a minute. Wait a minute, then send it again.`;
+        }
+      }
     } catch (error) {
       this.error.textContent = refusalText(error);
     } finally {
@@ -215,6 +259,10 @@ export class GameChat {
     }
     this.poll();
   }
+}
+
+function floodText(seconds) {
+  return `At most ${CHAT_PER_MINUTE} messages a minute: wait ${seconds} s before the next one.`;
 }
 
 // The server's refusal, in a sentence: its own words (`{"error": "..."}`,
