@@ -193,6 +193,57 @@ impl Drop for TerminalGuard {
     }
 }
 
+/// Ctrl-C as something to answer rather than the end of the process, for
+/// as long as this lives: waiting for a challenge's answer, Ctrl-C cancels
+/// the challenge on the server before leaving. (At the line editor's prompt
+/// Ctrl-C is a key, and ends the input instead.) Dropping it gives Ctrl-C
+/// back its default, ending the process: tokio's handler, once installed,
+/// would otherwise swallow it for the rest of the run, in a game too.
+pub struct Interrupt {
+    #[cfg(unix)]
+    signal: tokio::signal::unix::Signal,
+}
+
+impl Interrupt {
+    /// Catches Ctrl-C from now on (needs the async runtime).
+    pub fn catch() -> Result<Interrupt, String> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{signal, SignalKind};
+            let signal =
+                signal(SignalKind::interrupt()).map_err(|e| format!("cannot catch Ctrl-C: {e}"))?;
+            Ok(Interrupt { signal })
+        }
+        #[cfg(not(unix))]
+        Ok(Interrupt {})
+    }
+
+    /// Waits for Ctrl-C.
+    pub async fn caught(&mut self) {
+        // `None`: the runtime's signal driver is gone, so no Ctrl-C will
+        // come through it.
+        #[cfg(unix)]
+        if self.signal.recv().await.is_none() {
+            std::future::pending::<()>().await;
+        }
+        #[cfg(not(unix))]
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
+impl Drop for Interrupt {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        // SAFETY: restores the default disposition of SIGINT; tokio's
+        // handler is simply no longer called (its stream is gone).
+        unsafe {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+        }
+    }
+}
+
 /// Questions asked outside a game (`rookery login`'s name and password).
 /// At a terminal: a prompt on stderr, and a secret typed without echo.
 /// Piped: one line of stdin each and no prompt, so a script (or a test)

@@ -4,7 +4,8 @@
 //!   keyboard; no server needed.
 //! - [`remote`]: create, join, play and watch games on a rookery-server
 //!   through its public HTTP and WebSocket contract (plain or TLS); list
-//!   live games; log in to an account and keep its token.
+//!   live games; log in to an account and keep its token; challenge
+//!   players by name and answer their challenges.
 //! - [`table`]: what the player sees and asks about, shared by both: the
 //!   game, the picked piece, `info`, typed moves.
 //! - [`board`]: drawing the board, in colour or plain, Unicode or ASCII.
@@ -27,7 +28,7 @@ use serde_json::json;
 
 use crate::console::{Lines, OutputFlags, Questions, Screen};
 use crate::local::{LocalSession, LocalSetup};
-use crate::remote::{GameRef, Participant, RemoteSession, Server};
+use crate::remote::{ChallengeTerms, GameRef, Participant, RemoteSession, Server};
 
 #[derive(Parser)]
 #[command(
@@ -64,7 +65,8 @@ enum Commands {
         server: ServerArgs,
     },
     /// Log in to your account on a server: asks your name and password and
-    /// keeps a token, so your games there are yours (play, watch, games).
+    /// keeps a token, so your games there are yours (play, watch, games)
+    /// and you can challenge people by name (challenge, challenges).
     Login {
         #[command(flatten)]
         server: ServerArgs,
@@ -86,6 +88,94 @@ enum Commands {
         #[command(flatten)]
         server: ServerArgs,
     },
+    /// Challenge a player by name (logged in): waits for the answer, then
+    /// plays the game. Ctrl-C or q while waiting cancels the challenge.
+    Challenge(ChallengeArgs),
+    /// List the open challenges to and from you (logged in).
+    Challenges {
+        #[command(flatten)]
+        server: ServerArgs,
+        /// Keep watching, and tell each new challenge as it comes (with
+        /// the terminal's bell), until Ctrl-C.
+        #[arg(long)]
+        watch: bool,
+    },
+    /// Accept a challenge to you and play its game.
+    Accept {
+        #[command(flatten)]
+        server: ServerArgs,
+        /// The challenge's id, or its URL.
+        #[arg(value_name = "CHALLENGE_URL_OR_ID")]
+        challenge: String,
+    },
+    /// Decline a challenge to you.
+    Decline {
+        #[command(flatten)]
+        server: ServerArgs,
+        /// The challenge's id, or its URL.
+        #[arg(value_name = "CHALLENGE_URL_OR_ID")]
+        challenge: String,
+        /// Why, as the challenger reads it.
+        #[arg(long, value_enum, default_value_t = DeclineReason::Generic)]
+        reason: DeclineReason,
+    },
+}
+
+#[derive(Args)]
+struct ChallengeArgs {
+    #[command(flatten)]
+    server: ServerArgs,
+    /// The player's name.
+    name: String,
+    /// The clock: minutes+increment seconds, like 5+3 (the default).
+    #[arg(long, value_parser = parse_clock, conflicts_with = "untimed")]
+    clock: Option<(u64, u64)>,
+    /// No clock.
+    #[arg(long)]
+    untimed: bool,
+    /// The side you play (random: the server draws it).
+    #[arg(long, value_enum, default_value_t = Side::Random)]
+    color: Side,
+    /// A rated game (casual without it).
+    #[arg(long)]
+    rated: bool,
+}
+
+/// lichess's reasons to decline a challenge (the server's keys), those
+/// that apply to Rookery's standard chess.
+#[derive(Clone, Copy, ValueEnum)]
+enum DeclineReason {
+    /// Not accepting challenges at the moment.
+    Generic,
+    /// Not the right time: ask again later.
+    Later,
+    /// The clock is too fast.
+    #[value(name = "tooFast")]
+    TooFast,
+    /// The clock is too slow.
+    #[value(name = "tooSlow")]
+    TooSlow,
+    /// Not this time control.
+    #[value(name = "timeControl")]
+    TimeControl,
+    /// A rated game, please.
+    Rated,
+    /// A casual game, please.
+    Casual,
+}
+
+impl DeclineReason {
+    fn key(self) -> &'static str {
+        match self {
+            DeclineReason::Generic => "generic",
+            DeclineReason::Later => "later",
+            DeclineReason::TooFast => "tooFast",
+            DeclineReason::TooSlow => "tooSlow",
+            DeclineReason::TimeControl => "timeControl",
+            DeclineReason::Rated => "rated",
+            DeclineReason::Casual => "casual",
+        }
+    }
 }
 
 #[derive(Args)]
@@ -147,6 +237,15 @@ enum Side {
 }
 
 impl Side {
+    /// As the server spells it.
+    fn name(self) -> &'static str {
+        match self {
+            Side::White => "white",
+            Side::Black => "black",
+            Side::Random => "random",
+        }
+    }
+
     fn resolve(self) -> Color {
         match self {
             Side::White => Color::White,
@@ -201,6 +300,14 @@ fn main() -> ExitCode {
         Commands::Login { server, name } => online(|| login(server, name)),
         Commands::Logout { server, forget } => online(|| logout(server, forget)),
         Commands::Whoami { server } => online(|| whoami(server)),
+        Commands::Challenge(args) => online(|| challenge(args, flags)),
+        Commands::Challenges { server, watch } => online(|| challenges(server, watch, flags)),
+        Commands::Accept { server, challenge } => online(|| accept(server, challenge, flags)),
+        Commands::Decline {
+            server,
+            challenge,
+            reason,
+        } => online(|| decline(server, challenge, reason)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -311,7 +418,7 @@ async fn play_online(args: PlayArgs, flags: OutputFlags) -> Result<(), String> {
         Credential::PlayerOr(args.player_token.clone()),
     )?;
     let (look, interactive) = console::detect(flags);
-    let (state, seat) = match &game_ref {
+    let (state, participant) = match &game_ref {
         Some(game_ref) => {
             if args.level.is_some() || args.fen.is_some() || args.clock.is_some() {
                 return Err(
@@ -319,12 +426,21 @@ async fn play_online(args: PlayArgs, flags: OutputFlags) -> Result<(), String> {
                 );
             }
             match server.join(&game_ref.id, game_ref.invite.as_deref()).await {
-                Ok(joined) => joined,
+                Ok((state, seat)) => (state, Participant::Player(seat)),
                 Err(e) if remote::is_seat_taken(&e) => {
-                    return Err(format!(
-                        "no free seat in game {}: watch it with rookery watch --server {} {}",
-                        game_ref.id, server.base, game_ref.id
-                    ))
+                    let mine = match &args.player_token {
+                        None => login_seat(&server, &game_ref.id).await,
+                        Some(_) => None,
+                    };
+                    match mine {
+                        Some((state, color)) => (state, Participant::Account(color)),
+                        None => {
+                            return Err(format!(
+                            "no free seat in game {}: watch it with rookery watch --server {} {}",
+                            game_ref.id, server.base, game_ref.id
+                        ))
+                        }
+                    }
                 }
                 Err(e) => return Err(e.to_string()),
             }
@@ -356,16 +472,25 @@ async fn play_online(args: PlayArgs, flags: OutputFlags) -> Result<(), String> {
             let seat = seat.ok_or("the server gave no seat for the new game")?;
             // The one line a script needs to hand the game to the opponent.
             println!("game: {link}");
-            (state, seat)
+            (state, Participant::Player(seat))
         }
     };
     let mut lines = Lines::open(interactive);
     let printer = lines.printer();
     let screen = Screen::new(look, interactive).with_printer(printer);
     let id = state.id.clone();
-    RemoteSession::new(server, id, Participant::Player(seat), screen)
+    RemoteSession::new(server, id, participant, screen)
         .run(lines, Some(state))
         .await
+}
+
+/// The game and the seat in it of the login stored for `server`, if it
+/// holds one (a challenge's game: both seats are taken, by the accounts).
+async fn login_seat(server: &Server, id: &str) -> Option<(remote::GameState, Color)> {
+    let login = remote::account::stored_login(&server.base)?;
+    let state = server.game(id).await.ok()?;
+    let color = remote::account_seat(&state, &login.name)?;
+    Some((state, color))
 }
 
 async fn watch(args: ServerArgs, game: String, flags: OutputFlags) -> Result<(), String> {
@@ -410,8 +535,10 @@ async fn logout(args: ServerArgs, forget: bool) -> Result<(), String> {
     Ok(())
 }
 
-async fn whoami(args: ServerArgs) -> Result<(), String> {
-    let mut server = server_for(&args, None, Credential::Nobody)?;
+/// The server (as [`server_for`] finds it) with the stored login's token:
+/// for the commands that need an account.
+fn logged_in(args: &ServerArgs, reference: Option<&GameRef>) -> Result<Server, String> {
+    let mut server = server_for(args, reference, Credential::Nobody)?;
     let login = remote::account::stored_login(&server.base).ok_or_else(|| {
         format!(
             "not logged in to {base}: rookery login --server {base}",
@@ -419,6 +546,50 @@ async fn whoami(args: ServerArgs) -> Result<(), String> {
         )
     })?;
     server.authenticate(login.token, true);
+    Ok(server)
+}
+
+async fn whoami(args: ServerArgs) -> Result<(), String> {
+    let server = logged_in(&args, None)?;
     println!("{}", remote::account::whoami(&server).await?);
+    Ok(())
+}
+
+async fn challenge(args: ChallengeArgs, flags: OutputFlags) -> Result<(), String> {
+    let server = logged_in(&args.server, None)?;
+    let clock = match (args.untimed, args.clock) {
+        (true, _) => None,
+        (false, Some(clock)) => Some(clock),
+        // The web client's default.
+        (false, None) => Some((5 * 60, 3)),
+    };
+    let terms = ChallengeTerms {
+        clock,
+        color: args.color.name(),
+        rated: args.rated,
+    };
+    remote::challenge::challenge(server, &args.name, terms, flags).await
+}
+
+async fn challenges(args: ServerArgs, watch: bool, flags: OutputFlags) -> Result<(), String> {
+    let server = logged_in(&args, None)?;
+    if watch {
+        return remote::challenge::watch(server, flags).await;
+    }
+    print!("{}", remote::challenge::list(&server).await?);
+    Ok(())
+}
+
+async fn accept(args: ServerArgs, challenge: String, flags: OutputFlags) -> Result<(), String> {
+    let reference = remote::parse_challenge_ref(&challenge)?;
+    let server = logged_in(&args, Some(&reference))?;
+    remote::challenge::accept(server, &reference.id, flags).await
+}
+
+async fn decline(args: ServerArgs, challenge: String, reason: DeclineReason) -> Result<(), String> {
+    let reference = remote::parse_challenge_ref(&challenge)?;
+    let server = logged_in(&args, Some(&reference))?;
+    let said = remote::challenge::decline(&server, &reference.id, reason.key()).await?;
+    println!("{said}");
     Ok(())
 }

@@ -1,5 +1,7 @@
 //! The HTTP side of the contract and its wire types, over HTTP or HTTPS
-//! (see [`super::tls`]).
+//! (see [`super::tls`]). Challenges and the event stream speak lichess's
+//! dialect (form-encoded bodies, lichess's shapes, errors as a flat
+//! `{"error": "..."}`); their types are here too.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -81,16 +83,18 @@ struct GameList {
     games: Vec<GameState>,
 }
 
-/// A server error in the contract's shape.
+/// A server error in the contract's shape, or in lichess's flat one (the
+/// challenge routes).
 #[derive(Debug, Deserialize)]
 struct ErrorBody {
     error: ErrorDetail,
 }
 
 #[derive(Debug, Deserialize)]
-struct ErrorDetail {
-    code: String,
-    message: String,
+#[serde(untagged)]
+enum ErrorDetail {
+    Coded { code: String, message: String },
+    Flat(String),
 }
 
 /// `POST /api/account/tokens`' answer (the token is shown this once).
@@ -107,6 +111,95 @@ pub struct Account {
     pub username: String,
 }
 
+/// A challenge, as lichess's ChallengeJson: the fields the terminal uses.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Challenge {
+    pub id: String,
+    /// `created`, `accepted`, `declined`, `canceled` or `expired`.
+    pub status: String,
+    pub challenger: ChallengeUser,
+    pub dest_user: ChallengeUser,
+    #[serde(default)]
+    pub rated: bool,
+    #[serde(default)]
+    pub speed: String,
+    pub time_control: TimeControl,
+    /// The challenger's colour, drawn when the challenge was made.
+    #[serde(default)]
+    pub final_color: Option<String>,
+    /// `in` (to the reader) or `out` (from the reader).
+    #[serde(default)]
+    pub direction: Option<String>,
+    #[serde(default)]
+    pub created_at: i64,
+    #[serde(default)]
+    pub expires_at: i64,
+    /// What the one challenged said in declining (lichess's words for
+    /// the reason's key).
+    #[serde(default)]
+    pub decline_reason: Option<String>,
+    /// The game an accepted challenge became (its id is the challenge's).
+    #[serde(default)]
+    pub game_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ChallengeUser {
+    pub name: String,
+    #[serde(default)]
+    pub rating: Option<f64>,
+    #[serde(default)]
+    pub provisional: bool,
+}
+
+/// `{"type": "clock", "limit", "increment", "show"}` or
+/// `{"type": "unlimited"}`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct TimeControl {
+    #[serde(rename = "type")]
+    pub kind: String,
+    #[serde(default)]
+    pub show: Option<String>,
+}
+
+/// `GET /api/challenge`: the open challenges to and from the person.
+#[derive(Debug, Deserialize)]
+pub struct ChallengeLists {
+    #[serde(rename = "in", default)]
+    pub incoming: Vec<Challenge>,
+    #[serde(rename = "out", default)]
+    pub outgoing: Vec<Challenge>,
+}
+
+/// A game in an event (lichess's `gameStart` and `gameFinish`): the
+/// fields the terminal uses.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EventGame {
+    pub game_id: String,
+    /// The colour the event's reader plays.
+    pub color: String,
+}
+
+/// A challenge's terms, as `rookery challenge` asks for them.
+#[derive(Debug, Clone)]
+pub struct ChallengeTerms {
+    /// Seconds, and seconds added a move; none: an untimed game.
+    pub clock: Option<(u64, u64)>,
+    /// `white`, `black` or `random`: the challenger's colour.
+    pub color: &'static str,
+    pub rated: bool,
+}
+
+/// How the one challenged (or the challenger) answers a challenge.
+pub enum ChallengeAnswer<'a> {
+    Accept,
+    /// With lichess's reason key (`later`, `tooFast`, ...).
+    Decline(&'a str),
+    Cancel,
+}
+
 /// The web client's session cookie, which `rookery login` holds only
 /// while it makes a token.
 const SESSION_COOKIE: &str = "rookery_session";
@@ -117,14 +210,24 @@ pub struct RemoteError {
     /// The contract's error code, when the server answered with one.
     pub code: Option<String>,
     pub message: String,
+    /// The HTTP status, when the server answered.
+    pub status: Option<u16>,
 }
 
 impl RemoteError {
-    fn plain(message: impl Into<String>) -> RemoteError {
+    pub(super) fn plain(message: impl Into<String>) -> RemoteError {
         RemoteError {
             code: None,
             message: message.into(),
+            status: None,
         }
+    }
+
+    /// The server refused the request itself (a 4xx answer): trying it
+    /// again as it is would not help.
+    pub fn is_refusal(&self) -> bool {
+        self.status
+            .is_some_and(|status| (400..500).contains(&status))
     }
 }
 
@@ -231,13 +334,20 @@ impl Server {
         let status = response.status();
         let text = response.text().await.unwrap_or_default();
         let mut error = match serde_json::from_str::<ErrorBody>(&text) {
-            Ok(body) => RemoteError {
-                code: Some(body.error.code),
-                message: body.error.message,
+            Ok(ErrorBody {
+                error: ErrorDetail::Coded { code, message },
+            }) => RemoteError {
+                code: Some(code),
+                message,
+                status: None,
             },
+            Ok(ErrorBody {
+                error: ErrorDetail::Flat(message),
+            }) => RemoteError::plain(message),
             Err(_) => RemoteError::plain(format!("{} answered {status}", self.base)),
         };
-        if self.stored_login && error.code.as_deref() == Some("unauthorized") {
+        error.status = Some(status.as_u16());
+        if self.stored_login && status == reqwest::StatusCode::UNAUTHORIZED {
             error.message.push_str(&format!(
                 "; the login stored for {base} no longer works: \
                  rookery login --server {base} again, or rookery logout --forget",
@@ -429,6 +539,110 @@ impl Server {
     pub async fn account(&self) -> Result<Account, RemoteError> {
         self.json(self.authorized(self.http.get(format!("{}/api/account", self.base))))
             .await
+    }
+
+    // --------------------------------------------------------- seat actions
+
+    /// `POST /api/games/{id}/{action}` (`move`, `resign`, `draw/decline`
+    /// ...) with the account's token, for the seat the account holds.
+    pub async fn seat_action(
+        &self,
+        id: &str,
+        action: &str,
+        body: Option<Value>,
+    ) -> Result<GameState, RemoteError> {
+        let request = self
+            .http
+            .post(format!("{}/api/games/{}/{action}", self.base, encode(id)));
+        let request = match body {
+            Some(body) => request.json(&body),
+            None => request,
+        };
+        self.json(self.authorized(request)).await
+    }
+
+    // ---------------------------------------------------------- challenges
+
+    /// `POST /api/challenge/{name}`, form-encoded as lichess's clients send
+    /// it.
+    pub async fn create_challenge(
+        &self,
+        name: &str,
+        terms: &ChallengeTerms,
+    ) -> Result<Challenge, RemoteError> {
+        let mut form = vec![
+            ("color", terms.color.to_string()),
+            ("rated", terms.rated.to_string()),
+        ];
+        if let Some((limit, increment)) = terms.clock {
+            form.push(("clock.limit", limit.to_string()));
+            form.push(("clock.increment", increment.to_string()));
+        }
+        let request = self
+            .http
+            .post(format!("{}/api/challenge/{}", self.base, encode(name)))
+            .form(&form);
+        self.json(self.authorized(request)).await
+    }
+
+    /// `GET /api/challenge`.
+    pub async fn challenges(&self) -> Result<ChallengeLists, RemoteError> {
+        self.json(self.authorized(self.http.get(format!("{}/api/challenge", self.base))))
+            .await
+    }
+
+    /// `GET /api/challenge/{id}/show`.
+    pub async fn challenge(&self, id: &str) -> Result<Challenge, RemoteError> {
+        self.json(self.authorized(self.http.get(format!(
+            "{}/api/challenge/{}/show",
+            self.base,
+            encode(id)
+        ))))
+        .await
+    }
+
+    /// `POST /api/challenge/{id}/accept`, `decline` (with `reason`) or
+    /// `cancel`.
+    pub async fn answer_challenge(
+        &self,
+        id: &str,
+        answer: ChallengeAnswer<'_>,
+    ) -> Result<(), RemoteError> {
+        let (verb, form) = match answer {
+            ChallengeAnswer::Accept => ("accept", vec![]),
+            ChallengeAnswer::Decline(reason) => ("decline", vec![("reason", reason)]),
+            ChallengeAnswer::Cancel => ("cancel", vec![]),
+        };
+        let request = self
+            .http
+            .post(format!("{}/api/challenge/{}/{verb}", self.base, encode(id)))
+            .form(&form);
+        self.send(self.authorized(request)).await.map(drop)
+    }
+
+    /// Opens `GET /api/stream/event`. The person is subscribed once this
+    /// returns: an event that happens afterwards is on the stream.
+    pub async fn events(&self) -> Result<super::events::EventStream, RemoteError> {
+        // The stream's own client: the request timeout of the others would
+        // cut it, so it has a time limit per read instead (the server
+        // sends a keep-alive every 6 seconds).
+        let mut http = reqwest::Client::builder()
+            .connect_timeout(REQUEST_TIMEOUT)
+            .read_timeout(super::events::SILENCE_LIMIT);
+        if let Some(tls) = &self.tls {
+            http = http.use_preconfigured_tls((**tls).clone());
+        }
+        let http = http
+            .build()
+            .map_err(|e| RemoteError::plain(format!("cannot start the HTTP client: {e}")))?;
+        let request = self.authorized(http.get(format!("{}/api/stream/event", self.base)));
+        // The answer's head comes at once; only its body goes on.
+        let response = tokio::time::timeout(REQUEST_TIMEOUT, self.send(request))
+            .await
+            .map_err(|_| {
+                RemoteError::plain(format!("{} did not open the event stream", self.base))
+            })??;
+        Ok(super::events::EventStream::new(response))
     }
 
     // ----------------------------------------------------------- WebSocket

@@ -1,7 +1,7 @@
 //! Logins kept between runs: `rookery login` stores a personal API token
 //! per server in `$XDG_CONFIG_HOME/rookery/credentials.json` (or
-//! `~/.config/rookery/credentials.json`), and `play`, `watch` and `games`
-//! send it to that server as `Authorization: Bearer`.
+//! `~/.config/rookery/credentials.json`), and `play`, `watch`, `games` and
+//! the challenge commands send it to that server as `Authorization: Bearer`.
 //!
 //! The file holds secrets, so it is the user's alone: the directory is made
 //! mode 0700 and the file 0600, written whole to a new file (created 0600,

@@ -3,29 +3,36 @@
 //! - [`client`]: the HTTP side (create, join, list, PGN, accounts) and the
 //!   wire types of the contract, read leniently so newer servers' extra
 //!   fields pass.
-//! - [`session`]: one live game over its WebSocket, played or watched.
+//! - [`session`]: one live game over its WebSocket, played or watched;
+//!   [`inbox`]: the player's lines, read on their own thread.
 //! - [`tls`]: the one TLS configuration of `https://` and `wss://`
 //!   (system roots plus `--ca-cert`).
 //! - [`account`]: `login`, `logout`, `whoami`; [`credentials`]: the
 //!   stored logins (a personal API token per server, mode 0600).
+//! - [`challenge`]: `challenge`, `challenges`, `accept`, `decline`;
+//!   [`events`]: the person's event stream they listen to.
 //!
-//! This module reads game references from the command line and prints the
-//! list of live games.
+//! This module reads game and challenge references from the command line
+//! and prints the list of live games.
 
 pub mod account;
+pub mod challenge;
 mod client;
 mod credentials;
+mod events;
+mod inbox;
 mod session;
 mod tls;
 
 use reqwest::Url;
 
-pub use client::{is_not_found, is_seat_taken, RemoteError, Server};
+pub use client::{is_not_found, is_seat_taken, ChallengeTerms, GameState, RemoteError, Server};
 pub use session::{Participant, RemoteSession};
 
 use client::SeatInfo;
 
-/// A game named on the command line: its server, id and invite secret.
+/// A game named on the command line: its server, id and invite secret. (A
+/// challenge too: its game will have its id.)
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GameRef {
     pub server: Option<String>,
@@ -37,25 +44,53 @@ pub struct GameRef {
 /// `http://host:8080/games/ID#invite=SECRET` (the link the web client
 /// shares), whose origin names the server.
 pub fn parse_game_ref(text: &str) -> Result<GameRef, String> {
+    let (mut game, url) = parse_reference(text, "game")?;
+    if let Some(url) = url {
+        game.invite = invite_in(&url);
+    }
+    Ok(game)
+}
+
+/// Reads `CHALLENGE_URL_OR_ID`: a bare id, or the challenge's page
+/// (`http://host:8080/challenges/ID`, its `url`), whose origin names the
+/// server. A challenge's game has the challenge's id.
+pub fn parse_challenge_ref(text: &str) -> Result<GameRef, String> {
+    parse_reference(text, "challenge").map(|(challenge, _)| challenge)
+}
+
+/// A bare id, or a URL with `/{kind}s/ID` in its path (and the URL).
+fn parse_reference(text: &str, kind: &str) -> Result<(GameRef, Option<Url>), String> {
     let text = text.trim();
     if !text.contains('/') {
         if text.is_empty() {
-            return Err("empty game id".into());
+            return Err(format!("empty {kind} id"));
         }
-        return Ok(GameRef {
+        let bare = GameRef {
             server: None,
             id: text.to_string(),
             invite: None,
-        });
+        };
+        return Ok((bare, None));
     }
-    let url = Url::parse(text).map_err(|e| format!("{text:?} is not a game URL: {e}"))?;
+    let url = Url::parse(text).map_err(|e| format!("{text:?} is not a {kind} URL: {e}"))?;
     let segments: Vec<&str> = url.path_segments().map(|s| s.collect()).unwrap_or_default();
+    let folder = format!("{kind}s");
     let id = segments
         .iter()
-        .position(|s| *s == "games")
+        .position(|s| *s == folder)
         .and_then(|i| segments.get(i + 1))
         .filter(|id| !id.is_empty())
-        .ok_or_else(|| format!("{text:?} is not a game URL (expected .../games/ID)"))?;
+        .ok_or_else(|| format!("{text:?} is not a {kind} URL (expected .../{folder}/ID)"))?;
+    let reference = GameRef {
+        server: Some(origin(&url)),
+        id: id.to_string(),
+        invite: None,
+    };
+    Ok((reference, Some(url)))
+}
+
+/// A game link's invite secret.
+fn invite_in(url: &Url) -> Option<String> {
     // The web client's links carry the secret in the fragment
     // (`#invite=SECRET`); a query parameter is read too.
     // The secret is hex, so the fragment needs no percent-decoding.
@@ -66,16 +101,29 @@ pub fn parse_game_ref(text: &str) -> Result<GameRef, String> {
             .filter(|value| !value.is_empty())
             .map(str::to_string)
     });
-    let invite = from_fragment.or_else(|| {
+    from_fragment.or_else(|| {
         url.query_pairs()
             .find(|(name, value)| name == "invite" && !value.is_empty())
             .map(|(_, value)| value.into_owned())
-    });
-    Ok(GameRef {
-        server: Some(origin(&url)),
-        id: id.to_string(),
-        invite,
     })
+}
+
+/// The colour of the seat `account` (a name) holds in `state`, if any.
+pub fn account_seat(state: &GameState, account: &str) -> Option<rookery_engine::Color> {
+    let holds = |seat: &SeatInfo| {
+        seat.kind == "human"
+            && seat
+                .name
+                .as_deref()
+                .is_some_and(|name| name.eq_ignore_ascii_case(account))
+    };
+    if holds(&state.white) {
+        Some(rookery_engine::Color::White)
+    } else if holds(&state.black) {
+        Some(rookery_engine::Color::Black)
+    } else {
+        None
+    }
 }
 
 pub(crate) fn origin(url: &Url) -> String {
@@ -164,6 +212,15 @@ mod tests {
                 .map(|(s, id, inv)| (s.map(String::from), id.to_string(), inv.map(String::from)));
             assert_eq!(got, expected, "{text}");
         }
+    }
+
+    #[test]
+    fn challenge_refs() {
+        let page = parse_challenge_ref("https://chess.example/challenges/c-1").unwrap();
+        assert_eq!(page.server.as_deref(), Some("https://chess.example"));
+        assert_eq!(page.id, "c-1");
+        assert_eq!(parse_challenge_ref(" c-2 ").unwrap().id, "c-2");
+        assert!(parse_challenge_ref("https://chess.example/games/c-1").is_err());
     }
 
     #[test]

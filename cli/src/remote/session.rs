@@ -15,16 +15,23 @@
 //! the server has answered the previous one, so `printf 'e4\nNf3\n'` plays
 //! two moves whatever the opponent takes to answer. The end of the script
 //! is noticed at once: a script that is done leaves the game to the clock.
+//!
+//! A seat held by the logged-in account (a challenge's game: issue 21) has
+//! no seat token, and the server takes a WebSocket's seat only from a seat
+//! token or a browser's session cookie, never from an API token. So such a
+//! game is followed on a spectator's WebSocket, and its actions go over
+//! HTTP with the account's token (`POST /api/games/{id}/move` and the
+//! rest), which the server answers for the account's seat.
 
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use rookery_engine::{Color, Game};
 use serde_json::{json, Value};
-use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
 
 use super::client::{GameState, Seat, Server, REQUEST_TIMEOUT};
+use super::inbox::Inbox;
 use super::{describe_seat, format_ms};
 use crate::command::{self, Command, HELP};
 use crate::console::{Lines, Screen};
@@ -35,7 +42,11 @@ const RECONNECT_ATTEMPTS: u32 = 10;
 
 /// Who is at the keyboard in an online session.
 pub enum Participant {
+    /// A seat whose token this client holds: played over the WebSocket.
     Player(Seat),
+    /// The logged-in account's seat, without a token of its own: watched
+    /// as a spectator, played over HTTP with the account's token.
+    Account(Color),
     Spectator,
 }
 
@@ -159,72 +170,6 @@ impl Offer {
     }
 }
 
-/// Messages from the line-reading thread.
-enum Input {
-    Line(String),
-    End,
-}
-
-/// The player's lines, read on their own thread one at a time: the reader
-/// reads the next line only when asked (`request`), so the terminal is in
-/// the editor's raw mode only while the session really waits for a line.
-struct Inbox {
-    rx: mpsc::UnboundedReceiver<Input>,
-    more: std::sync::mpsc::Sender<()>,
-    /// A line has been asked for and not yet received.
-    waiting: bool,
-    /// The input has ended.
-    done: bool,
-}
-
-impl Inbox {
-    fn start(mut lines: Lines) -> Inbox {
-        let (tx, rx) = mpsc::unbounded_channel::<Input>();
-        let (more, more_rx) = std::sync::mpsc::channel::<()>();
-        std::thread::spawn(move || {
-            while more_rx.recv().is_ok() {
-                let input = match lines.next() {
-                    Some(line) => Input::Line(line),
-                    None => Input::End,
-                };
-                let end = matches!(input, Input::End);
-                if tx.send(input).is_err() || end {
-                    break;
-                }
-            }
-        });
-        Inbox {
-            rx,
-            more,
-            waiting: false,
-            done: false,
-        }
-    }
-
-    /// Asks for the next line unless one is asked for already.
-    fn request(&mut self) {
-        if !self.waiting && !self.done {
-            // The reader ends only after sending `End` (which sets `done`),
-            // so it is still there to receive this.
-            let _ = self.more.send(());
-            self.waiting = true;
-        }
-    }
-
-    /// The line asked for; `None` once the input has ended.
-    async fn recv(&mut self) -> Option<String> {
-        let input = self.rx.recv().await;
-        self.waiting = false;
-        match input {
-            Some(Input::Line(line)) => Some(line),
-            Some(Input::End) | None => {
-                self.done = true;
-                None
-            }
-        }
-    }
-}
-
 /// How a reconnection ended.
 enum Reconnected {
     Socket(Box<Socket>),
@@ -240,9 +185,11 @@ impl RemoteSession {
         screen: Screen,
     ) -> RemoteSession {
         let mut table = Table::new(Game::default());
-        if let Participant::Player(seat) = &participant {
-            table.flipped = seat.color == "black";
-        }
+        table.flipped = match &participant {
+            Participant::Player(seat) => seat.color == "black",
+            Participant::Account(color) => *color == Color::Black,
+            Participant::Spectator => false,
+        };
         RemoteSession {
             server,
             id,
@@ -263,6 +210,7 @@ impl RemoteSession {
         match &self.participant {
             Participant::Player(seat) if seat.color == "black" => Some(Color::Black),
             Participant::Player(_) => Some(Color::White),
+            Participant::Account(color) => Some(*color),
             Participant::Spectator => None,
         }
     }
@@ -291,16 +239,25 @@ impl RemoteSession {
     /// Runs until `quit`, the end of input, or (for a piped spectator) the
     /// end of the game. Returns an error when the server is lost for good.
     pub async fn run(&mut self, lines: Lines, first: Option<GameState>) -> Result<(), String> {
+        self.run_with(Inbox::start(lines), first, None).await
+    }
+
+    /// [`run`](Self::run) with lines already being read, and perhaps one
+    /// line of a script read before the game began (`held`).
+    pub async fn run_with(
+        &mut self,
+        mut inbox: Inbox,
+        first: Option<GameState>,
+        mut held: Option<String>,
+    ) -> Result<(), String> {
         if let Some(state) = first {
             self.apply_state(state);
         }
         let interactive = self.screen.interactive;
         let spectator = matches!(self.participant, Participant::Spectator);
-        let mut inbox = Inbox::start(lines);
         let mut socket = open_socket(&self.socket_url(), self.server.ws_connector()).await?;
-        // A script's line read before its time, waiting for it.
+        // A script's line read before its time waits in `held`.
         let scripted = !interactive && !spectator;
-        let mut held: Option<String> = None;
         loop {
             // A script's line waits for the player's turn (or the game's
             // end) and for the answer to the previous action; a person at a
@@ -323,6 +280,11 @@ impl RemoteSession {
                 inbox.request();
             }
             if spectator && inbox.done && self.finished() {
+                return Ok(());
+            }
+            // A script that ended before the game began (while a challenge
+            // waited for its answer) leaves as one that ends now would.
+            if !spectator && inbox.done && held.is_none() && self.awaiting_answer.is_none() {
                 return Ok(());
             }
             tokio::select! {
@@ -366,6 +328,10 @@ impl RemoteSession {
     async fn act(&mut self, line: &str, socket: &mut Socket) -> bool {
         match self.handle_line(line).await {
             Ok(Flow::Continue) => false,
+            Ok(Flow::Send(message)) if matches!(self.participant, Participant::Account(_)) => {
+                self.act_over_http(&message).await;
+                false
+            }
             Ok(Flow::Send(message)) => {
                 match socket.send(Message::text(message.to_string())).await {
                     Ok(()) => self.awaiting_answer = self.state.as_ref().map(Snapshot::of),
@@ -380,6 +346,30 @@ impl RemoteSession {
                 self.screen.complain(&why);
                 false
             }
+        }
+    }
+
+    /// Sends the account seat's action (a WebSocket message, `message`)
+    /// as its HTTP request. The answer's state is not taken in: the
+    /// spectator's socket brings the same state in order with the others,
+    /// while one taken from here could be older than a state the socket
+    /// has queued. The answer only tells whether anything changed: an
+    /// action that changed nothing is broadcast to nobody, so a script
+    /// waiting for the change would wait for ever.
+    async fn act_over_http(&mut self, message: &Value) {
+        let Some(kind) = message.get("type").and_then(Value::as_str) else {
+            return;
+        };
+        let (path, body) = match kind {
+            "move" => ("move".to_string(), Some(json!({"uci": message["uci"]}))),
+            // `draw_decline` is `draw/decline`, and so on.
+            other => (other.replacen('_', "/", 1), None),
+        };
+        let before = self.state.as_ref().map(Snapshot::of);
+        match self.server.seat_action(&self.id, &path, body).await {
+            Ok(answer) if before.as_ref() == Some(&Snapshot::of(&answer)) => {}
+            Ok(_) => self.awaiting_answer = before,
+            Err(why) => self.screen.complain(&why.to_string()),
         }
     }
 
@@ -407,7 +397,7 @@ impl RemoteSession {
     fn socket_url(&self) -> String {
         let token = match &self.participant {
             Participant::Player(seat) => Some(seat.token.as_str()),
-            Participant::Spectator => None,
+            Participant::Account(_) | Participant::Spectator => None,
         };
         self.server.ws_url(&self.id, token)
     }
@@ -611,10 +601,13 @@ impl RemoteSession {
                 self.screen.say(&format!("your {} stands", offer.noun()))
             }
             Some(side) => {
-                let how = if mine.is_some() {
-                    format!(": type {} to accept, or decline", offer.accept_word())
-                } else {
-                    String::new()
+                let account = matches!(self.participant, Participant::Account(_));
+                let how = match offer {
+                    _ if mine.is_none() => String::new(),
+                    Offer::Rematch if account => {
+                        ": type decline, or challenge them again (rookery challenge NAME)".into()
+                    }
+                    _ => format!(": type {} to accept, or decline", offer.accept_word()),
                 };
                 self.screen.say(&format!("{}{how}", offer.made_by(side)));
             }
@@ -647,7 +640,13 @@ impl RemoteSession {
                 mark("black")
             ));
         }
-        if let Some(spectators) = state.spectators {
+        if let Some(mut spectators) = state.spectators {
+            // An account's seat is played from a spectator's connection:
+            // this one is not a spectator to its player. (An opponent who
+            // plays the same way is counted: nothing tells them apart.)
+            if matches!(self.participant, Participant::Account(_)) {
+                spectators = spectators.saturating_sub(1);
+            }
             if spectators > 0 {
                 out.push_str(&format!("spectators: {spectators}\n"));
             }
@@ -747,6 +746,14 @@ impl RemoteSession {
                 }
                 if !self.finished() {
                     return Err("a rematch is offered once the game is over".into());
+                }
+                if matches!(self.participant, Participant::Account(_)) {
+                    // The server gives a rematch's seat to a seat token
+                    // (over HTTP) or to the seat's own WebSocket: neither
+                    // is this client's in an account's game.
+                    return Err("a game played through your account gets no rematch from \
+                         the terminal: challenge them again (rookery challenge NAME)"
+                        .into());
                 }
                 Ok(Flow::Send(json!({"type": "rematch"})))
             }
