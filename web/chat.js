@@ -124,9 +124,11 @@ export class GameChat {
       const lines = await api('GET', this.path(), { token: this.me.token || undefined });
       if (Array.isArray(lines)) this.show(lines);
     } catch (error) {
-      // The room is not this person's (404) or they are no longer known
-      // (401: logged out elsewhere): asking again would only fail again.
-      if (error.status === 404 || error.status === 401 || error.status === 403) {
+      // The room is not this person's (404), they are no longer known
+      // (401: logged out elsewhere) or may not use it (400: a bot account
+      // reads its chat through the Bot API): asking again would only fail
+      // again. A 429 or a server error may pass.
+      if (error.status >= 400 && error.status < 500 && error.status !== 429) {
         this.stop();
         this.el.hidden = true;
         this.onGone();
