@@ -279,7 +279,14 @@ fn two_threads_find_the_same_mates_and_tactics_as_one() {
             (one.best_move, one.score),
             "{fen}"
         );
-        assert_eq!(two.depth, one.depth, "{fen}");
+        // The depth reported may differ: a helper thread that finishes a
+        // deeper iteration first lets the search report it (Lazy SMP is
+        // not deterministic), so only the answer is compared.
+        assert!(
+            two.depth >= 1 && two.depth <= depth,
+            "{fen}: depth {}",
+            two.depth
+        );
     }
 }
 
