@@ -18,12 +18,10 @@ use axum::response::{IntoResponse, Response};
 use serde_json::json;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::{broadcast, watch};
-use uuid::Uuid;
 
 use crate::identity::{self, Scope};
 use crate::lichess::{shapes, LichessResult};
-use crate::protocol::Status;
-use crate::store::{now_ms, PlayerGamesFilter};
+use crate::store::now_ms;
 use crate::AppState;
 
 /// How often a bare newline is sent when nothing happens.
@@ -47,27 +45,8 @@ pub async fn stream(State(state): State<AppState>, headers: HeaderMap) -> Liches
         let challenge = shapes::challenge(&row, Some(&person.player.id), &base, now_ms());
         opening.push(json!({"type": "challenge", "challenge": challenge}));
     }
-    let (games, _) = state
-        .store()
-        .player_games(&person.player.id, PlayerGamesFilter::Unfinished, None, 50)
-        .await?;
-    for game in games.iter().filter(|g| g.status == Status::Active) {
-        let Ok(id) = Uuid::parse_str(&game.id) else {
-            continue;
-        };
-        let Ok(live) = state.registry.snapshot(id).await else {
-            continue;
-        };
-        if let Some((side, _)) = live.seat_of_player(&person.player.id) {
-            let source = if live.seat(side.other()).ai_level().is_some() {
-                "ai"
-            } else {
-                "friend"
-            };
-            opening.push(
-                json!({"type": "gameStart", "game": shapes::event_game(&live, side, source)}),
-            );
-        }
+    for game in crate::lichess::account::now_playing(&state, &person.player.id).await? {
+        opening.push(json!({"type": "gameStart", "game": game}));
     }
     let opening: Vec<Bytes> = opening
         .into_iter()

@@ -40,9 +40,17 @@ pub async fn playing(
     headers: HeaderMap,
 ) -> LichessResult<Json<Value>> {
     let person = identity::required(state.store(), &headers).await?;
+    let now_playing = now_playing(&state, &person.player.id).await?;
+    Ok(Json(json!({ "nowPlaying": now_playing })))
+}
+
+/// The player's active games, as the game objects of lichess's events
+/// (`/api/account/playing`, and the `gameStart` lines that open an event
+/// stream).
+pub async fn now_playing(state: &AppState, player_id: &str) -> Result<Vec<Value>, ApiError> {
     let (games, _) = state
         .store()
-        .player_games(&person.player.id, PlayerGamesFilter::Unfinished, None, 50)
+        .player_games(player_id, PlayerGamesFilter::Unfinished, None, 50)
         .await?;
     let mut now_playing = Vec::new();
     for game in games.iter().filter(|g| g.status == Status::Active) {
@@ -52,7 +60,7 @@ pub async fn playing(
         let Ok(live) = state.registry.snapshot(id).await else {
             continue;
         };
-        if let Some((side, _)) = live.seat_of_player(&person.player.id) {
+        if let Some((side, _)) = live.seat_of_player(player_id) {
             let source = if live.seat(side.other()).ai_level().is_some() {
                 "ai"
             } else {
@@ -61,7 +69,7 @@ pub async fn playing(
             now_playing.push(shapes::event_game(&live, side, source));
         }
     }
-    Ok(Json(json!({ "nowPlaying": now_playing })))
+    Ok(now_playing)
 }
 
 /// lichess's public user of a profile.
