@@ -68,7 +68,7 @@ PY="$VENV/bin/python"
 # `cargo test` it is neither: a `cargo build -p` there could rebuild
 # dependencies with other features for nothing).
 # ROOKERY_SERVER_BIN names another binary, used as it is.
-SERVER="${ROOKERY_SERVER_BIN:-$ROOT/target/debug/rookery-server}"
+SERVER="${ROOKERY_SERVER_BIN:-${CARGO_TARGET_DIR:-$ROOT/target}/debug/rookery-server}"
 if [ -z "${ROOKERY_SERVER_BIN:-}" ] && { [ ! -x "$SERVER" ] || [ -n "$(cd "$ROOT" &&
     find server/src engine/src migrations Cargo.lock -newer "$SERVER" -print -quit)" ]; }; then
   (cd "$ROOT" && cargo build -q -p rookery-server)

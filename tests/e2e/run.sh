@@ -41,7 +41,8 @@ fi
 if [ -z "${ROOKERY_SERVER_BIN:-}" ]; then
   echo "== building rookery-server and rookery-engine (the bot of berserk.test.mjs)"
   (cd "$ROOT" && cargo build -p rookery-server -p rookery-engine)
-  export ROOKERY_SERVER_BIN="$ROOT/target/debug/rookery-server"
+  export ROOKERY_SERVER_BIN="${CARGO_TARGET_DIR:-$ROOT/target}/debug/rookery-server"
+  export ROOKERY_ENGINE_BIN="${ROOKERY_ENGINE_BIN:-${CARGO_TARGET_DIR:-$ROOT/target}/debug/rookery-engine}"
 fi
 
 echo "== browser end-to-end tests"

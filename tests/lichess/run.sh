@@ -20,8 +20,8 @@ elif [ "$STATUS" -ne 0 ]; then
   exit "$STATUS"
 fi
 
-SERVER="${ROOKERY_SERVER_BIN:-$ROOT/target/debug/rookery-server}"
-ENGINE="${ROOKERY_ENGINE_BIN:-$ROOT/target/debug/rookery-engine}"
+SERVER="${ROOKERY_SERVER_BIN:-${CARGO_TARGET_DIR:-$ROOT/target}/debug/rookery-server}"
+ENGINE="${ROOKERY_ENGINE_BIN:-${CARGO_TARGET_DIR:-$ROOT/target}/debug/rookery-engine}"
 if [ ! -x "$SERVER" ] || [ ! -x "$ENGINE" ]; then
   (cd "$ROOT" && cargo build -p rookery-server -p rookery-engine)
 fi
