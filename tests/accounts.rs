@@ -59,6 +59,19 @@ impl Device {
         read(response).await
     }
 
+    /// Signs `name` up from this device (201, a session cookie).
+    async fn sign_up(&mut self, server: &TestServer, name: &str) -> Value {
+        let (status, account) = self
+            .post(
+                server,
+                "/api/accounts",
+                json!({"name": name, "password": PASSWORD}),
+            )
+            .await;
+        assert_eq!(status, 201, "sign up {name}: {account}");
+        account
+    }
+
     async fn get(&mut self, server: &TestServer, path: &str) -> (u16, Value) {
         self.send(server, reqwest::Method::GET, path, None).await
     }
@@ -198,13 +211,7 @@ async fn wrong_names_and_passwords_get_one_answer_and_are_throttled() {
     let db = TestDb::new();
     let server = TestServer::start(test_config(&db)).await;
     let mut device = Device::new("test");
-    device
-        .post(
-            &server,
-            "/api/accounts",
-            json!({"name": "dave", "password": PASSWORD}),
-        )
-        .await;
+    device.sign_up(&server, "dave").await;
     let wrong_password = device
         .post(
             &server,
@@ -367,13 +374,7 @@ async fn api_tokens_have_scopes_and_can_be_revoked() {
     let db = TestDb::new();
     let server = TestServer::start(test_config(&db)).await;
     let mut device = Device::new("test");
-    device
-        .post(
-            &server,
-            "/api/accounts",
-            json!({"name": "grace", "password": PASSWORD}),
-        )
-        .await;
+    device.sign_up(&server, "grace").await;
     let (status, created) = device
         .post(
             &server,
@@ -459,13 +460,7 @@ async fn a_persons_seat_follows_them_and_idle_sessions_expire() {
     let db = TestDb::new();
     let server = TestServer::start(test_config(&db)).await;
     let mut laptop = Device::new("laptop");
-    laptop
-        .post(
-            &server,
-            "/api/accounts",
-            json!({"name": "heidi", "password": PASSWORD}),
-        )
-        .await;
+    laptop.sign_up(&server, "heidi").await;
     // Created from the laptop's session: the seat is heidi's.
     let (status, created) = laptop
         .post(
@@ -529,13 +524,7 @@ async fn a_persons_seat_follows_them_and_idle_sessions_expire() {
 
     // Someone else's session holds no seat here.
     let mut stranger = Device::new("stranger");
-    stranger
-        .post(
-            &server,
-            "/api/accounts",
-            json!({"name": "ivan", "password": PASSWORD}),
-        )
-        .await;
+    stranger.sign_up(&server, "ivan").await;
     let refused = stranger
         .post(
             &server,

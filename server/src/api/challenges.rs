@@ -190,6 +190,16 @@ async fn load(state: &AppState, id: &str) -> Result<ChallengeRow, ApiError> {
         .ok_or_else(|| ApiError::NotFound("no such challenge".into()))
 }
 
+/// Challenge `id` if `person` is one of its two players; 404 otherwise (a
+/// stranger learns nothing of it).
+async fn load_own(state: &AppState, id: &str, person: &Identity) -> Result<ChallengeRow, ApiError> {
+    let row = load(state, id).await?;
+    if person.player.id != row.dest_id && person.player.id != row.challenger_id {
+        return Err(ApiError::NotFound("no such challenge".into()));
+    }
+    Ok(row)
+}
+
 /// `POST /api/challenge/{username}`.
 pub async fn create(
     State(state): State<AppState>,
@@ -287,10 +297,7 @@ pub async fn show(
     headers: HeaderMap,
 ) -> LichessResult<Json<Value>> {
     let person = challenger(&state, &headers).await?;
-    let row = load(&state, &id).await?;
-    if person.player.id != row.dest_id && person.player.id != row.challenger_id {
-        return Err(ApiError::NotFound("no such challenge".into()).into());
-    }
+    let row = load_own(&state, &id, &person).await?;
     Ok(Json(view(&state, &row, &person.player.id)))
 }
 
@@ -411,10 +418,7 @@ pub async fn cancel(
     headers: HeaderMap,
 ) -> LichessResult<Json<Value>> {
     let person = challenger(&state, &headers).await?;
-    let row = load(&state, &id).await?;
-    if person.player.id != row.dest_id && person.player.id != row.challenger_id {
-        return Err(ApiError::NotFound("no such challenge".into()).into());
-    }
+    let row = load_own(&state, &id, &person).await?;
     close(&state, row, "canceled", None).await
 }
 
