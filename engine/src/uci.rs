@@ -12,7 +12,8 @@
 //! `UCI_Elo` (a rating on the same ladder, between levels by
 //! interpolation), `Hash`, `Threads` (Lazy SMP), `MultiPV` and `Ponder`
 //! (`go ponder` thinks on the opponent's time until `ponderhit` starts the
-//! clock or `stop` asks for the move).
+//! clock or `stop` asks for the move), `Move Overhead` (milliseconds kept
+//! back from every time budget for the move's trip to the arbiter).
 //!
 //! Unknown commands and malformed arguments are ignored, as the UCI
 //! specification asks; where a GUI would otherwise be left guessing (a bad
@@ -29,7 +30,7 @@ use crate::game::Game;
 use crate::level;
 use crate::perft;
 use crate::position::Position;
-use crate::search::{ClockBudget, Info, Limits, Searcher, Signals};
+use crate::search::{self, ClockBudget, Info, Limits, Searcher, Signals};
 use crate::types::Color;
 
 pub const ENGINE_NAME: &str = "Rookery";
@@ -47,6 +48,12 @@ pub const HASH_MAX_MB: usize = 4096;
 pub const THREADS_MAX: usize = 256;
 /// Lines for the `MultiPV` option.
 pub const MULTIPV_MAX: usize = 64;
+/// Milliseconds for the `Move Overhead` option: kept back from every time
+/// budget for the move's trip to the arbiter. The default is the overhead
+/// the engine's time management was measured with; the range is
+/// Stockfish's.
+pub const MOVE_OVERHEAD_DEFAULT_MS: u64 = search::time::DEFAULT_MOVE_OVERHEAD.as_millis() as u64;
+pub const MOVE_OVERHEAD_MAX_MS: u64 = 5000;
 
 /// How strong the shell plays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -261,6 +268,8 @@ pub struct SearchJob {
     pub strength: Strength,
     /// Lines to report (`MultiPV`).
     pub multipv: usize,
+    /// Kept back from every time budget (`Move Overhead`).
+    pub move_overhead: Duration,
     pub limits: GoLimits,
 }
 
@@ -284,6 +293,7 @@ impl SearchJob {
             max_time: None,
             handicap: None,
             multipv: self.multipv,
+            move_overhead: Some(self.move_overhead),
         };
         let level = match self.strength {
             Strength::Level(number) => *level::level(number).unwrap_or(level::strongest()),
@@ -377,6 +387,7 @@ pub struct UciShell {
     limit_strength: bool,
     elo: u32,
     multipv: usize,
+    move_overhead: Duration,
     hash_mb: usize,
     /// Kept from move to move so the transposition table and history carry
     /// over; shared with the search thread, which holds it while thinking.
@@ -393,6 +404,7 @@ impl UciShell {
             limit_strength: false,
             elo: level::MAX_ELO,
             multipv: 1,
+            move_overhead: Duration::from_millis(MOVE_OVERHEAD_DEFAULT_MS),
             hash_mb: HASH_DEFAULT_MB,
             searcher: Arc::new(Mutex::new(Searcher::new(HASH_DEFAULT_MB))),
             search: None,
@@ -416,6 +428,9 @@ impl UciShell {
                 ));
                 self.out.line(&format!(
                     "option name MultiPV type spin default 1 min 1 max {MULTIPV_MAX}"
+                ));
+                self.out.line(&format!(
+                    "option name Move Overhead type spin default {MOVE_OVERHEAD_DEFAULT_MS} min 0 max {MOVE_OVERHEAD_MAX_MS}"
                 ));
                 self.out.line("option name Ponder type check default false");
                 self.out
@@ -503,6 +518,14 @@ impl UciShell {
                 Some(lines) => self.multipv = lines,
                 None => self.info(&format!("MultiPV must be 1 to {MULTIPV_MAX}")),
             },
+            "move overhead" => match number {
+                Some(ms) if (0..=MOVE_OVERHEAD_MAX_MS as i64).contains(&ms) => {
+                    self.move_overhead = Duration::from_millis(ms as u64)
+                }
+                _ => self.info(&format!(
+                    "Move Overhead must be 0 to {MOVE_OVERHEAD_MAX_MS}"
+                )),
+            },
             "uci_limitstrength" => match check {
                 Some(on) => self.limit_strength = on,
                 None => self.info("UCI_LimitStrength must be true or false"),
@@ -559,6 +582,7 @@ impl UciShell {
                 Strength::Level(self.level)
             },
             multipv: self.multipv,
+            move_overhead: self.move_overhead,
             limits,
         };
         let stop = Arc::new(AtomicBool::new(false));
@@ -702,6 +726,7 @@ mod tests {
             history: Vec::new(),
             strength,
             multipv: 4,
+            move_overhead: Duration::from_millis(MOVE_OVERHEAD_DEFAULT_MS),
             limits: GoLimits {
                 depth: Some(12),
                 ..GoLimits::default()
@@ -736,6 +761,29 @@ mod tests {
         }
         shell.handle(Command::parse("setoption name Threads value 2"));
         assert_eq!(shell.lock_searcher().threads(), 2);
+
+        // `Move Overhead` reaches the search's limits, at any strength;
+        // out of range leaves it as it was.
+        for (value, kept) in [("250", 250), ("5001", 250), ("-1", 250), ("0", 0)] {
+            shell.handle(Command::parse(&format!(
+                "setoption name Move Overhead value {value}"
+            )));
+            assert_eq!(shell.move_overhead, Duration::from_millis(kept), "{value}");
+        }
+        let overhead = |strength| SearchJob {
+            move_overhead: Duration::from_millis(300),
+            ..job(strength)
+        };
+        for strength in [
+            Strength::Level(LEVEL_MAX),
+            Strength::Level(2),
+            Strength::Elo(1760),
+        ] {
+            assert_eq!(
+                overhead(strength).search_limits(1).move_overhead,
+                Some(Duration::from_millis(300))
+            );
+        }
     }
 
     #[test]

@@ -24,6 +24,7 @@ fn handshake_and_options() {
         "option name Threads type spin default 1 min 1 max 256",
         "option name MultiPV type spin default 1 min 1 max 64",
         "option name Ponder type check default false",
+        "option name Move Overhead type spin default 50 min 0 max 5000",
         "option name UCI_LimitStrength type check default false",
         "option name UCI_Elo type spin default 2260 min 850 max 2260",
     ] {
@@ -33,6 +34,39 @@ fn handshake_and_options() {
     engine.send("setoption name Level value 3");
     engine.send("isready");
     assert_eq!(engine.next_line(), "readyok");
+}
+
+/// `Move Overhead` as lichess-bot sets it: values outside 0..5000 are
+/// refused with an `info string`, and the largest overhead on a clock far
+/// smaller than it still gets a legal move (the budget keeps a share of the
+/// clock; it neither hangs nor gives up the move).
+#[test]
+fn move_overhead_is_an_option_and_a_tiny_clock_still_gets_a_move() {
+    let mut engine = Engine::start();
+    engine.send("setoption name Move Overhead value 5001");
+    assert!(engine
+        .next_line()
+        .starts_with("info string Move Overhead must be"));
+    engine.send("setoption name Move Overhead value 5000");
+    engine.send("isready");
+    assert_eq!(engine.next_line(), "readyok", "5000 is taken silently");
+    let moves = ["e2e4", "c7c5", "g1f3"];
+    for go in [
+        "go wtime 20 btime 20",
+        "go wtime 1 btime 1 winc 0 binc 0",
+        "go wtime 5000 btime 30 movestogo 1",
+        "go movetime 10",
+    ] {
+        engine.send(&format!("position startpos moves {}", moves.join(" ")));
+        engine.send(go);
+        let lines = engine.read_until(|l| l.starts_with("bestmove "));
+        let best = uci_engine::bestmove(lines.last().expect("bestmove"));
+        let mut position = Position::startpos();
+        for uci in moves {
+            position = position.play(position.parse_uci(uci).unwrap()).unwrap();
+        }
+        assert!(position.parse_uci(&best).is_ok(), "{go}: bestmove {best}");
+    }
 }
 
 #[test]

@@ -36,6 +36,10 @@ pub struct Limits {
     /// both mean only the best. More lines cost time: each is a search of
     /// the moves the earlier lines left.
     pub multipv: usize,
+    /// Kept back from the clock and from `movetime` for the time the move
+    /// takes to reach the arbiter (UCI `Move Overhead`); `None`:
+    /// [`super::time::DEFAULT_MOVE_OVERHEAD`].
+    pub move_overhead: Option<Duration>,
 }
 
 /// What a host can tell a running search.

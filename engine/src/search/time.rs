@@ -30,8 +30,12 @@ use super::{Limits, MATE_BOUND};
 use crate::moves::Move;
 
 /// Kept back from every clock reading for the time it takes the move to
-/// travel to the arbiter (GUI, server, match script) and for scheduling noise.
-const MOVE_OVERHEAD: Duration = Duration::from_millis(50);
+/// travel to the arbiter (GUI, server, match script) and for scheduling
+/// noise, unless the host says otherwise ([`Limits::move_overhead`], UCI
+/// `Move Overhead`). 50 ms is what time management was measured with
+/// (`tools/calibration.md`, "Time management"); Stockfish's default is
+/// 10 ms, lichess-bot's configuration asks for 100 ms.
+pub const DEFAULT_MOVE_OVERHEAD: Duration = Duration::from_millis(50);
 
 /// Without `movestogo`, the clock is shared as if this many moves were left.
 const HORIZON: u32 = 20;
@@ -60,13 +64,17 @@ impl TimeBudget {
             soft: None,
             hard: None,
         };
+        let move_overhead = limits.move_overhead.unwrap_or(DEFAULT_MOVE_OVERHEAD);
         if let Some(clock) = limits.clock {
             let remaining = clock.remaining;
-            let overhead = MOVE_OVERHEAD.min(remaining / 4);
+            // However large the overhead, three quarters of the clock stay
+            // usable: a move must still come (the hard limit below is at
+            // most a third of what is left).
+            let overhead = move_overhead.min(remaining / 4);
             let available = remaining.saturating_sub(overhead);
             let moves_left = limits.moves_to_go.map_or(HORIZON, |m| m.clamp(1, 40) + 1);
             let time_left = (remaining + clock.increment * (moves_left - 1))
-                .saturating_sub(MOVE_OVERHEAD * (moves_left + 2))
+                .saturating_sub(move_overhead.saturating_mul(moves_left + 2))
                 // Without an increment the reserve can eat it all: a
                 // quarter of the clock is always shared out.
                 .max(available / 4);
@@ -82,7 +90,7 @@ impl TimeBudget {
         }
         if let Some(movetime) = limits.movetime {
             let hard = movetime
-                .saturating_sub(MOVE_OVERHEAD.min(movetime / 5))
+                .saturating_sub(move_overhead.min(movetime / 5))
                 .max(Duration::from_millis(1));
             budget.hard = Some(budget.hard.map_or(hard, |h| h.min(hard)));
             // `movetime` asks for exactly that long: no soft limit of its
@@ -267,6 +275,44 @@ mod tests {
         let mut forced = Trend::new(1);
         forced.record(a, 0, 1.0);
         assert!(forced.scale() < 0.1);
+    }
+
+    #[test]
+    fn move_overhead_is_kept_back_from_every_budget() {
+        let with_overhead = |ms, inc, overhead| {
+            let limits = Limits {
+                move_overhead: Some(Duration::from_millis(overhead)),
+                ..clock(ms, inc, None)
+            };
+            TimeBudget::from_limits(&limits)
+        };
+        let soft = |b: TimeBudget| b.soft.expect("soft limit").as_secs_f64();
+        // 5 s + 0.05 s: (5 + 19 × 0.05 − 22 × overhead) / 20.
+        assert!((soft(with_overhead(5_000, 50, 0)) - 0.2975).abs() < 1e-9);
+        assert!((soft(with_overhead(5_000, 50, 100)) - 0.1875).abs() < 1e-9);
+        // Unset is the default the time management was measured with.
+        assert_eq!(
+            TimeBudget::from_limits(&clock(5_000, 50, None)),
+            with_overhead(5_000, 50, DEFAULT_MOVE_OVERHEAD.as_millis() as u64)
+        );
+        // An overhead larger than the clock still leaves a move to play:
+        // a quarter of the clock is shared out, within a third of it.
+        let tiny = with_overhead(100, 0, 5_000);
+        let hard = tiny.hard.expect("hard limit");
+        assert!(hard >= Duration::from_millis(1) && hard <= Duration::from_millis(34));
+        assert!(tiny.soft.expect("soft limit") > Duration::ZERO);
+        // `movetime` loses the overhead too, but never more than a fifth.
+        let movetime = |overhead| {
+            let limits = Limits {
+                movetime: Some(Duration::from_millis(1000)),
+                move_overhead: Some(Duration::from_millis(overhead)),
+                ..Limits::default()
+            };
+            TimeBudget::from_limits(&limits).hard
+        };
+        assert_eq!(movetime(0), Some(Duration::from_millis(1000)));
+        assert_eq!(movetime(100), Some(Duration::from_millis(900)));
+        assert_eq!(movetime(5_000), Some(Duration::from_millis(800)));
     }
 
     #[test]
