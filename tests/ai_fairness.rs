@@ -9,11 +9,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rookery_server::ai::{AiScheduler, SearchFn};
-use rookery_server::auth::TokenHash;
 use rookery_server::live::game::LiveGame;
 use rookery_server::live::Registry;
 use rookery_server::protocol::{SeatKind, Side};
 use rookery_server::store::Store;
+use rookery_server::token::TokenHash;
 use serde_json::{json, Value};
 use support::*;
 use tokio::time::Instant;

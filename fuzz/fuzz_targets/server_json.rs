@@ -24,9 +24,9 @@ use axum::body::Body;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::StatusCode;
 use libfuzzer_sys::fuzz_target;
-use rookery_server::api::players::validate_name;
-use rookery_server::error::ApiError;
-use rookery_server::extract::{game_id, ApiJson, ApiQuery};
+use rookery_server::http::api::players::validate_name;
+use rookery_server::http::error::ApiError;
+use rookery_server::http::extract::{game_id, ApiJson, ApiQuery};
 use rookery_server::protocol::{
     ClientMessage, CreateGame, CreatePlayer, GameState, ListQuery, MoveRequest, SeatKind, Side,
     Status, WsQuery,

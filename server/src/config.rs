@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use clap::Parser;
 
-use crate::client_ip::{ProxyRange, TrustedProxies};
-use crate::origin::AllowedOrigin;
-use crate::rate_limit::RateLimit;
+use crate::http::client_ip::{ProxyRange, TrustedProxies};
+use crate::http::origin::AllowedOrigin;
+use crate::http::rate_limit::RateLimit;
 
 /// The web client's directory in this source tree, found from the server
 /// crate's directory at build time. A deployed binary is pointed elsewhere
@@ -403,8 +403,8 @@ impl Config {
         }
     }
 
-    pub fn analysis_options(&self) -> crate::analysis::AnalysisOptions {
-        crate::analysis::AnalysisOptions {
+    pub fn analysis_options(&self) -> crate::ai::analysis::AnalysisOptions {
+        crate::ai::analysis::AnalysisOptions {
             max_running: self.max_analyses.max(1),
             max_per_client: self.max_analyses_per_client,
             nodes_per_ply: self.analysis_nodes.max(1),

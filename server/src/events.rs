@@ -15,7 +15,7 @@ use serde::Serialize;
 use serde_json::json;
 use tokio::sync::broadcast;
 
-use crate::lichess::shapes;
+use crate::http::lichess::shapes;
 use crate::live::game::LiveGame;
 use crate::protocol::Side;
 

@@ -2,60 +2,46 @@
 //! static web client, and SQLite, on top of the `rookery_engine` crate.
 //! The contract it implements is `docs/API.md`.
 //!
-//! Modules:
+//! The house, floor by floor (docs/architecture.md draws it):
 //!
 //! - [`config`]: flags and environment.
-//! - [`protocol`]: the JSON shapes of the contract.
-//! - [`error`]: the one error type, owner of every error code and status;
-//!   [`extract`]: axum's extractors wrapped to answer in its shape.
-//! - [`auth`]: seat and player tokens (random, stored hashed).
-//! - [`store`]: the SQLite database (sqlx, migrations in `migrations/`).
+//! - [`protocol`]: the JSON shapes of the contract, on HTTP, WebSocket and
+//!   the cluster's wire.
+//! - [`token`]: seat and player tokens (random, stored hashed).
 //! - [`live`]: live games: registry, per-game actor, game state machine and
 //!   its error, clock, domain types (`Side`, `Status`, seats, clock
-//!   settings), PGN export.
-//! - [`ai`]: the AI scheduler (searches on blocking threads, bounded).
-//! - [`analysis`]: post-game analysis jobs (the AI's threads, lowest
-//!   priority).
-//! - [`api`]: HTTP handlers per resource; [`ws`]: the WebSocket endpoint;
-//!   [`web`]: the static web client.
-//! - [`rate_limit`]: per-client token buckets; [`client_ip`]: who the
-//!   client is (trusted proxies); [`origin`]: the cross-site check;
-//!   [`serve`]: the accept loop (connection caps, header and request
-//!   timers); [`tls`]: HTTPS served by the server itself.
-//! - [`body`]: request bodies are read whole before routing (keeps
-//!   keep-alive connections usable).
-//! - [`logging`]: the log filter and request span, with secrets redacted.
+//!   settings), PGN.
+//! - [`ai`]: the AI scheduler (searches on blocking threads, bounded), the
+//!   searches sent to workers over NATS, and post-game analysis jobs.
+//! - [`store`]: the database (SQLite or PostgreSQL through sqlx; migrations
+//!   in `migrations/`): games, moves, ratings, accounts, leases.
+//! - [`cluster`]: several nodes sharing one PostgreSQL database and NATS:
+//!   game ownership, forwarding to the owner, presence.
+//! - [`identity`]: accounts, sessions, scopes, password hashing, login
+//!   throttling; [`events`]: each account's event stream (challenges,
+//!   game starts).
+//! - [`http`]: the edge: the accept loop and its timers, TLS, client
+//!   addresses, origins, rate limits, bodies, logging, the HTTP error
+//!   ([`http::error::ApiError`]), the handlers per resource (`http::api`),
+//!   the lichess-compatible routes (`http::lichess`), the WebSocket
+//!   endpoint (`http::ws`) and the static web client (`http::web`).
+//! - [`metrics`]: the Prometheus metrics.
 //!
 //! [`run`] starts the whole service on a bound listener and returns after a
 //! graceful shutdown; `main.rs` only parses flags, installs logging and
 //! waits for signals.
 
 pub mod ai;
-pub mod analysis;
-pub mod api;
-pub mod auth;
-pub mod body;
-pub mod client_ip;
 pub mod cluster;
 pub mod config;
-pub mod connection_timers;
-pub mod error;
 pub mod events;
-pub mod extract;
+pub mod http;
 pub mod identity;
-pub mod lichess;
 pub mod live;
-pub mod logging;
 pub mod metrics;
-pub mod origin;
 pub mod protocol;
-pub mod rate_limit;
-pub mod serve;
 pub mod store;
-pub mod tls;
-pub mod web;
-pub mod workers;
-pub mod ws;
+pub mod token;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -64,13 +50,13 @@ use std::sync::Arc;
 use axum::Router;
 use tokio::net::TcpListener;
 
+use crate::ai::analysis::Analyses;
 use crate::ai::{AiGameLedger, AiScheduler};
-use crate::analysis::Analyses;
 use crate::cluster::Cluster;
 pub use crate::config::Config;
+use crate::http::rate_limit::{ClientBuckets, Limits};
+use crate::http::serve::ConnectionLimits;
 use crate::live::Registry;
-use crate::rate_limit::{ClientBuckets, Limits};
-use crate::serve::ConnectionLimits;
 use crate::store::Store;
 
 /// What every handler can reach.
@@ -99,13 +85,13 @@ impl AppState {
 pub struct App {
     state: AppState,
     /// `--tls-cert`/`--tls-key`, read at start-up.
-    tls: Option<tls::TlsAcceptor>,
+    tls: Option<http::tls::TlsAcceptor>,
 }
 
 impl App {
     /// Opens the database (running migrations) and starts its writer.
     pub async fn start(config: Config) -> anyhow::Result<App> {
-        let tls = tls::from_config(&config)?;
+        let tls = http::tls::from_config(&config)?;
         let store = Store::open_with(&config.database, config.store_options()).await?;
         // A cluster's database, but no --nats: this node would write games
         // other nodes own, with no lease to fence it (issue 23).
@@ -126,7 +112,7 @@ impl App {
                 config.ai_remote_slots,
                 config.search_priority(),
                 config.ai_move_delay(),
-                crate::workers::RemoteSearch::connect(url, config.ai_job_grace()).await?,
+                crate::ai::remote::RemoteSearch::connect(url, config.ai_job_grace()).await?,
             ),
             None => AiScheduler::with_priority(
                 config.ai_threads(),
@@ -220,7 +206,7 @@ impl App {
         let analyses = self.state.analyses.clone();
         registry.start_background();
         analyses.start_background();
-        serve::serve(listener, router, limits, self.tls.clone(), async move {
+        http::serve::serve(listener, router, limits, self.tls.clone(), async move {
             shutdown.await;
             tracing::info!("shutting down");
             // Live games stop first: their subscribers' streams end, so the
@@ -249,32 +235,35 @@ pub async fn run(
 
 /// The whole HTTP surface.
 pub fn build_router(state: AppState) -> Router {
-    let web = web::service(&state.config.web_dir);
+    let web = http::web::service(&state.config.web_dir);
     Router::new()
-        .merge(api::router(state.clone()))
-        .merge(ws::router(state.clone()))
+        .merge(http::api::router(state.clone()))
+        .merge(http::ws::router(state.clone()))
         .route("/healthz", axum::routing::get(|| async { "ok" }))
         .merge(web)
         // Outermost last: trace, find the client, read the body, check
         // the origin (after the body, so a refused request leaves its
         // keep-alive connection usable), then the answer's deadline.
         .layer(axum::middleware::from_fn_with_state(
-            serve::RequestTimeout(state.config.request_timeout()),
-            serve::limit_time,
+            http::serve::RequestTimeout(state.config.request_timeout()),
+            http::serve::limit_time,
         ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
-            origin::check_origin,
+            http::origin::check_origin,
         ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
-            body::read_whole_body,
+            http::body::read_whole_body,
         ))
         .layer(axum::middleware::from_fn_with_state(
             state.config.trusted(),
-            client_ip::resolve_client,
+            http::client_ip::resolve_client,
         ))
-        .layer(tower_http::trace::TraceLayer::new_for_http().make_span_with(logging::RequestSpan))
+        .layer(
+            tower_http::trace::TraceLayer::new_for_http()
+                .make_span_with(http::logging::RequestSpan),
+        )
 }
 
 /// The address a listener is bound to, for the `listening on` line:

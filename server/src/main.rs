@@ -16,7 +16,7 @@ async fn main() -> anyhow::Result<()> {
     // Logs go to stderr: stdout carries only the `listening on` line, which
     // scripts wait for.
     let logs = tracing_subscriber::fmt()
-        .with_env_filter(rookery_server::logging::env_filter())
+        .with_env_filter(rookery_server::http::logging::env_filter())
         .with_writer(std::io::stderr);
     match config.log_format {
         LogFormat::Text => logs.with_ansi(std::io::stderr().is_terminal()).init(),
@@ -38,7 +38,7 @@ async fn main() -> anyhow::Result<()> {
             .nats
             .as_deref()
             .context("a worker needs --nats URL (or ROOKERY_NATS)")?;
-        return rookery_server::workers::run_worker(url, config.ai_threads(), shutdown).await;
+        return rookery_server::ai::remote::run_worker(url, config.ai_threads(), shutdown).await;
     }
     let listener = TcpListener::bind(&config.addr)
         .await

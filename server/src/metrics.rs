@@ -23,7 +23,7 @@ use axum::response::{IntoResponse, Response};
 use metrics::{counter, gauge, histogram};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 
-use crate::error::ApiError;
+use crate::http::error::ApiError;
 use crate::AppState;
 
 /// Histogram buckets, in seconds: from a tenth of a millisecond (a
@@ -167,8 +167,8 @@ pub async fn scrape(
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     if let Some(admin) = &state.config.admin_token {
-        let given = crate::auth::required_bearer(&headers)?;
-        if crate::auth::TokenHash::of(&given) != crate::auth::TokenHash::of(&admin.0) {
+        let given = crate::http::auth::required_bearer(&headers)?;
+        if crate::token::TokenHash::of(&given) != crate::token::TokenHash::of(&admin.0) {
             return Err(ApiError::Unauthorized);
         }
     }

@@ -12,7 +12,7 @@ use axum::body::Bytes;
 use axum::extract::ws::Utf8Bytes;
 use serde::{Deserialize, Serialize};
 
-use crate::error::ApiError;
+use crate::http::error::ApiError;
 // The domain types the wire speaks as they are (see `live::domain`).
 pub use crate::live::domain::{ClockSettings, SeatKind, Side, Status};
 
@@ -208,7 +208,7 @@ impl CreateGame {
 /// its moves in UCI. 400 `bad_request` for a PGN that cannot be read or
 /// whose game is already over.
 fn continue_from_pgn(pgn: &str) -> Result<(Option<String>, Vec<String>), ApiError> {
-    let read = crate::api::analysis::parse_pgn(pgn)?;
+    let read = crate::http::api::analysis::parse_pgn(pgn)?;
     if let Some(outcome) = read.game.outcome() {
         return Err(ApiError::BadRequest(format!(
             "the PGN's game is already over ({}): it can be replayed, not continued",

@@ -20,10 +20,10 @@ pub mod throttle;
 use axum::http::header::COOKIE;
 use axum::http::HeaderMap;
 
-use crate::auth::{self, TokenHash};
-use crate::error::ApiError;
+use crate::http::error::ApiError;
 use crate::live::game::PlayerRef;
 use crate::store::Store;
+use crate::token::TokenHash;
 
 /// The session cookie's name.
 pub const SESSION_COOKIE: &str = "rookery_session";
@@ -176,7 +176,7 @@ pub async fn of_token(store: &Store, token: &str) -> Result<Option<Identity>, Ap
 /// someone: 401 otherwise), else its session cookie (an unknown or expired
 /// cookie is nobody, as if absent).
 pub async fn identify(store: &Store, headers: &HeaderMap) -> Result<Option<Identity>, ApiError> {
-    if let Some(token) = auth::bearer(headers)? {
+    if let Some(token) = crate::http::auth::bearer(headers)? {
         return match of_token(store, &token).await? {
             Some(identity) => Ok(Some(identity)),
             None => Err(ApiError::Unauthorized),

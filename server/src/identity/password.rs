@@ -12,7 +12,7 @@ use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, Salt
 use argon2::{Algorithm, Argon2, Params, Version};
 use tokio::sync::Semaphore;
 
-use crate::error::ApiError;
+use crate::http::error::ApiError;
 
 /// The shortest password accepted.
 pub const MIN_LENGTH: usize = 8;

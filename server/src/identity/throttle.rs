@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::error::ApiError;
+use crate::http::error::ApiError;
 
 const FREE_PER_NAME: u32 = 5;
 const FREE_PER_CLIENT: u32 = 20;

@@ -26,12 +26,12 @@ use uuid::Uuid;
 
 use super::game::{Answer, GameError, LiveGame, PlayedMove, PlayerRef, RematchStep};
 use crate::ai::{AiAnswer, AiScheduler, ClockSnapshot, Priority, SearchRequest, Thinking};
-use crate::auth::TokenHash;
 use crate::cluster::{Change, Cluster};
-use crate::connection_timers::sleep_until_opt;
-use crate::error::ApiError;
+use crate::http::error::ApiError;
+use crate::http::timers::sleep_until_opt;
 use crate::protocol::{self, Broadcast, GameState, SeatView, SharedState, Side, Status};
 use crate::store::{Fence, Store};
+use crate::token::TokenHash;
 
 /// What a seat holder can do.
 #[derive(Debug, Clone)]
@@ -580,7 +580,7 @@ impl GameActor {
             .live
             .rematch()
             .map_or_else(Uuid::new_v4, |rematch| rematch.game);
-        let token = TokenHash::of(&crate::auth::rematch_token(&secret.0, game));
+        let token = TokenHash::of(&crate::token::rematch_token(&secret.0, game));
         let now = Instant::now();
         let mut next = self.live.clone();
         match next.offer_rematch(side, game, token, crate::store::now_ms(), now)? {

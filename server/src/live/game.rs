@@ -18,11 +18,11 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::clock::{millis, Clock};
-use crate::auth::TokenHash;
 use crate::protocol::{
     ClockSettings, GameState, OfferAnswer, OfferKind, OfferOutcome, SeatKind, SeatRating, SeatView,
     Side, Status, Visibility,
 };
+use crate::token::TokenHash;
 
 /// The waits of the first-move rule and of open seeks (issue 22), set by
 /// the server's flags.
@@ -68,7 +68,7 @@ fn counts_as_rated(game: &Game, clock: Option<ClockSettings>) -> bool {
 /// The new game's id is chosen when the rematch is first offered, so the
 /// offerer's seat token in it can be fixed then: a seat token of a rematch
 /// is derived from the player's seat token in this game and the new id
-/// ([`crate::auth::rematch_token`]), and the server keeps only its hash
+/// ([`crate::token::rematch_token`]), and the server keeps only its hash
 /// until the new game is created.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rematch {
@@ -1367,7 +1367,7 @@ impl LiveGame {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::auth::mint;
+    use crate::token::mint;
 
     fn human_game(clock: Option<ClockSettings>, fen: Option<&str>) -> LiveGame {
         LiveGame::new(

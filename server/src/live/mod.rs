@@ -34,11 +34,11 @@ use uuid::Uuid;
 use self::actor::{Action, ActorContext, ActorGone, Command, GameHandle, Ownership};
 use self::game::LiveGame;
 use crate::ai::AiScheduler;
-use crate::auth::TokenHash;
 use crate::cluster::{serve_commands, spawn_proxy, Cluster, ProxyContext};
-use crate::error::ApiError;
+use crate::http::error::ApiError;
 use crate::protocol::GameState;
 use crate::store::Store;
+use crate::token::TokenHash;
 
 type Slot = Arc<OnceCell<GameHandle>>;
 
@@ -479,7 +479,7 @@ impl Registry {
     pub async fn seat_of(
         &self,
         id: Uuid,
-        token: &crate::auth::TokenHash,
+        token: &crate::token::TokenHash,
     ) -> Result<Option<crate::protocol::Side>, ApiError> {
         self.call(id, |reply| Command::Authorize {
             token: token.clone(),
@@ -494,7 +494,7 @@ impl Registry {
         &self,
         id: Uuid,
         player_id: &str,
-    ) -> Result<Option<(crate::protocol::Side, crate::auth::TokenHash)>, ApiError> {
+    ) -> Result<Option<(crate::protocol::Side, crate::token::TokenHash)>, ApiError> {
         self.call(id, |reply| Command::SeatOf {
             player_id: player_id.to_string(),
             reply,

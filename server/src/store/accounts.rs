@@ -6,10 +6,10 @@ use uuid::Uuid;
 use super::backend::{on_conn, on_pool, Conn};
 use super::writer::{Write, WriteError};
 use super::{now_ms, Store};
-use crate::auth::TokenHash;
-use crate::error::ApiError;
+use crate::http::error::ApiError;
 use crate::live::game::PlayerRef;
 use crate::protocol::SeatRating;
+use crate::token::TokenHash;
 
 /// A session idle this long is over: its cookie no longer works.
 pub const SESSION_IDLE_MS: i64 = 30 * 24 * 3600 * 1000;
@@ -239,7 +239,7 @@ impl Store {
         name: &str,
         password_hash: String,
     ) -> Result<(), ApiError> {
-        let token = crate::auth::mint()?;
+        let token = crate::token::mint()?;
         let write = AccountWrite::CreateAccount {
             id: id.to_string(),
             name: name.to_string(),

@@ -7,7 +7,7 @@ use uuid::Uuid;
 use super::backend::{on_conn, on_pool, Conn};
 use super::writer::Write;
 use super::{now_ms, Store};
-use crate::error::ApiError;
+use crate::http::error::ApiError;
 
 /// A write of the analysis tables.
 #[derive(Debug, Clone)]

@@ -6,7 +6,7 @@ use super::backend::{on_conn, on_pool, Conn};
 use super::rows::StoredGame;
 use super::writer::{Write, WriteError};
 use super::{now_ms, Store};
-use crate::error::ApiError;
+use crate::http::error::ApiError;
 
 /// A challenge's row, with both players' names and ratings.
 #[derive(Debug, Clone, sqlx::FromRow)]

@@ -13,7 +13,7 @@ use uuid::Uuid;
 
 use super::backend::{on_conn, on_pool, Conn};
 use super::{now_ms, parse_ids, Store};
-use crate::error::ApiError;
+use crate::http::error::ApiError;
 
 /// A node's right to write one game: its name and the epoch it took the
 /// lease with. A write carrying a fence is stored only while the lease row

@@ -6,7 +6,7 @@ use uuid::Uuid;
 use super::backend::{on_conn, on_pool, Conn};
 use super::writer::Write;
 use super::{now_ms, Store};
-use crate::error::ApiError;
+use crate::http::error::ApiError;
 use crate::live::game::PlayerRef;
 use crate::protocol::SeatRating;
 

@@ -29,7 +29,7 @@ use super::backend::{on_conn, on_pool, Conn, Dialect};
 
 use super::rows::ListRow;
 use super::Store;
-use crate::error::ApiError;
+use crate::http::error::ApiError;
 use crate::protocol::{
     GameState, PlayerProfile, RatingPoint, RecordView, HISTORY_POINTS, PROVISIONAL_DEVIATION,
 };
@@ -836,9 +836,9 @@ mod tests {
     /// write would) changes no rating, streak or history a second time.
     #[tokio::test]
     async fn a_finished_game_written_again_counts_once() {
-        use crate::auth::{mint, TokenHash};
         use crate::live::game::{LiveGame, PlayerRef};
         use crate::protocol::{SeatKind, SeatRating, Side};
+        use crate::token::{mint, TokenHash};
         use tokio::time::Instant;
 
         let (_dir, store) = file_store().await;

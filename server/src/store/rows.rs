@@ -10,14 +10,14 @@ use uuid::Uuid;
 use super::backend::{on_conn, Conn, Dialect};
 use super::ratings::{DEFAULT_DEVIATION, DEFAULT_RATING};
 use super::Store;
-use crate::auth::TokenHash;
-use crate::error::ApiError;
+use crate::http::error::ApiError;
 use crate::live::game::{
     Ending, LiveGame, LiveSeat, PlayedMove, PlayerRef, Rematch, SavedClock, SavedGame,
 };
 use crate::protocol::{
     ClockSettings, ClockView, GameState, SeatRating, SeatView, Side, Status, Visibility,
 };
+use crate::token::TokenHash;
 
 /// One seat's columns.
 #[derive(Debug, Clone, PartialEq, Eq)]

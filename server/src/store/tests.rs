@@ -16,8 +16,8 @@ async fn a_missing_database_and_its_directory_are_created() {
     assert!(plain.exists());
 }
 
-use crate::auth::mint;
 use crate::protocol::{ClockSettings, SeatKind, Side};
+use crate::token::mint;
 use rows::StoredMove;
 
 /// A file database in a temporary directory (kept alive by the returned

@@ -1,0 +1,254 @@
+//! Post-game analysis over HTTP (`/api/games/{id}/analysis`), the PGN
+//! export with the analysis as comments, and reading a PGN for the web
+//! client's import (`POST /api/pgn`).
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::{Extension, Json};
+use rookery_engine::{Game, MoveNote};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::http::client_ip::ClientIp;
+use crate::http::error::ApiError;
+use crate::http::extract::{game_id, ApiJson};
+use crate::store::analysis::{AnalysisRow, PositionRow};
+use crate::AppState;
+
+/// A game's analysis as the API shows it.
+#[derive(Debug, Serialize)]
+pub struct AnalysisView {
+    /// `none` (never asked for), `queued`, `running`, `done`, `failed`.
+    pub status: &'static str,
+    pub nodes_per_ply: u64,
+    pub progress: Progress,
+    /// One per evaluated position, by ply (0: the start position).
+    pub positions: Vec<PositionView>,
+    /// One per judged move: `ply` is the move's number in the game (1: the
+    /// first move), the position it leads to.
+    pub moves: Vec<MoveView>,
+    /// Average centipawn loss per side, once done (null: no move).
+    pub acpl: Option<Acpl>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Progress {
+    pub done: usize,
+    pub total: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct PositionView {
+    pub ply: i64,
+    /// Centipawns, White's point of view (null when `mate` is set).
+    pub cp: Option<i64>,
+    /// Mate in N, White's point of view (negative: Black mates; 0: the
+    /// side to move is checkmated).
+    pub mate: Option<i64>,
+    /// The engine's best move here (null when the game is over here).
+    pub best: Option<String>,
+    pub best_san: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct MoveView {
+    pub ply: i64,
+    pub loss: i64,
+    /// null, `inaccuracy`, `mistake` or `blunder`.
+    pub judgement: Option<String>,
+    /// The engine's move in the position before (what it would have played).
+    pub best: Option<String>,
+    pub best_san: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Acpl {
+    pub white: Option<i64>,
+    pub black: Option<i64>,
+}
+
+fn view(nodes: u64, stored: Option<(AnalysisRow, Vec<PositionRow>)>, moves: usize) -> AnalysisView {
+    let Some((job, rows)) = stored else {
+        return AnalysisView {
+            status: "none",
+            nodes_per_ply: nodes,
+            progress: Progress {
+                done: 0,
+                total: moves + 1,
+            },
+            positions: Vec::new(),
+            moves: Vec::new(),
+            acpl: None,
+        };
+    };
+    let status = match job.status.as_str() {
+        "queued" => "queued",
+        "running" => "running",
+        "done" => "done",
+        _ => "failed",
+    };
+    let judged = rows
+        .iter()
+        .filter(|row| row.loss.is_some())
+        .map(|row| MoveView {
+            ply: row.ply + 1,
+            loss: row.loss.unwrap_or(0),
+            judgement: row.judgement.clone(),
+            best: row.best_uci.clone(),
+            best_san: row.best_san.clone(),
+        })
+        .collect();
+    AnalysisView {
+        status,
+        nodes_per_ply: u64::try_from(job.nodes_per_ply).unwrap_or(0),
+        progress: Progress {
+            done: rows.len(),
+            total: usize::try_from(job.positions).unwrap_or(0),
+        },
+        positions: rows
+            .into_iter()
+            .map(|row| PositionView {
+                ply: row.ply,
+                cp: row.cp,
+                mate: row.mate,
+                best: row.best_uci,
+                best_san: row.best_san,
+            })
+            .collect(),
+        moves: judged,
+        acpl: (status == "done").then_some(Acpl {
+            white: job.acpl_white,
+            black: job.acpl_black,
+        }),
+    }
+}
+
+async fn read(state: &AppState, id: Uuid, moves: usize) -> Result<AnalysisView, ApiError> {
+    let stored = state.store().analysis(id).await?;
+    Ok(view(state.analyses.nodes_per_ply(), stored, moves))
+}
+
+/// `GET /api/games/{id}/analysis`: status, progress and results so far.
+pub async fn get(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<AnalysisView>, ApiError> {
+    let id = game_id(&id)?;
+    let game = state.registry.state(id).await?;
+    Ok(Json(read(&state, id, game.moves.len()).await?))
+}
+
+/// `POST /api/games/{id}/analysis`: starts the job of a finished game, or
+/// answers the one that exists. 202 while it is queued or running, 200
+/// once done.
+pub async fn start(
+    State(state): State<AppState>,
+    Extension(ClientIp(client)): Extension<ClientIp>,
+    Path(id): Path<String>,
+) -> Result<(StatusCode, Json<AnalysisView>), ApiError> {
+    let id = game_id(&id)?;
+    let game = state.registry.state(id).await?;
+    if !game.is_finished() {
+        return Err(ApiError::NotFinished);
+    }
+    let moves = game.moves.len();
+    let existing = read(&state, id, moves).await?;
+    if existing.status != "done" {
+        state.analyses.request(id, moves + 1, client).await?;
+    }
+    let answer = read(&state, id, moves).await?;
+    let status = if answer.status == "done" {
+        StatusCode::OK
+    } else {
+        StatusCode::ACCEPTED
+    };
+    Ok((status, Json(answer)))
+}
+
+/// The comment of each move of an analysed game: its evaluation in the
+/// `[%eval]` command lichess and ChessBase read, then, for a judged move,
+/// the judgement and the engine's move.
+pub fn pgn_notes(game: &Game, rows: &[PositionRow]) -> Vec<MoveNote> {
+    (0..game.moves().len())
+        .map(|index| {
+            let after = rows.iter().find(|row| row.ply == index as i64 + 1);
+            let before = rows.iter().find(|row| row.ply == index as i64);
+            let Some(after) = after else {
+                return MoveNote::default();
+            };
+            let eval = match (after.mate, after.cp) {
+                (Some(0), _) => None,
+                (Some(mate), _) => Some(format!("#{mate}")),
+                (None, Some(cp)) => Some(format!("{:.2}", cp as f64 / 100.0)),
+                (None, None) => None,
+            };
+            let mut comment = eval.map(|eval| format!("[%eval {eval}]"));
+            let judgement = before.and_then(|row| row.judgement.as_deref());
+            let suffix = match judgement {
+                Some("blunder") => "??",
+                Some("mistake") => "?",
+                Some("inaccuracy") => "?!",
+                _ => "",
+            };
+            if let (Some(judgement), Some(best)) =
+                (judgement, before.and_then(|row| row.best_san.as_deref()))
+            {
+                let mut word = judgement.to_string();
+                word[..1].make_ascii_uppercase();
+                let text = format!("{word}. Best move was {best}.");
+                comment = Some(match comment {
+                    Some(eval) => format!("{eval} {text}"),
+                    None => text,
+                });
+            }
+            MoveNote { suffix, comment }
+        })
+        .collect()
+}
+
+/// `POST /api/pgn` `{"pgn": TEXT}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PgnRequest {
+    pub pgn: String,
+}
+
+/// A PGN read by the server, for replaying it in the browser.
+#[derive(Debug, Serialize)]
+pub struct PgnView {
+    pub initial_fen: String,
+    pub fen: String,
+    pub moves: Vec<String>,
+    pub san: Vec<String>,
+    /// The PGN's result (`1-0`, `0-1`, `1/2-1/2`, `*`), if it has one.
+    pub result: Option<String>,
+    /// Whether the last position is over by the rules (mate, stalemate,
+    /// a draw by rule): then it cannot be continued.
+    pub over: bool,
+    pub white: Option<String>,
+    pub black: Option<String>,
+}
+
+/// Reads the first game of a PGN text: 400 `bad_request` saying what is
+/// wrong (with the move number of a bad move).
+pub fn parse_pgn(text: &str) -> Result<rookery_engine::PgnGame, ApiError> {
+    rookery_engine::read_pgn(text).map_err(|err| ApiError::BadRequest(format!("bad PGN: {err}")))
+}
+
+/// `POST /api/pgn`: reads a PGN and answers its moves and positions; nothing
+/// is stored.
+pub async fn read_pgn(ApiJson(request): ApiJson<PgnRequest>) -> Result<Json<PgnView>, ApiError> {
+    // Bounded by the body limit; replaying a few hundred moves is quick.
+    let read = parse_pgn(&request.pgn)?;
+    let game = &read.game;
+    Ok(Json(PgnView {
+        initial_fen: game.initial_position().to_fen(),
+        fen: game.position().to_fen(),
+        moves: game.moves().iter().map(|mv| mv.to_uci()).collect(),
+        san: game.san_moves().to_vec(),
+        result: read.result().map(str::to_string),
+        over: game.outcome().is_some(),
+        white: read.tag("White").map(str::to_string),
+        black: read.tag("Black").map(str::to_string),
+    }))
+}

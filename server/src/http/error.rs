@@ -1,0 +1,272 @@
+//! The one error type of the service. Every HTTP error body and every
+//! WebSocket `error` message is built from an [`ApiError`], so the two can
+//! never disagree about codes, and the status of each code lives in one place
+//! (the table of the contract, `docs/API.md`).
+//!
+//! Internal causes (database failures, a vanished actor) are logged here and
+//! never sent to the client: the client gets a generic message.
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+
+use crate::live::game::GameError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// Malformed JSON, an unknown field value, a bad FEN, a bad query.
+    #[error("{0}")]
+    BadRequest(String),
+    /// The move is not legal in the game's current position.
+    #[error("{0}")]
+    IllegalMove(String),
+    /// No token, or a token the server does not know.
+    #[error("a valid token is required")]
+    Unauthorized,
+    /// A valid token that does not allow this (another game's seat, a spectator).
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("{0}")]
+    NotFound(String),
+    /// The path exists but not with this method (an addition to the table).
+    #[error("this method is not allowed here")]
+    MethodNotAllowed,
+    #[error("it is not your turn")]
+    NotYourTurn(String),
+    #[error("the game is over")]
+    GameOver,
+    #[error("no free seat in this game")]
+    SeatTaken,
+    /// Analysis of a game still being played (an addition to the table).
+    #[error("the game is not over yet: only finished games can be analysed")]
+    NotFinished,
+    /// Joining with the registered player who holds the other seat (an
+    /// addition to the contract's table).
+    #[error("you already hold the other seat of this game: a player cannot play themselves")]
+    SamePlayer,
+    #[error("this name is taken")]
+    NameTaken,
+    /// A login with a wrong name or a wrong password: one answer for both
+    /// (401 `unauthorized`), so it tells nobody which names exist.
+    #[error("wrong name or password")]
+    WrongCredentials,
+    /// A new password that is too short, too long or too common (400
+    /// `weak_password`, an addition).
+    #[error("{0}")]
+    WeakPassword(String),
+    /// A valid token without the scope this needs (403 `missing_scope`,
+    /// an addition).
+    #[error("this token lacks the scope {0:?}")]
+    MissingScope(&'static str),
+    /// Too many failed logins: wait `retry_after` seconds (429
+    /// `rate_limited` with `Retry-After`).
+    #[error("too many failed logins: try again in {retry_after} s")]
+    LoginThrottled { retry_after: u64 },
+    /// A player's abort after each side has moved (an addition).
+    #[error("each side has moved: the game can no longer be aborted (resign instead)")]
+    AbortTooLate,
+    /// A takeback asked with no move of one's own to take back (an addition).
+    #[error("{0}")]
+    NothingToTakeBack(String),
+    /// A rematch that cannot be offered (the game goes on, or had no
+    /// opponent) (an addition).
+    #[error("{0}")]
+    NoRematch(String),
+    #[error("{0}")]
+    TooLarge(String),
+    #[error("too many requests: slow down")]
+    RateLimited,
+    /// A cap was reached (429 `rate_limited`), with a message saying which.
+    #[error("{0}")]
+    Limited(String),
+    /// The server is shutting down (an addition to the contract's table).
+    #[error("the server is shutting down")]
+    Unavailable,
+    /// The database could not store a change (disk full, read-only file,
+    /// locked): nothing changed, or, when `ambiguous`, the change may have
+    /// been stored and the game was reloaded from the database.
+    #[error("{}", if *ambiguous {
+        "the database could not confirm this change: reload the game to see whether it was saved"
+    } else {
+        "the database could not save this change, so nothing changed: try again shortly"
+    })]
+    DatabaseUnavailable { ambiguous: bool },
+    /// In a cluster: this node lost the game's lease (another node took it
+    /// over) while handling the request; nothing of it was stored. The
+    /// registry retries on the new owner; a client that still sees it
+    /// retries too (503 `unavailable`).
+    #[error("the game moved to another node of the cluster: try again")]
+    LeaseLost,
+    /// The game did not answer within the request deadline.
+    #[error("the game did not answer in time: reload it before trying again")]
+    GameTimeout,
+    /// Too busy to serve this now (too many connections, an answer that
+    /// took too long): 503 `unavailable` with a message saying why.
+    #[error("{0}")]
+    Overloaded(String),
+    /// Anything that is our fault; the cause is logged, not sent.
+    #[error("internal error")]
+    Internal(String),
+}
+
+/// The JSON shape of an error: `{"error": {"code", "message"}}`.
+#[derive(Debug, Serialize)]
+pub struct ErrorBody {
+    pub error: ErrorDetail,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ErrorDetail {
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn status(&self) -> StatusCode {
+        match self {
+            ApiError::BadRequest(_) | ApiError::IllegalMove(_) => StatusCode::BAD_REQUEST,
+            ApiError::Unauthorized | ApiError::WrongCredentials => StatusCode::UNAUTHORIZED,
+            ApiError::WeakPassword(_) => StatusCode::BAD_REQUEST,
+            ApiError::MissingScope(_) => StatusCode::FORBIDDEN,
+            ApiError::LoginThrottled { .. } => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
+            ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::NotYourTurn(_)
+            | ApiError::GameOver
+            | ApiError::SeatTaken
+            | ApiError::NotFinished
+            | ApiError::SamePlayer
+            | ApiError::NameTaken
+            | ApiError::AbortTooLate
+            | ApiError::NothingToTakeBack(_)
+            | ApiError::NoRematch(_) => StatusCode::CONFLICT,
+            ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::RateLimited | ApiError::Limited(_) => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::Unavailable
+            | ApiError::Overloaded(_)
+            | ApiError::DatabaseUnavailable { .. }
+            | ApiError::LeaseLost
+            | ApiError::GameTimeout => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    pub fn code(&self) -> &'static str {
+        match self {
+            ApiError::BadRequest(_) => "bad_request",
+            ApiError::IllegalMove(_) => "illegal_move",
+            ApiError::Unauthorized | ApiError::WrongCredentials => "unauthorized",
+            ApiError::WeakPassword(_) => "weak_password",
+            ApiError::MissingScope(_) => "missing_scope",
+            ApiError::LoginThrottled { .. } => "rate_limited",
+            ApiError::Forbidden(_) => "forbidden",
+            ApiError::NotFound(_) => "not_found",
+            ApiError::MethodNotAllowed => "method_not_allowed",
+            ApiError::NotYourTurn(_) => "not_your_turn",
+            ApiError::GameOver => "game_over",
+            ApiError::SeatTaken => "seat_taken",
+            ApiError::NotFinished => "not_finished",
+            ApiError::SamePlayer => "same_player",
+            ApiError::NameTaken => "name_taken",
+            ApiError::AbortTooLate => "abort_too_late",
+            ApiError::NothingToTakeBack(_) => "nothing_to_take_back",
+            ApiError::NoRematch(_) => "no_rematch",
+            ApiError::TooLarge(_) => "too_large",
+            ApiError::RateLimited | ApiError::Limited(_) => "rate_limited",
+            ApiError::Unavailable
+            | ApiError::Overloaded(_)
+            | ApiError::DatabaseUnavailable { .. }
+            | ApiError::LeaseLost
+            | ApiError::GameTimeout => "unavailable",
+            ApiError::Internal(_) => "internal",
+        }
+    }
+
+    /// The message the client sees. Internal causes stay in the log.
+    pub fn message(&self) -> String {
+        match self {
+            ApiError::NotYourTurn(detail) => detail.clone(),
+            other => other.to_string(),
+        }
+    }
+
+    pub fn body(&self) -> ErrorBody {
+        ErrorBody {
+            error: ErrorDetail {
+                code: self.code(),
+                message: self.message(),
+            },
+        }
+    }
+
+    pub fn internal(cause: impl std::fmt::Display) -> ApiError {
+        ApiError::Internal(cause.to_string())
+    }
+
+    pub fn game_not_found() -> ApiError {
+        ApiError::NotFound("no such game".into())
+    }
+
+    /// Logs an error at the level its kind deserves: ours at `error`, the
+    /// client's at `debug` (they are normal traffic).
+    pub fn log(&self) {
+        match self {
+            ApiError::Internal(cause) => tracing::error!(%cause, "internal error"),
+            ApiError::Unavailable => tracing::info!("request refused: shutting down"),
+            ApiError::DatabaseUnavailable { .. } | ApiError::GameTimeout => {
+                tracing::warn!(code = self.code(), message = %self.message(), "request failed")
+            }
+            other => {
+                tracing::debug!(code = other.code(), message = %other.message(), "client error")
+            }
+        }
+    }
+}
+
+impl From<GameError> for ApiError {
+    /// A live game's refusal, as the contract's code.
+    fn from(err: GameError) -> ApiError {
+        let message = err.to_string();
+        match err {
+            GameError::BadFen(_) | GameError::OverBeforeStart(_) => ApiError::BadRequest(message),
+            GameError::GameOver => ApiError::GameOver,
+            GameError::SeatTaken => ApiError::SeatTaken,
+            GameError::InviteRequired | GameError::WrongInvite => ApiError::Forbidden(message),
+            GameError::SamePlayer => ApiError::SamePlayer,
+            GameError::NotStarted | GameError::NotYourTurn => ApiError::NotYourTurn(message),
+            GameError::NotUci(_) | GameError::Illegal(_) | GameError::Rejected(_) => {
+                ApiError::IllegalMove(message)
+            }
+            GameError::NothingToTakeBack(_) => ApiError::NothingToTakeBack(message),
+            GameError::AbortTooLate => ApiError::AbortTooLate,
+            GameError::NoRematch(_) => ApiError::NoRematch(message),
+        }
+    }
+}
+
+impl From<sqlx::Error> for ApiError {
+    fn from(err: sqlx::Error) -> ApiError {
+        ApiError::Internal(format!("database: {err}"))
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        self.log();
+        let mut response = (self.status(), axum::Json(self.body())).into_response();
+        if let ApiError::LoginThrottled { retry_after } = self {
+            response.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from(retry_after.max(1)),
+            );
+        }
+        response
+    }
+}
+
+impl From<crate::token::RandomUnavailable> for ApiError {
+    fn from(err: crate::token::RandomUnavailable) -> ApiError {
+        ApiError::internal(err)
+    }
+}

@@ -1,0 +1,242 @@
+//! Rate limiting per client: a token bucket for every client address (see
+//! [`crate::http::client_ip`]: the TCP peer, or the client a trusted proxy names;
+//! an IPv6 client by its /64) for HTTP requests, and another for WebSocket
+//! messages.
+//!
+//! A bucket holds up to `burst` tokens and refills at `per_second`; each
+//! request or message takes one. Keyed by address, not by connection: a
+//! client that opens a new connection for every request still draws from
+//! the same bucket. Players behind one NAT share it, so the defaults are
+//! generous (a flood is hundreds of requests in a moment).
+//!
+//! A bucket that has refilled to full is the same as no bucket, so such
+//! entries are dropped from time to time: the map holds only the clients
+//! active within the last `burst / per_second` seconds.
+
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Mutex, PoisonError};
+
+use axum::extract::{Request, State};
+use axum::http::header::RETRY_AFTER;
+use axum::http::HeaderValue;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::Extension;
+use tokio::time::Instant;
+
+use crate::http::client_ip::ClientIp;
+use crate::http::error::ApiError;
+use crate::AppState;
+
+/// Refill speed and size of a bucket.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RateLimit {
+    pub per_second: f64,
+    pub burst: u32,
+}
+
+impl RateLimit {
+    /// Whole seconds until an empty bucket has a token again (at least 1):
+    /// the `Retry-After` of a 429.
+    pub fn seconds_per_token(&self) -> u64 {
+        let seconds = (1.0 / self.per_second).ceil();
+        if seconds.is_finite() {
+            seconds.clamp(1.0, 3600.0) as u64
+        } else {
+            3600
+        }
+    }
+}
+
+/// A token bucket. It starts full the first time it is used.
+#[derive(Debug, Default)]
+pub struct TokenBucket {
+    state: Option<(f64, Instant)>,
+}
+
+impl TokenBucket {
+    /// Whether the bucket has refilled to `burst` by `now` (then it is the
+    /// same as a fresh one).
+    pub fn is_full(&self, limit: RateLimit, now: Instant) -> bool {
+        self.state.is_none_or(|(tokens, last)| {
+            tokens + now.saturating_duration_since(last).as_secs_f64() * limit.per_second
+                >= f64::from(limit.burst.max(1))
+        })
+    }
+
+    /// Takes one token if there is one.
+    pub fn try_take(&mut self, limit: RateLimit, now: Instant) -> bool {
+        let burst = f64::from(limit.burst.max(1));
+        let (tokens, last) = self.state.unwrap_or((burst, now));
+        let refilled = (tokens
+            + now.saturating_duration_since(last).as_secs_f64() * limit.per_second)
+            .min(burst);
+        if refilled >= 1.0 {
+            self.state = Some((refilled - 1.0, now));
+            true
+        } else {
+            self.state = Some((refilled, now));
+            false
+        }
+    }
+}
+
+/// What the server knows about each accepted connection (the request
+/// extension `ConnectInfo<Connection>`).
+#[derive(Debug, Clone)]
+pub struct Connection {
+    pub remote: SocketAddr,
+}
+
+/// The buckets of every recently active client, for one kind of traffic.
+#[derive(Debug)]
+pub struct ClientBuckets {
+    limit: RateLimit,
+    inner: Mutex<Buckets>,
+}
+
+#[derive(Debug)]
+struct Buckets {
+    by_client: HashMap<IpAddr, TokenBucket>,
+    /// Size at which full buckets are next swept out.
+    sweep_at: usize,
+}
+
+/// The map is swept no sooner than at this size.
+const SWEEP_MIN: usize = 1024;
+
+impl ClientBuckets {
+    pub fn new(limit: RateLimit) -> ClientBuckets {
+        ClientBuckets {
+            limit,
+            inner: Mutex::new(Buckets {
+                by_client: HashMap::new(),
+                sweep_at: SWEEP_MIN,
+            }),
+        }
+    }
+
+    pub fn limit(&self) -> RateLimit {
+        self.limit
+    }
+
+    /// Takes one token from `client`'s bucket if there is one.
+    pub fn try_take(&self, client: IpAddr, now: Instant) -> bool {
+        // Held for a map operation only, and a panic cannot leave a bucket
+        // half-updated: a poisoned lock is still a valid map.
+        let mut buckets = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        if buckets.by_client.len() >= buckets.sweep_at {
+            let limit = self.limit;
+            buckets
+                .by_client
+                .retain(|_, bucket| !bucket.is_full(limit, now));
+            // Sweeping again only after the map doubles keeps the cost per
+            // request constant on average.
+            buckets.sweep_at = (buckets.by_client.len() * 2).max(SWEEP_MIN);
+        }
+        buckets
+            .by_client
+            .entry(client)
+            .or_default()
+            .try_take(self.limit, now)
+    }
+
+    /// Clients with a bucket right now.
+    pub fn tracked(&self) -> usize {
+        self.inner
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .by_client
+            .len()
+    }
+}
+
+/// The per-client limits of a running server.
+#[derive(Debug)]
+pub struct Limits {
+    pub http: ClientBuckets,
+    pub ws: ClientBuckets,
+}
+
+/// Middleware: one token per request from the client's HTTP bucket.
+pub async fn limit_requests(
+    State(state): State<AppState>,
+    Extension(ClientIp(client)): Extension<ClientIp>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let limits = &state.limits.http;
+    if !limits.try_take(client, Instant::now()) {
+        tracing::debug!(%client, "HTTP rate limit hit");
+        metrics::counter!("rookery_rate_limited_total", "what" => "http").increment(1);
+        let mut response = ApiError::RateLimited.into_response();
+        response.headers_mut().insert(
+            RETRY_AFTER,
+            HeaderValue::from(limits.limit().seconds_per_token()),
+        );
+        return response;
+    }
+    next.run(request).await
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn retry_after_is_the_time_for_one_token() {
+        let limit = |per_second| RateLimit {
+            per_second,
+            burst: 1,
+        };
+        assert_eq!(limit(50.0).seconds_per_token(), 1);
+        assert_eq!(limit(0.25).seconds_per_token(), 4);
+        assert_eq!(limit(0.0).seconds_per_token(), 3600);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn bucket_allows_a_burst_then_the_rate() {
+        let limit = RateLimit {
+            per_second: 2.0,
+            burst: 3,
+        };
+        let mut bucket = TokenBucket::default();
+        let now = Instant::now();
+        assert!((0..3).all(|_| bucket.try_take(limit, now)));
+        assert!(!bucket.try_take(limit, now));
+        tokio::time::advance(Duration::from_millis(500)).await;
+        assert!(bucket.try_take(limit, Instant::now()));
+        assert!(!bucket.try_take(limit, Instant::now()));
+        tokio::time::advance(Duration::from_secs(60)).await;
+        assert!((0..3).all(|_| bucket.try_take(limit, Instant::now())));
+        assert!(!bucket.try_take(limit, Instant::now()));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn clients_have_their_own_buckets_and_idle_ones_are_swept() {
+        let limit = RateLimit {
+            per_second: 1.0,
+            burst: 2,
+        };
+        let buckets = ClientBuckets::new(limit);
+        let a: IpAddr = "192.0.2.1".parse().unwrap();
+        let b: IpAddr = "192.0.2.2".parse().unwrap();
+        let now = Instant::now();
+        assert!(buckets.try_take(a, now) && buckets.try_take(a, now));
+        assert!(!buckets.try_take(a, now));
+        assert!(buckets.try_take(b, now));
+        // Many clients, long ago: once the map is big enough, it is swept
+        // down to the clients whose buckets have not refilled yet.
+        for n in 0..SWEEP_MIN as u32 - 2 {
+            buckets.try_take(IpAddr::from((n + 1_000).to_be_bytes()), now);
+        }
+        assert_eq!(buckets.tracked(), SWEEP_MIN);
+        tokio::time::advance(Duration::from_secs(10)).await;
+        let later = Instant::now();
+        assert!(buckets.try_take(a, later));
+        assert_eq!(buckets.tracked(), 1, "only a is active");
+    }
+}

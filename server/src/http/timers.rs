@@ -1,0 +1,256 @@
+//! A connection's two waiting timers, kept apart:
+//!
+//! - the **header timer** (`--header-timeout-ms`): from the first byte of a
+//!   request head (or from accept, on a fresh connection: a client that
+//!   connects owes a request) until the head is complete. It stops a
+//!   slowloris client that trickles its headers.
+//! - the **keep-alive idle timer** (`--keepalive-idle-ms`): from the end of
+//!   a response until the first byte of the next request. It frees the
+//!   descriptor of a client that keeps a connection for later.
+//!
+//! hyper's own header timer runs from when it starts waiting for a head, so
+//! it cannot tell the two apart; we run both here instead. The connection
+//! moves through [`Phase`]s: its socket reports the first byte read while
+//! idle, the service reports a request taken and its response's body
+//! finished (or dropped). While a request is served no connection timer
+//! runs: the body timer ([`crate::http::body`]) and the request timer
+//! ([`crate::http::serve::limit_time`]) cover that.
+
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use http_body::{Frame, SizeHint};
+use tokio::sync::Notify;
+use tokio::time::Instant;
+
+/// What a connection is doing, for its timers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Between requests since `since`, no byte of the next one yet.
+    Idle { since: Instant },
+    /// The first byte of a request head came at `since` (or the connection
+    /// was accepted then), and the head is not complete.
+    Head { since: Instant },
+    /// `count` requests are being served (HTTP/1.1: one, unless a client
+    /// pipelines).
+    Serving { count: usize },
+}
+
+/// The phase of one connection, shared by its socket, its service and its
+/// serving loop.
+#[derive(Debug)]
+pub struct ConnectionTimers {
+    phase: Mutex<Phase>,
+    /// Wakes the serving loop when the phase changes (its deadline moves).
+    changed: Notify,
+    header_timeout: Duration,
+    idle_timeout: Duration,
+}
+
+/// Why a connection's timer closed it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expired {
+    /// A request head took longer than the header timer.
+    Header,
+    /// No request came within the keep-alive idle timer.
+    Idle,
+}
+
+impl ConnectionTimers {
+    /// A fresh connection, accepted now: the header timer runs.
+    pub fn new(header_timeout: Duration, idle_timeout: Duration) -> Arc<ConnectionTimers> {
+        Arc::new(ConnectionTimers {
+            phase: Mutex::new(Phase::Head {
+                since: Instant::now(),
+            }),
+            changed: Notify::new(),
+            header_timeout,
+            idle_timeout,
+        })
+    }
+
+    fn phase(&self) -> std::sync::MutexGuard<'_, Phase> {
+        // A phase is one plain value, set in one step: a poisoned lock
+        // still holds a valid one.
+        self.phase.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// When the current phase's timer runs out (none while serving).
+    pub fn deadline(&self) -> Option<Instant> {
+        match *self.phase() {
+            Phase::Idle { since } => Some(since + self.idle_timeout),
+            Phase::Head { since } => Some(since + self.header_timeout),
+            Phase::Serving { .. } => None,
+        }
+    }
+
+    /// Whether a timer has run out at `now`, and which.
+    pub fn expired(&self, now: Instant) -> Option<Expired> {
+        let expired = match *self.phase() {
+            Phase::Idle { since } => (now >= since + self.idle_timeout).then_some(Expired::Idle),
+            Phase::Head { since } => {
+                (now >= since + self.header_timeout).then_some(Expired::Header)
+            }
+            Phase::Serving { .. } => None,
+        };
+        expired
+    }
+
+    /// Waits until the phase changes.
+    pub async fn changed(&self) {
+        self.changed.notified().await;
+    }
+
+    fn set(&self, phase: Phase) {
+        *self.phase() = phase;
+        // `notify_one` keeps a permit if the loop is not waiting yet, so a
+        // change between its reading the deadline and its waiting is not
+        // lost.
+        self.changed.notify_one();
+    }
+
+    /// Bytes arrived on the socket: the first ones after an idle wait start
+    /// a request head.
+    pub fn on_read(&self) {
+        let idle = matches!(*self.phase(), Phase::Idle { .. });
+        if idle {
+            self.set(Phase::Head {
+                since: Instant::now(),
+            });
+        }
+    }
+
+    /// A request's head is complete and the service takes it. The returned
+    /// guard marks the request served when it is dropped: keep it until
+    /// the response's body is sent.
+    pub fn serving(self: &Arc<Self>) -> Served {
+        let count = match *self.phase() {
+            Phase::Serving { count } => count + 1,
+            _ => 1,
+        };
+        self.set(Phase::Serving { count });
+        Served {
+            timers: self.clone(),
+        }
+    }
+}
+
+/// One request being served; dropping it ends the request (the idle timer
+/// starts when the last one ends).
+#[derive(Debug)]
+pub struct Served {
+    timers: Arc<ConnectionTimers>,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let next = match *self.timers.phase() {
+            Phase::Serving { count } if count > 1 => Phase::Serving { count: count - 1 },
+            _ => Phase::Idle {
+                since: Instant::now(),
+            },
+        };
+        self.timers.set(next);
+    }
+}
+
+/// A response body that holds its request's [`Served`] guard until the
+/// body is finished or dropped (a stream that ends, a client that leaves).
+pub struct ServedBody {
+    inner: Body,
+    served: Option<Served>,
+}
+
+impl ServedBody {
+    pub fn wrap(inner: Body, served: Served) -> Body {
+        Body::new(ServedBody {
+            inner,
+            served: Some(served),
+        })
+    }
+}
+
+impl http_body::Body for ServedBody {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        let polled = Pin::new(&mut self.inner).poll_frame(cx);
+        if let Poll::Ready(None) = polled {
+            // The whole body is out: the request is served now, not when
+            // hyper gets round to dropping the body.
+            self.served = None;
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+/// Sleeps until `deadline`, or forever without one: a `select!` branch for
+/// a timer that may be off.
+pub async fn sleep_until_opt(deadline: Option<Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADER: Duration = Duration::from_secs(2);
+    const IDLE: Duration = Duration::from_secs(5);
+
+    #[tokio::test(start_paused = true)]
+    async fn each_phase_has_its_own_timer() {
+        let timers = ConnectionTimers::new(HEADER, IDLE);
+        let accepted = Instant::now();
+        assert_eq!(timers.deadline(), Some(accepted + HEADER));
+        assert_eq!(timers.expired(accepted + HEADER), Some(Expired::Header));
+
+        let first = timers.serving();
+        assert_eq!(timers.deadline(), None);
+        let second = timers.serving();
+        drop(first);
+        assert_eq!(timers.deadline(), None, "a pipelined request still runs");
+        tokio::time::advance(Duration::from_secs(1)).await;
+        drop(second);
+        let idle_since = Instant::now();
+        assert_eq!(timers.deadline(), Some(idle_since + IDLE));
+        assert_eq!(timers.expired(idle_since + HEADER), None);
+        assert_eq!(timers.expired(idle_since + IDLE), Some(Expired::Idle));
+
+        // Bytes while idle start a head; bytes during a head do not move
+        // its start.
+        tokio::time::advance(Duration::from_secs(1)).await;
+        timers.on_read();
+        let head_since = Instant::now();
+        tokio::time::advance(Duration::from_secs(1)).await;
+        timers.on_read();
+        assert_eq!(timers.deadline(), Some(head_since + HEADER));
+    }
+
+    #[tokio::test]
+    async fn a_body_ends_its_request_when_it_is_sent() {
+        let timers = ConnectionTimers::new(HEADER, IDLE);
+        let body = ServedBody::wrap(Body::from("answer"), timers.serving());
+        assert_eq!(timers.deadline(), None);
+        let bytes = axum::body::to_bytes(body, 1024).await.unwrap();
+        assert_eq!(&bytes[..], b"answer");
+        assert!(timers.deadline().is_some());
+    }
+}
