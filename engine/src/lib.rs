@@ -25,12 +25,16 @@
 //! - [`bench`]: the fixed-depth search benchmark (`rookery-engine bench`).
 //! - [`uci`]: the UCI shell behind the `rookery-engine` binary.
 //! - [`level`]: the difficulty levels shared by UCI and the server.
+//! - [`datagen`]: training data for an evaluation network from self-play
+//!   (`rookery-engine datagen`): the 32-byte record, the append-only file,
+//!   the generator.
 //! - [`ai`]: the computer player's entry point for hosts.
 
 pub mod ai;
 pub mod attacks;
 pub mod bench;
 pub mod bitboard;
+pub mod datagen;
 pub mod eval;
 pub mod fen;
 pub mod game;

@@ -1,4 +1,7 @@
-//! `rookery-engine`: the engine as a UCI program on stdin/stdout.
+//! `rookery-engine`: the engine as a UCI program on stdin/stdout, plus the
+//! `bench` and `datagen` subcommands.
+
+mod datagen_command;
 
 use std::io;
 use std::process::ExitCode;
@@ -35,8 +38,9 @@ fn main() -> ExitCode {
             println!("{} nodes {} nps", report.nodes, report.nps());
             ExitCode::SUCCESS
         }
+        Some("datagen") => datagen_command::run(&args[1..]),
         Some(other) => {
-            eprintln!("rookery-engine: unknown argument {other:?}\nusage: rookery-engine [bench [DEPTH]] (without arguments it speaks UCI on stdin/stdout)");
+            eprintln!("rookery-engine: unknown argument {other:?}\nusage: rookery-engine [bench [DEPTH]] (without arguments it speaks UCI on stdin/stdout)\n{}", datagen_command::USAGE);
             ExitCode::from(2)
         }
     }

@@ -1,0 +1,114 @@
+//! `rookery-engine datagen` driven from outside: a tiny generation read
+//! back record by record, and a restart on a file left with a torn record
+//! (as a killed writer leaves it) that continues the file by whole records.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use rookery_engine::datagen::{read_records, PackedRecord, RECORD_BYTES};
+
+/// A fresh path in Cargo's scratch directory for integration tests.
+fn scratch(name: &str) -> PathBuf {
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("datagen-{name}-{}.bin", std::process::id()));
+    let _ = std::fs::remove_file(&path); // left over from an earlier run, or absent
+    path
+}
+
+fn datagen(path: &PathBuf, positions: u64, seed: u64) -> Output {
+    let output = Command::new(env!("CARGO_BIN_EXE_rookery-engine"))
+        .args(["datagen", "--out"])
+        .arg(path)
+        .args(["--positions", &positions.to_string()])
+        .args(["--nodes", "400", "--hash", "1", "--report-secs", "1"])
+        .args(["--seed", &seed.to_string()])
+        .output()
+        .expect("run rookery-engine datagen");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+fn records(path: &PathBuf) -> Vec<PackedRecord> {
+    read_records(std::fs::File::open(path).expect("open")).expect("read")
+}
+
+#[test]
+fn a_tiny_generation_reads_back_as_scored_quiet_positions() {
+    let path = scratch("roundtrip");
+    let output = datagen(&path, 300, 1);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("positions/s"), "{stderr}");
+
+    let bytes = std::fs::read(&path).expect("read");
+    assert_eq!(bytes.len() % RECORD_BYTES, 0);
+    let records = records(&path);
+    assert!(records.len() >= 300, "{} records", records.len());
+    let mut results = [0; 3];
+    let mut fens = std::collections::HashSet::new();
+    for record in &records {
+        let position = record
+            .position()
+            .unwrap_or_else(|e| panic!("{record:?}: {e}"));
+        assert!(!position.is_check(), "{record:?}");
+        assert_eq!(record.turn(), position.turn());
+        // Each record packs back to itself: nothing was lost on the way.
+        let result = record.result().expect("a result");
+        assert_eq!(
+            PackedRecord::pack(&position, record.score(), result),
+            Ok(*record)
+        );
+        results[(result.signum() + 1) as usize] += 1;
+        fens.insert(position.to_fen());
+    }
+    // Games go on after the opening: most positions are new.
+    assert!(
+        fens.len() * 10 > records.len() * 9,
+        "{} distinct",
+        fens.len()
+    );
+    // Some game was decided (at 400 nodes most are).
+    assert!(results[0] + results[2] > 0, "{results:?}");
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn a_restart_cuts_a_torn_record_and_appends_whole_ones() {
+    let path = scratch("resume");
+    datagen(&path, 100, 7);
+    let first = std::fs::read(&path).expect("read");
+    assert_eq!(first.len() % RECORD_BYTES, 0);
+
+    // A writer killed in the middle of a record leaves part of it.
+    let mut torn = first.clone();
+    torn.extend_from_slice(&[0xab; 13]);
+    std::fs::write(&path, &torn).expect("write");
+
+    let output = datagen(&path, first.len() as u64 / RECORD_BYTES as u64 + 100, 7);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("cut 13 bytes"), "{stderr}");
+    let second = std::fs::read(&path).expect("read");
+    assert_eq!(second.len() % RECORD_BYTES, 0);
+    assert!(second.len() >= first.len() + 100 * RECORD_BYTES);
+    // The old records are untouched, the torn bytes are gone, and every
+    // record decodes.
+    assert_eq!(&second[..first.len()], &first[..]);
+    for record in records(&path) {
+        record
+            .position()
+            .unwrap_or_else(|e| panic!("{record:?}: {e}"));
+    }
+    // The restart played new games, not the first run's again.
+    assert_ne!(
+        &second[first.len()..first.len() + 100 * RECORD_BYTES],
+        &first[..100 * RECORD_BYTES]
+    );
+
+    // A file that already holds the target is left as it is.
+    datagen(&path, 10, 7);
+    assert_eq!(std::fs::read(&path).expect("read"), second);
+    let _ = std::fs::remove_file(&path);
+}
