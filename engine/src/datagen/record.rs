@@ -164,29 +164,36 @@ impl PackedRecord {
     }
 
     /// The men on the board, in ascending square order, read straight from
-    /// the bytes (what a trainer needs, without building a position).
+    /// the bytes (what a trainer needs, without building a position). The
+    /// codes are checked first, so the iterator itself cannot fail.
     pub fn pieces(&self) -> Result<impl Iterator<Item = (Square, Piece)> + '_, RecordError> {
         let occupied = self.occupied();
         if occupied.count() > 32 {
             return Err(RecordError::TooManyMen(occupied.count()));
         }
-        let mut pieces = Vec::with_capacity(occupied.count() as usize);
         for (i, square) in occupied.enumerate() {
-            let code = self.0[8 + i / 2] >> (4 * (i % 2)) & 0xf;
+            let code = self.code(i);
+            if code & 7 >= Role::ALL.len() as u8 {
+                return Err(RecordError::PieceCode {
+                    code,
+                    square: square.index() as u8,
+                });
+            }
+        }
+        Ok(occupied.enumerate().map(|(i, square)| {
+            let code = self.code(i);
             let color = if code & 8 == 0 {
                 Color::White
             } else {
                 Color::Black
             };
-            let role = *Role::ALL
-                .get((code & 7) as usize)
-                .ok_or(RecordError::PieceCode {
-                    code,
-                    square: square.index() as u8,
-                })?;
-            pieces.push((square, Piece::new(color, role)));
-        }
-        Ok(pieces.into_iter())
+            (square, Piece::new(color, Role::ALL[(code & 7) as usize]))
+        }))
+    }
+
+    /// The code of the `i`-th man (in square order).
+    fn code(&self, i: usize) -> u8 {
+        self.0[8 + i / 2] >> (4 * (i % 2)) & 0xf
     }
 
     fn occupied(&self) -> Bitboard {

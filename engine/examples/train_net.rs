@@ -1,0 +1,837 @@
+//! The evaluation network's trainer: fits a small NNUE-style network to the
+//! positions `rookery-engine datagen` writes, and saves it quantised.
+//!
+//! Usage (the recipe is `scripts/train-net.sh`):
+//! `cargo run --release -p rookery-engine --example train_net --
+//! --data FILE [--data FILE ...] --out NET [--hidden 128] [--epochs 12]
+//! [--batch 16384] [--lr 0.001] [--lr-drop-epoch 9] [--result-weight 0.3]
+//! [--validation 5] [--max-positions N] [--seed 1]`
+//!
+//! Why in Rust in the workspace and not PyTorch (Stockfish's trainer): it
+//! reads the records with the generator's own code, it builds with the
+//! workspace on these CPU-only machines without a Python stack, and a net
+//! this small (two layers, ≤ 32 active inputs a side) trains on a CPU at
+//! about a hundred thousand positions a second on one core, by hand-written
+//! gradients, as the Rust trainers of other engines do (bullet).
+//!
+//! **The network**: 768 → N × 2 → 1. Each side sees the board from its
+//! own side ("perspective"): one input per (own or enemy, role, square),
+//! the square mirrored top to bottom for Black, so both sides share one
+//! first layer. A side's *accumulator* is that layer's bias plus the
+//! columns of its active inputs — a sum an engine updates incrementally as
+//! men move, which is what makes the network cheap in a search. Each
+//! accumulator is clipped to [0, 1] (clipped ReLU), the side to move's half
+//! first, and one output neuron reads the 2N values. Its output times 400
+//! is the evaluation in centipawns for the side to move.
+//!
+//! **The target** blends the record's two labels, as strong engines do:
+//! `(1 − w) · sigmoid(score / K) + w · result`, both for the side to move,
+//! `w` the `--result-weight`. `K` turns centipawns into an expected score;
+//! it is fitted to the data (the `K` for which the search's own scores best
+//! predict the results), so both labels speak the same language. The
+//! loss is the mean squared error between `sigmoid(output · 400 / K)` and
+//! the target; Adam, the learning rate divided by ten at
+//! `--lr-drop-epoch`. The last `--validation` percent of the records (in
+//! file order, so whole games but the first) are held out and scored after
+//! every epoch, against the hand-written evaluation and the search score on
+//! the same positions.
+//!
+//! **Quantised file** (little-endian), read by an engine with integer
+//! arithmetic only:
+//!
+//! | bytes | field |
+//! | --- | --- |
+//! | 0..4 | magic `RKNN` |
+//! | 4..6 | format version, 1 |
+//! | 6..8 | inputs, 768 |
+//! | 8..10 | N, the accumulator size of one side |
+//! | 10..12 | QA = 255: a clipped value of 1.0 is 255 |
+//! | 12..14 | QB = 64: an output weight of 1.0 is 64 |
+//! | 14..16 | scale, 400: centipawns per unit of output |
+//! | then | first-layer weights, `i16`, 768 rows of N (the row an input adds to an accumulator), × QA |
+//! | then | first-layer bias, `i16` × N, × QA |
+//! | then | output weights, `i8` × 2N (side to move's half first), × QB |
+//! | then | output bias, `i32`, × QA·QB |
+//!
+//! Input index = (0 own man, 1 enemy man) × 384 + role × 64 + square, the
+//! square numbered a1 = 0 … h8 = 63 and flipped (`square ^ 56`) for
+//! Black's accumulator. Evaluation for the side to move, centipawns:
+//! `(Σ clamp(us, 0, QA) · w[..N] + Σ clamp(them, 0, QA) · w[N..] + bias)
+//! · scale / (QA · QB)`. The output weights are kept within ±127/64 while
+//! training so they fit `i8`; the trainer checks on the held-out positions
+//! that no accumulator leaves `i16` and reports how far the integer
+//! network's evaluations are from the float network's.
+
+use std::io::Write as _;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use arrayvec::ArrayVec;
+use rookery_engine::datagen::{read_records, PackedRecord};
+use rookery_engine::eval;
+use rookery_engine::rng::SplitMix64;
+use rookery_engine::Color;
+
+const INPUTS: usize = 768;
+const QA: i32 = 255;
+const QB: i32 = 64;
+/// Centipawns per unit of the network's output.
+const SCALE: f32 = 400.0;
+/// The output weights stay within what `i8` holds after × QB.
+const OUTPUT_WEIGHT_LIMIT: f32 = 127.0 / QB as f32;
+/// The first layer's weights stay within what `i16` holds after × QA, with
+/// room for 32 of them in one accumulator.
+const INPUT_WEIGHT_LIMIT: f32 = 32_767.0 / QA as f32 / 32.0;
+
+struct Options {
+    data: Vec<String>,
+    out: String,
+    hidden: usize,
+    epochs: usize,
+    batch: usize,
+    lr: f32,
+    lr_drop_epoch: usize,
+    result_weight: f32,
+    validation_percent: usize,
+    max_positions: Option<usize>,
+    seed: u64,
+}
+
+/// One position as the trainer uses it: the active inputs of each side
+/// and the two labels for the side to move. Decoded from its record when
+/// needed (32 bytes a position in memory, not a few hundred).
+#[derive(Clone, Default)]
+struct Sample {
+    /// Inputs of the side to move's accumulator …
+    us: ArrayVec<u16, 32>,
+    /// … and of the other side's.
+    them: ArrayVec<u16, 32>,
+    /// The search score for the side to move, centipawns.
+    score: f32,
+    /// The result for the side to move: 1, ½ or 0.
+    result: f32,
+}
+
+impl Sample {
+    /// Fills `self` from `record`; false for a record that cannot be read
+    /// (the loader drops those, so training never meets one).
+    fn decode(&mut self, record: &PackedRecord) -> bool {
+        let (Ok(pieces), Ok(result)) = (record.pieces(), record.result()) else {
+            return false;
+        };
+        let turn = record.turn();
+        self.us.clear();
+        self.them.clear();
+        for (square, piece) in pieces {
+            // At most 32 men: `pieces` refuses more.
+            self.us
+                .push(input(turn, square.index(), piece.color, piece.role.index()));
+            self.them.push(input(
+                !turn,
+                square.index(),
+                piece.color,
+                piece.role.index(),
+            ));
+        }
+        self.score = f32::from(record.score()) * turn.fold(1.0, -1.0);
+        let white = result.white_points();
+        self.result = turn.fold(white, 1.0 - white);
+        true
+    }
+
+    fn of(record: &PackedRecord) -> Sample {
+        let mut sample = Sample::default();
+        sample.decode(record);
+        sample
+    }
+}
+
+/// The input index of a man for `perspective`'s accumulator.
+fn input(perspective: Color, square: usize, color: Color, role: usize) -> u16 {
+    let (relative, square) = match perspective {
+        Color::White => (usize::from(color != Color::White), square),
+        Color::Black => (usize::from(color != Color::Black), square ^ 56),
+    };
+    (relative * 384 + role * 64 + square) as u16
+}
+
+fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// One sample's loss for the network output `out`, and its derivative by
+/// `out`: `(sigmoid(out · SCALE / K) − target)²`.
+fn loss(out: f32, target: f32, k: f32) -> (f32, f32) {
+    let p = sigmoid(out * SCALE / k);
+    let e = p - target;
+    (e * e, 2.0 * e * p * (1.0 - p) * SCALE / k)
+}
+
+/// The float network being trained; also the shape of its gradient.
+#[derive(Clone)]
+struct Network {
+    hidden: usize,
+    /// `[INPUTS][hidden]`, row-major.
+    input_weights: Vec<f32>,
+    input_bias: Vec<f32>,
+    /// `[2 × hidden]`, the side to move's half first.
+    output_weights: Vec<f32>,
+    output_bias: f32,
+}
+
+impl Network {
+    fn zeros(hidden: usize) -> Network {
+        Network {
+            hidden,
+            input_weights: vec![0.0; INPUTS * hidden],
+            input_bias: vec![0.0; hidden],
+            output_weights: vec![0.0; 2 * hidden],
+            output_bias: 0.0,
+        }
+    }
+
+    fn random(hidden: usize, rng: &mut SplitMix64) -> Network {
+        let mut net = Network::zeros(hidden);
+        let mut uniform = |limit: f64| ((rng.next_f64() * 2.0 - 1.0) * limit) as f32;
+        let input_limit = 1.0 / (INPUTS as f64).sqrt();
+        for w in &mut net.input_weights {
+            *w = uniform(input_limit);
+        }
+        let output_limit = 1.0 / (2.0 * hidden as f64).sqrt();
+        for w in &mut net.output_weights {
+            *w = uniform(output_limit);
+        }
+        net
+    }
+
+    /// The parameters as one list of slices, in a fixed order (for Adam).
+    fn parts_mut(&mut self) -> [&mut [f32]; 4] {
+        [
+            &mut self.input_weights,
+            &mut self.input_bias,
+            &mut self.output_weights,
+            std::slice::from_mut(&mut self.output_bias),
+        ]
+    }
+
+    fn accumulate(&self, inputs: &[u16], acc: &mut [f32]) {
+        acc.copy_from_slice(&self.input_bias);
+        for &i in inputs {
+            let row = &self.input_weights[i as usize * self.hidden..][..self.hidden];
+            for (a, w) in acc.iter_mut().zip(row) {
+                *a += w;
+            }
+        }
+    }
+
+    /// The output (× SCALE = centipawns for the side to move), with the
+    /// two accumulators left in the scratch space.
+    fn forward(&self, sample: &Sample, scratch: &mut Scratch) -> f32 {
+        let Scratch { us, them, .. } = scratch;
+        self.accumulate(&sample.us, us);
+        self.accumulate(&sample.them, them);
+        let (w_us, w_them) = self.output_weights.split_at(self.hidden);
+        let mut out = self.output_bias;
+        for (a, w) in us.iter().zip(w_us) {
+            out += a.clamp(0.0, 1.0) * w;
+        }
+        for (a, w) in them.iter().zip(w_them) {
+            out += a.clamp(0.0, 1.0) * w;
+        }
+        out
+    }
+
+    /// Adds the gradient of one sample's loss (scaled by `d_out`, the
+    /// loss's derivative by the output) to `grad`.
+    fn backward(&self, sample: &Sample, scratch: &mut Scratch, d_out: f32, grad: &mut Network) {
+        grad.output_bias += d_out;
+        let h = self.hidden;
+        let Scratch { us, them, d_acc } = scratch;
+        for (side, (acc, inputs)) in [(&*us, &sample.us), (&*them, &sample.them)]
+            .into_iter()
+            .enumerate()
+        {
+            let weights = &self.output_weights[side * h..][..h];
+            let d_weights = &mut grad.output_weights[side * h..][..h];
+            // d(out)/d(acc_j) = w_j where the clip lets acc_j through.
+            for j in 0..h {
+                let a = acc[j];
+                d_weights[j] += d_out * a.clamp(0.0, 1.0);
+                d_acc[j] = if a > 0.0 && a < 1.0 {
+                    d_out * weights[j]
+                } else {
+                    0.0
+                };
+            }
+            for (b, d) in grad.input_bias.iter_mut().zip(d_acc.iter()) {
+                *b += d;
+            }
+            for &i in inputs.iter() {
+                let row = &mut grad.input_weights[i as usize * h..][..h];
+                for (g, d) in row.iter_mut().zip(d_acc.iter()) {
+                    *g += d;
+                }
+            }
+        }
+    }
+}
+
+/// Per-sample working space, allocated once.
+struct Scratch {
+    us: Vec<f32>,
+    them: Vec<f32>,
+    d_acc: Vec<f32>,
+}
+
+impl Scratch {
+    fn new(hidden: usize) -> Scratch {
+        Scratch {
+            us: vec![0.0; hidden],
+            them: vec![0.0; hidden],
+            d_acc: vec![0.0; hidden],
+        }
+    }
+}
+
+/// Adam's running moments, one per parameter.
+struct Adam {
+    first: Network,
+    second: Network,
+    steps: i32,
+}
+
+impl Adam {
+    fn new(hidden: usize) -> Adam {
+        Adam {
+            first: Network::zeros(hidden),
+            second: Network::zeros(hidden),
+            steps: 0,
+        }
+    }
+
+    fn step(&mut self, net: &mut Network, grad: &mut Network, lr: f32) {
+        const BETA1: f32 = 0.9;
+        const BETA2: f32 = 0.999;
+        const EPSILON: f32 = 1e-8;
+        self.steps += 1;
+        let correction1 = 1.0 - BETA1.powi(self.steps);
+        let correction2 = 1.0 - BETA2.powi(self.steps);
+        let limits = [INPUT_WEIGHT_LIMIT, f32::MAX, OUTPUT_WEIGHT_LIMIT, f32::MAX];
+        let params = net.parts_mut();
+        let grads = grad.parts_mut();
+        let firsts = self.first.parts_mut();
+        let seconds = self.second.parts_mut();
+        for ((((p, g), m), v), limit) in params
+            .into_iter()
+            .zip(grads)
+            .zip(firsts)
+            .zip(seconds)
+            .zip(limits)
+        {
+            for i in 0..p.len() {
+                m[i] = BETA1 * m[i] + (1.0 - BETA1) * g[i];
+                v[i] = BETA2 * v[i] + (1.0 - BETA2) * g[i] * g[i];
+                let update = lr * (m[i] / correction1) / ((v[i] / correction2).sqrt() + EPSILON);
+                p[i] = (p[i] - update).clamp(-limit, limit);
+                g[i] = 0.0;
+            }
+        }
+    }
+}
+
+/// The network in integers, as the file holds it.
+struct Quantised {
+    hidden: usize,
+    input_weights: Vec<i16>,
+    input_bias: Vec<i16>,
+    output_weights: Vec<i8>,
+    output_bias: i32,
+}
+
+impl Quantised {
+    fn from_float(net: &Network) -> Quantised {
+        let q16 = |w: f32| (w * QA as f32).round().clamp(-32_767.0, 32_767.0) as i16;
+        Quantised {
+            hidden: net.hidden,
+            input_weights: net.input_weights.iter().map(|&w| q16(w)).collect(),
+            input_bias: net.input_bias.iter().map(|&w| q16(w)).collect(),
+            output_weights: net
+                .output_weights
+                .iter()
+                .map(|&w| (w * QB as f32).round().clamp(-127.0, 127.0) as i8)
+                .collect(),
+            output_bias: (net.output_bias * (QA * QB) as f32).round() as i32,
+        }
+    }
+
+    /// Centipawns for the side to move, and the largest accumulator value
+    /// seen in magnitude (an engine adds in `i16`).
+    fn evaluate(&self, sample: &Sample) -> (i32, i32) {
+        let h = self.hidden;
+        let mut sum = self.output_bias;
+        let mut largest = 0;
+        for (side, inputs) in [&sample.us, &sample.them].into_iter().enumerate() {
+            let mut acc: Vec<i32> = self.input_bias.iter().map(|&b| i32::from(b)).collect();
+            for &i in inputs {
+                let row = &self.input_weights[i as usize * h..][..h];
+                for (a, &w) in acc.iter_mut().zip(row) {
+                    *a += i32::from(w);
+                }
+            }
+            let weights = &self.output_weights[side * h..][..h];
+            for (&a, &w) in acc.iter().zip(weights) {
+                largest = largest.max(a.abs());
+                sum += a.clamp(0, QA) * i32::from(w);
+            }
+        }
+        (
+            (sum as i64 * SCALE as i64 / i64::from(QA * QB)) as i32,
+            largest,
+        )
+    }
+
+    fn to_bytes(&self) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        bytes.extend_from_slice(b"RKNN");
+        for field in [
+            1,
+            INPUTS,
+            self.hidden,
+            QA as usize,
+            QB as usize,
+            SCALE as usize,
+        ] {
+            bytes.extend_from_slice(&(field as u16).to_le_bytes());
+        }
+        for w in self.input_weights.iter().chain(&self.input_bias) {
+            bytes.extend_from_slice(&w.to_le_bytes());
+        }
+        bytes.extend(self.output_weights.iter().map(|&w| w as u8));
+        bytes.extend_from_slice(&self.output_bias.to_le_bytes());
+        bytes
+    }
+}
+
+fn main() -> ExitCode {
+    let options = match parse_args() {
+        Ok(options) => options,
+        Err(problem) => {
+            eprintln!(
+                "train_net: {problem}\nusage: train_net --data FILE [--data FILE ...] --out NET \
+                 [--hidden N] [--epochs N] [--batch N] [--lr R] [--lr-drop-epoch N] \
+                 [--result-weight W] [--validation PCT] [--max-positions N] [--seed S]"
+            );
+            return ExitCode::from(2);
+        }
+    };
+    match train(&options) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(problem) => {
+            eprintln!("train_net: {problem}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn train(options: &Options) -> Result<(), String> {
+    let started = Instant::now();
+    let mut records = Vec::new();
+    for path in &options.data {
+        let file = std::fs::File::open(path).map_err(|e| format!("cannot open {path}: {e}"))?;
+        let read = read_records(std::io::BufReader::new(file))
+            .map_err(|e| format!("cannot read {path}: {e}"))?;
+        println!("{path}: {} records", read.len());
+        records.extend(read);
+    }
+    if let Some(max) = options.max_positions {
+        records.truncate(max);
+    }
+    let before = records.len();
+    let mut sample = Sample::default();
+    records.retain(|r| sample.decode(r));
+    let bad = before - records.len();
+    let held_out = records.len() * options.validation_percent / 100;
+    let (training, validation) = records.split_at(records.len() - held_out);
+    if training.len() < options.batch || validation.is_empty() {
+        return Err(format!(
+            "{} positions ({bad} unreadable): too few for batches of {} and a validation share",
+            records.len(),
+            options.batch
+        ));
+    }
+    let validation: Vec<Sample> = validation.iter().map(Sample::of).collect();
+    let k = fit_k(training);
+    println!(
+        "{} positions ({bad} unreadable): {} to train on, {} held out; K = {k:.0} \
+         (the search's scores predict the results best at that scale)",
+        records.len(),
+        training.len(),
+        validation.len()
+    );
+    let target = |s: &Sample| {
+        (1.0 - options.result_weight) * sigmoid(s.score / k) + options.result_weight * s.result
+    };
+
+    // Baselines on the held-out positions: the hand-written evaluation,
+    // and the search score that made the labels.
+    let hce_loss = mean(&validation, |s, i| {
+        let record = &records[training.len() + i];
+        let cp = record
+            .position()
+            .map_or(s.score, |p| eval::evaluate(&p) as f32);
+        let e = sigmoid(cp / k) - target(s);
+        e * e
+    });
+    let search_loss = mean(&validation, |s, _| {
+        let e = sigmoid(s.score / k) - target(s);
+        e * e
+    });
+    println!(
+        "held-out loss of the hand-written evaluation {hce_loss:.6}, of the search score \
+         {search_loss:.6}"
+    );
+
+    let mut rng = SplitMix64::new(options.seed);
+    let mut net = Network::random(options.hidden, &mut rng);
+    let mut grad = Network::zeros(options.hidden);
+    let mut adam = Adam::new(options.hidden);
+    let mut order: Vec<u32> = (0..training.len() as u32).collect();
+    let mut scratch = Scratch::new(options.hidden);
+    let validation_loss = |net: &Network, scratch: &mut Scratch| {
+        mean(&validation, |s, _| {
+            let e = sigmoid(net.forward(s, scratch) * SCALE / k) - target(s);
+            e * e
+        })
+    };
+    for epoch in 1..=options.epochs {
+        let epoch_start = Instant::now();
+        // Fisher-Yates with the one generator.
+        for i in (1..order.len()).rev() {
+            order.swap(i, rng.below(i + 1));
+        }
+        let lr = if epoch > options.lr_drop_epoch {
+            options.lr / 10.0
+        } else {
+            options.lr
+        };
+        let mut total = 0.0f64;
+        for batch in order.chunks(options.batch) {
+            for &index in batch {
+                sample.decode(&training[index as usize]);
+                let out = net.forward(&sample, &mut scratch);
+                let (error, d_out) = loss(out, target(&sample), k);
+                total += f64::from(error);
+                // The batch's mean loss: each sample a share of the step.
+                net.backward(&sample, &mut scratch, d_out / batch.len() as f32, &mut grad);
+            }
+            adam.step(&mut net, &mut grad, lr);
+        }
+        let seconds = epoch_start.elapsed().as_secs_f64();
+        println!(
+            "epoch {epoch:>3}: lr {lr:.5}, training loss {:.6}, held-out loss {:.6}, \
+             {:.0} positions/s",
+            total / training.len() as f64,
+            validation_loss(&net, &mut scratch),
+            training.len() as f64 / seconds
+        );
+    }
+
+    let quantised = Quantised::from_float(&net);
+    let mut largest = 0;
+    let mut differences = Vec::with_capacity(validation.len());
+    let mut quantised_loss = 0.0f64;
+    for sample in &validation {
+        let float_cp = net.forward(sample, &mut scratch) * SCALE;
+        let (int_cp, acc) = quantised.evaluate(sample);
+        largest = largest.max(acc);
+        differences.push((int_cp as f32 - float_cp).abs());
+        let e = sigmoid(int_cp as f32 / k) - target(sample);
+        quantised_loss += f64::from(e * e);
+    }
+    differences.sort_by(f32::total_cmp);
+    println!(
+        "quantised: held-out loss {:.6}; |integer − float| median {:.1} cp, 99th percentile \
+         {:.1} cp, largest {:.1} cp; largest accumulator {largest} (i16 holds 32767)",
+        quantised_loss / validation.len() as f64,
+        differences[differences.len() / 2],
+        differences[differences.len() * 99 / 100],
+        differences[differences.len() - 1],
+    );
+    if largest > i32::from(i16::MAX) {
+        return Err("an accumulator left i16: not written".into());
+    }
+    let bytes = quantised.to_bytes();
+    let mut file = std::fs::File::create(&options.out)
+        .map_err(|e| format!("cannot create {}: {e}", options.out))?;
+    file.write_all(&bytes)
+        .map_err(|e| format!("cannot write {}: {e}", options.out))?;
+    println!(
+        "wrote {} ({} bytes, {}x2 hidden) in {:.0} s",
+        options.out,
+        bytes.len(),
+        options.hidden,
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// The mean of `f(sample, index)` over `samples`.
+fn mean(samples: &[Sample], mut f: impl FnMut(&Sample, usize) -> f32) -> f64 {
+    let total: f64 = samples
+        .iter()
+        .enumerate()
+        .map(|(i, s)| f64::from(f(s, i)))
+        .sum();
+    total / samples.len() as f64
+}
+
+/// The scale `K` at which `sigmoid(score / K)` best predicts the results
+/// (least squares, golden-section search over 50..2000 centipawns).
+fn fit_k(records: &[PackedRecord]) -> f32 {
+    let step = (records.len() / 200_000).max(1);
+    let samples: Vec<Sample> = records.iter().step_by(step).map(Sample::of).collect();
+    let error = |k: f32| {
+        samples
+            .iter()
+            .map(|s| {
+                let e = sigmoid(s.score / k) - s.result;
+                f64::from(e * e)
+            })
+            .sum::<f64>()
+    };
+    let ratio = (5.0f32.sqrt() - 1.0) / 2.0;
+    let (mut low, mut high) = (50.0f32, 2000.0f32);
+    for _ in 0..40 {
+        let a = high - ratio * (high - low);
+        let b = low + ratio * (high - low);
+        if error(a) < error(b) {
+            high = b;
+        } else {
+            low = a;
+        }
+    }
+    (low + high) / 2.0
+}
+
+fn parse_args() -> Result<Options, String> {
+    let mut options = Options {
+        data: Vec::new(),
+        out: String::new(),
+        hidden: 128,
+        epochs: 12,
+        batch: 16_384,
+        lr: 0.001,
+        lr_drop_epoch: 9,
+        result_weight: 0.3,
+        validation_percent: 5,
+        max_positions: None,
+        seed: 1,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        let value = args.next().ok_or(format!("{flag} needs a value"))?;
+        let number = |min: u64, max: u64| -> Result<usize, String> {
+            value
+                .parse::<u64>()
+                .ok()
+                .filter(|n| (min..=max).contains(n))
+                .map(|n| n as usize)
+                .ok_or(format!(
+                    "{flag}: {value:?} is not a number from {min} to {max}"
+                ))
+        };
+        let fraction = |max: f32| -> Result<f32, String> {
+            value
+                .parse::<f32>()
+                .ok()
+                .filter(|x| (0.0..=max).contains(x))
+                .ok_or(format!("{flag}: {value:?} is not a number from 0 to {max}"))
+        };
+        match flag.as_str() {
+            "--data" => options.data.push(value.clone()),
+            "--out" => options.out = value.clone(),
+            "--hidden" => options.hidden = number(1, 4096)?,
+            "--epochs" => options.epochs = number(1, 10_000)?,
+            "--batch" => options.batch = number(1, 1 << 24)?,
+            "--lr" => options.lr = fraction(1.0)?,
+            "--lr-drop-epoch" => options.lr_drop_epoch = number(0, 10_000)?,
+            "--result-weight" => options.result_weight = fraction(1.0)?,
+            "--validation" => options.validation_percent = number(1, 50)?,
+            "--max-positions" => options.max_positions = Some(number(1, u64::MAX)?),
+            "--seed" => options.seed = number(0, u64::MAX)? as u64,
+            _ => return Err(format!("unknown argument {flag:?}")),
+        }
+    }
+    if options.data.is_empty() || options.out.is_empty() {
+        return Err("--data and --out are required".into());
+    }
+    Ok(options)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rookery_engine::datagen::GameResult;
+    use rookery_engine::Position;
+
+    const FENS: [&str; 4] = [
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 b - - 0 1",
+        "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R b KQ - 2 8",
+    ];
+
+    fn sample(fen: &str, score: i16) -> Sample {
+        let position = Position::from_fen(fen).unwrap();
+        Sample::of(&PackedRecord::pack(&position, score, GameResult::WhiteWins).unwrap())
+    }
+
+    /// The same position with the colours swapped and the board turned
+    /// over: White's men become Black's on the mirrored squares.
+    fn mirrored(fen: &str) -> String {
+        let fields: Vec<&str> = fen.split_whitespace().collect();
+        let swap = |c: char| {
+            if c.is_ascii_uppercase() {
+                c.to_ascii_lowercase()
+            } else {
+                c.to_ascii_uppercase()
+            }
+        };
+        let board: Vec<String> = fields[0]
+            .split('/')
+            .rev()
+            .map(|rank| rank.chars().map(swap).collect())
+            .collect();
+        let turn = if fields[1] == "w" { "b" } else { "w" };
+        let mut castling: Vec<char> = fields[2].chars().map(swap).collect();
+        castling.sort_by_key(|c| (c.is_ascii_lowercase(), *c != 'K' && *c != 'k'));
+        let castling: String = castling.into_iter().collect();
+        format!("{} {turn} {castling} - 0 1", board.join("/"))
+    }
+
+    fn random_net(hidden: usize, seed: u64) -> Network {
+        let mut rng = SplitMix64::new(seed);
+        let mut net = Network::random(hidden, &mut rng);
+        // Biases from -0.3 to 1.3: some accumulators below the clip, most
+        // inside it (where gradients flow), some above it.
+        for (j, b) in net.input_bias.iter_mut().enumerate() {
+            *b = -0.3 + 1.6 * j as f32 / (hidden - 1) as f32;
+        }
+        net.output_bias = 0.05;
+        net
+    }
+
+    #[test]
+    fn both_sides_see_a_mirrored_position_alike() {
+        let net = random_net(16, 3);
+        let mut scratch = Scratch::new(16);
+        for fen in FENS {
+            let mirror = mirrored(fen);
+            let (a, b) = (sample(fen, 0), sample(&mirror, 0));
+            // The same inputs (in another order: men are read by square).
+            let sorted = |inputs: &ArrayVec<u16, 32>| {
+                let mut v = inputs.to_vec();
+                v.sort_unstable();
+                v
+            };
+            assert_eq!(sorted(&a.us), sorted(&b.us), "{fen} / {mirror}");
+            assert_eq!(sorted(&a.them), sorted(&b.them), "{fen} / {mirror}");
+            let out = net.forward(&a, &mut scratch);
+            assert!((out - net.forward(&b, &mut scratch)).abs() < 1e-5);
+        }
+        // Not a network that answers the same for everything.
+        let (start, kiwipete) = (sample(FENS[0], 0), sample(FENS[1], 0));
+        assert!(
+            (net.forward(&start, &mut scratch) - net.forward(&kiwipete, &mut scratch)).abs() > 1e-3
+        );
+        // Labels turn with the side to move.
+        let black = sample(FENS[2], 120);
+        assert_eq!((black.score, black.result), (-120.0, 0.0));
+    }
+
+    /// The hand-written gradient against the slope of the loss itself,
+    /// parameter by parameter (the network is piecewise linear, so a small
+    /// step away from a clip's corner measures the slope exactly up to
+    /// rounding).
+    #[test]
+    fn gradients_match_finite_differences() {
+        let hidden = 8;
+        let k = 150.0;
+        let mut net = random_net(hidden, 11);
+        let samples: Vec<Sample> = FENS.iter().map(|f| sample(f, 35)).collect();
+        let mut scratch = Scratch::new(hidden);
+        let total_loss = |net: &Network, scratch: &mut Scratch| -> f64 {
+            samples
+                .iter()
+                .map(|s| f64::from(loss(net.forward(s, scratch), 0.7, k).0))
+                .sum()
+        };
+        let mut grad = Network::zeros(hidden);
+        for s in &samples {
+            let out = net.forward(s, &mut scratch);
+            let d_out = loss(out, 0.7, k).1;
+            net.backward(s, &mut scratch, d_out, &mut grad);
+        }
+        let active = samples[1].us[3] as usize;
+        let checks: Vec<(usize, usize)> = (0..hidden)
+            .map(|j| (0, active * hidden + j))
+            .chain((0..hidden).map(|j| (1, j)))
+            .chain((0..2 * hidden).map(|j| (2, j)))
+            .chain([(3, 0)])
+            .collect();
+        let mut compared = 0;
+        for (part, index) in checks {
+            let analytic = f64::from(grad.parts_mut()[part][index]);
+            let h = 1e-3;
+            let original = net.parts_mut()[part][index];
+            net.parts_mut()[part][index] = original + h;
+            let up = total_loss(&net, &mut scratch);
+            net.parts_mut()[part][index] = original - h;
+            let down = total_loss(&net, &mut scratch);
+            net.parts_mut()[part][index] = original;
+            let numeric = (up - down) / (2.0 * f64::from(h));
+            assert!(
+                (numeric - analytic).abs() <= 2e-3 * analytic.abs().max(1e-2),
+                "part {part} index {index}: numeric {numeric}, backward {analytic}"
+            );
+            compared += usize::from(analytic != 0.0);
+        }
+        assert!(compared > hidden, "only {compared} non-zero gradients");
+    }
+
+    #[test]
+    fn the_integer_network_follows_the_float_one_and_the_layout() {
+        let hidden = 32;
+        let net = random_net(hidden, 5);
+        let quantised = Quantised::from_float(&net);
+        let mut scratch = Scratch::new(hidden);
+        for fen in FENS {
+            let s = sample(fen, 0);
+            let float_cp = net.forward(&s, &mut scratch) * SCALE;
+            let (int_cp, largest) = quantised.evaluate(&s);
+            assert!(
+                (int_cp as f32 - float_cp).abs() < 8.0,
+                "{fen}: {int_cp} against {float_cp}"
+            );
+            assert!(largest < i32::from(i16::MAX));
+        }
+        let bytes = quantised.to_bytes();
+        assert_eq!(
+            bytes.len(),
+            16 + INPUTS * hidden * 2 + hidden * 2 + 2 * hidden + 4
+        );
+        assert_eq!(&bytes[..4], b"RKNN");
+        let field = |i: usize| u16::from_le_bytes([bytes[4 + 2 * i], bytes[5 + 2 * i]]);
+        assert_eq!(
+            (0..6).map(field).collect::<Vec<_>>(),
+            [1, INPUTS as u16, hidden as u16, 255, 64, 400]
+        );
+        // The first row (own pawn on a1) and the output bias at the end.
+        assert_eq!(
+            i16::from_le_bytes([bytes[16], bytes[17]]),
+            quantised.input_weights[0]
+        );
+        let tail: [u8; 4] = bytes[bytes.len() - 4..].try_into().unwrap();
+        assert_eq!(i32::from_le_bytes(tail), quantised.output_bias);
+    }
+}

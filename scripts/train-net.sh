@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Trains Rookery's evaluation network (issue 26), start to end:
+#
+#   1. builds the engine and the trainer (release);
+#   2. tops the self-play data up to POSITIONS records with
+#      `rookery-engine datagen` (resumable: run the script again after a stop
+#      and generation continues where the file ends; POSITIONS=0 skips it);
+#   3. trains on every *.bin of the data directory with
+#      engine/examples/train_net.rs and writes the quantised net, its
+#      training log and a provenance note (data, settings, commit, times).
+#
+# Everything CPU-heavy runs under `nice -n 19` (these machines are shared).
+# Settings are environment variables (defaults in brackets):
+#
+#   DATA_DIR [target/nnue-data]  where the records live (never committed)
+#   POSITIONS [0]                generate until the data file holds this many
+#   NODES [5000] THREADS [1] SEED [1]   generation: nodes a move, workers, seed
+#   OUT [target/nnue/rookery.nnue]      the quantised network
+#   HIDDEN [128] EPOCHS [12] BATCH [16384] LR [0.001] LR_DROP_EPOCH [9]
+#   RESULT_WEIGHT [0.3] VALIDATION [5] TRAIN_SEED [1]   training
+#
+# Example, the way the first nets were made:
+#   DATA_DIR=/work/nnue-data POSITIONS=2000000 scripts/train-net.sh
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+DATA_DIR=${DATA_DIR:-target/nnue-data}
+POSITIONS=${POSITIONS:-0}
+NODES=${NODES:-5000}
+THREADS=${THREADS:-1}
+SEED=${SEED:-1}
+OUT=${OUT:-target/nnue/rookery.nnue}
+HIDDEN=${HIDDEN:-128}
+EPOCHS=${EPOCHS:-12}
+BATCH=${BATCH:-16384}
+LR=${LR:-0.001}
+LR_DROP_EPOCH=${LR_DROP_EPOCH:-9}
+RESULT_WEIGHT=${RESULT_WEIGHT:-0.3}
+VALIDATION=${VALIDATION:-5}
+TRAIN_SEED=${TRAIN_SEED:-1}
+TARGET_DIR=${CARGO_TARGET_DIR:-target}
+
+nice -n 19 cargo build --release -p rookery-engine --bin rookery-engine --example train_net
+ENGINE="$TARGET_DIR/release/rookery-engine"
+TRAINER="$TARGET_DIR/release/examples/train_net"
+
+mkdir -p "$DATA_DIR" "$(dirname "$OUT")"
+DATA_FILE="$DATA_DIR/selfplay-${NODES}n.bin"
+generation_started=$(date +%s)
+if [ "$POSITIONS" -gt 0 ]; then
+    nice -n 19 "$ENGINE" datagen --out "$DATA_FILE" --positions "$POSITIONS" \
+        --nodes "$NODES" --threads "$THREADS" --seed "$SEED" --report-secs 60
+fi
+generation_seconds=$(( $(date +%s) - generation_started ))
+
+shopt -s nullglob
+data_files=("$DATA_DIR"/*.bin)
+if [ ${#data_files[@]} -eq 0 ]; then
+    echo "train-net.sh: no *.bin data in $DATA_DIR (set POSITIONS to generate some)" >&2
+    exit 1
+fi
+data_args=()
+for f in "${data_files[@]}"; do
+    data_args+=(--data "$f")
+done
+
+training_started=$(date +%s)
+nice -n 19 "$TRAINER" "${data_args[@]}" --out "$OUT" --hidden "$HIDDEN" \
+    --epochs "$EPOCHS" --batch "$BATCH" --lr "$LR" --lr-drop-epoch "$LR_DROP_EPOCH" \
+    --result-weight "$RESULT_WEIGHT" --validation "$VALIDATION" --seed "$TRAIN_SEED" \
+    | tee "$OUT.log"
+training_seconds=$(( $(date +%s) - training_started ))
+
+{
+    echo "network: $OUT ($(stat -c %s "$OUT") bytes), 768 -> ${HIDDEN}x2 -> 1, int16/int8"
+    echo "commit: $(git rev-parse HEAD)$(git diff --quiet -- engine scripts || echo ' (engine or scripts modified)')"
+    for f in "${data_files[@]}"; do
+        echo "data: $f, $(( $(stat -c %s "$f") / 32 )) records"
+    done
+    echo "generation (this run): ${generation_seconds} s, --nodes $NODES --threads $THREADS --seed $SEED"
+    echo "training: ${training_seconds} s, --hidden $HIDDEN --epochs $EPOCHS --batch $BATCH --lr $LR" \
+        "--lr-drop-epoch $LR_DROP_EPOCH --result-weight $RESULT_WEIGHT --validation $VALIDATION" \
+        "--seed $TRAIN_SEED"
+    grep -E "^(epoch +$EPOCHS:|quantised|held-out loss of)" "$OUT.log"
+} > "$OUT.txt"
+cat "$OUT.txt"
