@@ -25,7 +25,8 @@
 //!   ([`http::error::ApiError`]), the handlers per resource (`http::api`),
 //!   the lichess-compatible routes (`http::lichess`), the WebSocket
 //!   endpoint (`http::ws`) and the static web client (`http::web`).
-//! - [`metrics`]: the Prometheus metrics.
+//! - [`metrics`]: the Prometheus metrics; [`util`]: small helpers every
+//!   floor uses.
 //!
 //! [`run`] starts the whole service on a bound listener and returns after a
 //! graceful shutdown; `main.rs` only parses flags, installs logging and
@@ -42,6 +43,7 @@ pub mod metrics;
 pub mod protocol;
 pub mod store;
 pub mod token;
+pub mod util;
 
 use std::future::Future;
 use std::net::SocketAddr;

@@ -208,7 +208,7 @@ impl CreateGame {
 /// its moves in UCI. 400 `bad_request` for a PGN that cannot be read or
 /// whose game is already over.
 fn continue_from_pgn(pgn: &str) -> Result<(Option<String>, Vec<String>), ApiError> {
-    let read = crate::http::api::analysis::parse_pgn(pgn)?;
+    let read = crate::live::pgn::read(pgn).map_err(ApiError::BadRequest)?;
     if let Some(outcome) = read.game.outcome() {
         return Err(ApiError::BadRequest(format!(
             "the PGN's game is already over ({}): it can be replayed, not continued",

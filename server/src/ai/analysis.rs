@@ -231,7 +231,7 @@ impl Analyses {
             .await;
         if let Err(err) = stored {
             self.jobs().remove(&id);
-            return Err(err);
+            return Err(err.into());
         }
         self.spawn(id);
         Ok(())

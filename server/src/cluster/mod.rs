@@ -45,8 +45,8 @@ use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use crate::http::error::ApiError;
 use crate::live::actor::{Action, ActorGone, Command, GameHandle, SeatSecret};
+use crate::live::error::{LiveError, Refusal};
 use crate::live::game::{Answer, PlayerRef};
 use crate::protocol::{Broadcast, GameState, Presence, SeatRating, SharedState, Side};
 use crate::store::{Fence, Store};
@@ -139,7 +139,7 @@ impl Cluster {
     }
 
     /// Takes the lease of `game` if nobody else holds a live one.
-    pub async fn acquire(&self, game: Uuid) -> Result<Option<Fence>, ApiError> {
+    pub async fn acquire(&self, game: Uuid) -> Result<Option<Fence>, LiveError> {
         if !self.connected() {
             // A node cut off from NATS could not serve the game to anyone
             // else: leave it to a node that can.
@@ -239,7 +239,7 @@ impl Cluster {
         match answer {
             RemoteReply::Ok(value) => Ok(value),
             RemoteReply::Err { code, message } => {
-                Err(Forward::Refused(remote_error(&code, message)))
+                Err(Forward::Refused(LiveError::remote(code, message)))
             }
         }
     }
@@ -379,51 +379,22 @@ impl From<RemoteAction> for Action {
     }
 }
 
-/// An owner's answer: the command's value, or its error as code and
-/// message.
+/// An owner's answer: the command's value, or its error as its kind (the
+/// contract's code, typed) and message.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 enum RemoteReply<T> {
     Ok(T),
-    Err { code: String, message: String },
+    Err { code: Refusal, message: String },
 }
 
-/// The wire code of errors that mean "the game is not (any more) here":
-/// the sender retries on whichever node owns it next.
-const MOVED: &str = "moved";
-
-fn reply_error<T>(err: &ApiError) -> RemoteReply<T> {
-    let code = match err {
-        ApiError::LeaseLost | ApiError::Unavailable => MOVED,
-        other => other.code(),
-    };
+/// An owner's error for the wire. "Moved" (the game is not, or no more,
+/// here, the node shutting down included) makes the sender retry on
+/// whichever node owns it next.
+fn reply_error<T>(err: &LiveError) -> RemoteReply<T> {
     RemoteReply::Err {
-        code: code.to_owned(),
-        message: err.message(),
-    }
-}
-
-/// An owner's error, back as the variant with the same code, status and
-/// message.
-fn remote_error(code: &str, message: String) -> ApiError {
-    match code {
-        MOVED => ApiError::LeaseLost,
-        "bad_request" => ApiError::BadRequest(message),
-        "illegal_move" => ApiError::IllegalMove(message),
-        "unauthorized" => ApiError::Unauthorized,
-        "forbidden" => ApiError::Forbidden(message),
-        "not_found" => ApiError::NotFound(message),
-        "not_your_turn" => ApiError::NotYourTurn(message),
-        "game_over" => ApiError::GameOver,
-        "seat_taken" => ApiError::SeatTaken,
-        "not_finished" => ApiError::NotFinished,
-        "same_player" => ApiError::SamePlayer,
-        "abort_too_late" => ApiError::AbortTooLate,
-        "nothing_to_take_back" => ApiError::NothingToTakeBack(message),
-        "no_rematch" => ApiError::NoRematch(message),
-        "rate_limited" => ApiError::Limited(message),
-        "unavailable" => ApiError::Overloaded(message),
-        other => ApiError::internal(format!("the owning node answered {other}: {message}")),
+        code: err.refusal(),
+        message: err.to_string(),
     }
 }
 
@@ -433,7 +404,7 @@ enum Forward {
     /// Nobody owns the game right now (its owner died or let it go).
     NoOwner,
     /// The owner answered with an error.
-    Refused(ApiError),
+    Refused(LiveError),
     /// NATS failed, or the answer was unreadable.
     Failed(String),
 }
@@ -443,13 +414,13 @@ enum Forward {
 /// Answers the commands other nodes send to game `handle` (owned here with
 /// `fence`), until its actor leaves memory. Subscribed before this returns,
 /// so a proxy that learns of the lease finds the owner listening.
-pub async fn serve_commands(cluster: &Cluster, handle: GameHandle) -> Result<(), ApiError> {
+pub async fn serve_commands(cluster: &Cluster, handle: GameHandle) -> Result<(), LiveError> {
     let mut requests = cluster
         .inner
         .client
         .subscribe(command_subject(handle.id))
         .await
-        .map_err(|err| ApiError::internal(format!("NATS subscribe: {err}")))?;
+        .map_err(|err| LiveError::internal(format!("NATS subscribe: {err}")))?;
     let client = cluster.inner.client.clone();
     tokio::spawn(async move {
         loop {
@@ -499,14 +470,14 @@ pub async fn serve_commands(cluster: &Cluster, handle: GameHandle) -> Result<(),
 
 /// Runs one remote command on the local actor; the serialised answer.
 async fn run_remote(handle: &GameHandle, command: RemoteCommand) -> Vec<u8> {
-    fn encode<T: Serialize>(result: Result<T, ApiError>) -> Vec<u8> {
+    fn encode<T: Serialize>(result: Result<T, LiveError>) -> Vec<u8> {
         let reply = match result {
             Ok(value) => RemoteReply::Ok(value),
             Err(err) => reply_error(&err),
         };
         serde_json::to_vec(&reply).unwrap_or_default()
     }
-    let gone = |_: ActorGone| ApiError::LeaseLost;
+    let gone = |_: ActorGone| LiveError::Moved;
     match command {
         RemoteCommand::Synced => encode(
             handle
@@ -620,21 +591,21 @@ pub async fn spawn_proxy(
     cluster: &Cluster,
     id: Uuid,
     context: ProxyContext,
-) -> Result<Option<GameHandle>, ApiError> {
+) -> Result<Option<GameHandle>, LiveError> {
     // Subscribed before the state is read: no change can fall between.
     let states = cluster
         .inner
         .client
         .subscribe(state_subject(id))
         .await
-        .map_err(|err| ApiError::internal(format!("NATS subscribe: {err}")))?;
+        .map_err(|err| LiveError::internal(format!("NATS subscribe: {err}")))?;
     let (state, mark): (GameState, (i64, u64)) =
         match cluster.request(id, &RemoteCommand::Synced).await {
             Ok(synced) => synced,
-            Err(Forward::NoOwner) | Err(Forward::Refused(ApiError::LeaseLost)) => return Ok(None),
+            Err(Forward::NoOwner) | Err(Forward::Refused(LiveError::Moved)) => return Ok(None),
             Err(Forward::Refused(err)) => return Err(err),
             Err(Forward::Failed(cause)) => {
-                return Err(ApiError::Overloaded(format!(
+                return Err(LiveError::Overloaded(format!(
                     "the cluster could not reach this game's node: {cause}"
                 )))
             }
@@ -775,7 +746,7 @@ impl Proxy {
             Command::SeatOf { player_id, reply } => self.forward(
                 RemoteCommand::SeatOf { player_id },
                 lost,
-                move |result: Result<Option<(Side, String)>, ApiError>| {
+                move |result: Result<Option<(Side, String)>, LiveError>| {
                     if let Ok(seat) = result {
                         let _ = reply.send(seat.map(|(side, token)| (side, TokenHash(token))));
                     }
@@ -838,7 +809,7 @@ impl Proxy {
         &self,
         command: RemoteCommand,
         lost: &mpsc::Sender<()>,
-        deliver: impl FnOnce(Result<V, ApiError>) + Send + 'static,
+        deliver: impl FnOnce(Result<V, LiveError>) + Send + 'static,
     ) where
         V: DeserializeOwned + Send + 'static,
     {
@@ -852,13 +823,13 @@ impl Proxy {
                 .record(started.elapsed().as_secs_f64());
             match answer {
                 Ok(value) => deliver(Ok(value)),
-                Err(Forward::Refused(ApiError::LeaseLost) | Forward::NoOwner) => {
+                Err(Forward::Refused(LiveError::Moved) | Forward::NoOwner) => {
                     let _ = lost.try_send(());
                 }
                 Err(Forward::Refused(err)) => deliver(Err(err)),
                 Err(Forward::Failed(cause)) => {
                     tracing::warn!(game = %id, %cause, "cluster command failed");
-                    deliver(Err(ApiError::Overloaded(
+                    deliver(Err(LiveError::Overloaded(
                         "the cluster could not reach this game's node: try again".into(),
                     )));
                 }
@@ -871,7 +842,7 @@ impl Proxy {
 /// drops the reply: the caller tries again until its deadline).
 fn plain<V: Send + 'static>(
     reply: oneshot::Sender<V>,
-) -> impl FnOnce(Result<V, ApiError>) + Send + 'static {
+) -> impl FnOnce(Result<V, LiveError>) + Send + 'static {
     move |result| {
         if let Ok(value) = result {
             let _ = reply.send(value);
@@ -881,8 +852,8 @@ fn plain<V: Send + 'static>(
 
 /// Delivers the answer of a command whose reply is a `Result`.
 fn fallible<V: Send + 'static>(
-    reply: oneshot::Sender<Result<V, ApiError>>,
-) -> impl FnOnce(Result<V, ApiError>) + Send + 'static {
+    reply: oneshot::Sender<Result<V, LiveError>>,
+) -> impl FnOnce(Result<V, LiveError>) + Send + 'static {
     move |result| {
         let _ = reply.send(result);
     }

@@ -10,6 +10,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
+use crate::live::error::{LiveError, Refusal};
 use crate::live::game::GameError;
 
 #[derive(Debug, thiserror::Error)]
@@ -224,23 +225,68 @@ impl ApiError {
     }
 }
 
+impl ApiError {
+    /// A game's answer of kind `refusal`, with its message: the one map
+    /// from the live floor's kinds of answer to the contract's errors.
+    pub fn refused(refusal: Refusal, message: String) -> ApiError {
+        match refusal {
+            Refusal::BadRequest => ApiError::BadRequest(message),
+            Refusal::IllegalMove => ApiError::IllegalMove(message),
+            Refusal::Unauthorized => ApiError::Unauthorized,
+            Refusal::Forbidden => ApiError::Forbidden(message),
+            Refusal::NotFound => ApiError::NotFound(message),
+            Refusal::NotYourTurn => ApiError::NotYourTurn(message),
+            Refusal::GameOver => ApiError::GameOver,
+            Refusal::SeatTaken => ApiError::SeatTaken,
+            Refusal::NotFinished => ApiError::NotFinished,
+            Refusal::SamePlayer => ApiError::SamePlayer,
+            Refusal::AbortTooLate => ApiError::AbortTooLate,
+            Refusal::NothingToTakeBack => ApiError::NothingToTakeBack(message),
+            Refusal::NoRematch => ApiError::NoRematch(message),
+            Refusal::RateLimited => ApiError::Limited(message),
+            Refusal::Unavailable => ApiError::Overloaded(message),
+            Refusal::Moved => ApiError::LeaseLost,
+            Refusal::Internal => ApiError::Internal(message),
+        }
+    }
+}
+
 impl From<GameError> for ApiError {
     /// A live game's refusal, as the contract's code.
     fn from(err: GameError) -> ApiError {
-        let message = err.to_string();
+        ApiError::refused(err.refusal(), err.to_string())
+    }
+}
+
+impl From<LiveError> for ApiError {
+    /// The live floor's error, as the contract's code. What the floors
+    /// below said is kept as they said it (the store's ambiguity, the
+    /// internal cause); the rest goes by its kind.
+    fn from(err: LiveError) -> ApiError {
         match err {
-            GameError::BadFen(_) | GameError::OverBeforeStart(_) => ApiError::BadRequest(message),
-            GameError::GameOver => ApiError::GameOver,
-            GameError::SeatTaken => ApiError::SeatTaken,
-            GameError::InviteRequired | GameError::WrongInvite => ApiError::Forbidden(message),
-            GameError::SamePlayer => ApiError::SamePlayer,
-            GameError::NotStarted | GameError::NotYourTurn => ApiError::NotYourTurn(message),
-            GameError::NotUci(_) | GameError::Illegal(_) | GameError::Rejected(_) => {
-                ApiError::IllegalMove(message)
-            }
-            GameError::NothingToTakeBack(_) => ApiError::NothingToTakeBack(message),
-            GameError::AbortTooLate => ApiError::AbortTooLate,
-            GameError::NoRematch(_) => ApiError::NoRematch(message),
+            LiveError::Game(err) => err.into(),
+            LiveError::Store(err) => err.into(),
+            LiveError::Moved => ApiError::LeaseLost,
+            LiveError::ShuttingDown => ApiError::Unavailable,
+            LiveError::Timeout => ApiError::GameTimeout,
+            LiveError::Internal(cause) => ApiError::Internal(cause),
+            other => ApiError::refused(other.refusal(), other.to_string()),
+        }
+    }
+}
+
+impl From<crate::store::StoreError> for ApiError {
+    /// The store's failure, as the contract's code: the one place where a
+    /// database problem becomes an HTTP or WebSocket answer.
+    fn from(err: crate::store::StoreError) -> ApiError {
+        use crate::store::StoreError;
+        match err {
+            StoreError::Unavailable { ambiguous } => ApiError::DatabaseUnavailable { ambiguous },
+            StoreError::Fenced => ApiError::LeaseLost,
+            StoreError::Closed => ApiError::Unavailable,
+            StoreError::NameTaken => ApiError::NameTaken,
+            StoreError::BadCursor(message) => ApiError::BadRequest(message),
+            StoreError::Internal(cause) => ApiError::Internal(format!("database: {cause}")),
         }
     }
 }

@@ -60,7 +60,8 @@ use tower::ServiceExt;
 use crate::http::client_ip::{client_key, TrustedProxies};
 use crate::http::error::ApiError;
 use crate::http::rate_limit::Connection;
-use crate::http::timers::{sleep_until_opt, ConnectionTimers, ServedBody};
+use crate::http::timers::{ConnectionTimers, ServedBody};
+use crate::util::sleep_until_opt;
 
 /// The limits the accept loop enforces.
 #[derive(Debug, Clone)]

@@ -45,13 +45,13 @@ use crate::http::client_ip::ClientIp;
 use crate::http::error::ApiError;
 use crate::http::extract::{game_id, ApiQuery};
 use crate::http::rate_limit::limit_requests;
-use crate::http::timers::sleep_until_opt;
 use crate::live::actor::{Action, Command, GameHandle, SeatSecret, StateReceiver};
 use crate::live::game::Answer;
 use crate::protocol::{
     server_text, Broadcast, ClientMessage, ServerMessage, SharedState, Side, WsQuery,
 };
 use crate::token::TokenHash;
+use crate::util::sleep_until_opt;
 use crate::AppState;
 
 /// Hard cap on a message or frame: beyond it the WebSocket layer closes
@@ -427,6 +427,7 @@ impl Connection<'_> {
             .act(self.id, token, action)
             .await
             .map(|_| ())
+            .map_err(ApiError::from)
     }
 
     /// Sends a state and, when it shows an agreed rematch this seat has

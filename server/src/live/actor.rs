@@ -27,11 +27,11 @@ use uuid::Uuid;
 use super::game::{Answer, GameError, LiveGame, PlayedMove, PlayerRef, RematchStep};
 use crate::ai::{AiAnswer, AiScheduler, ClockSnapshot, Priority, SearchRequest, Thinking};
 use crate::cluster::{Change, Cluster};
-use crate::http::error::ApiError;
-use crate::http::timers::sleep_until_opt;
+use crate::live::error::LiveError;
 use crate::protocol::{self, Broadcast, GameState, SeatView, SharedState, Side, Status};
 use crate::store::{Fence, Store};
 use crate::token::TokenHash;
+use crate::util::sleep_until_opt;
 
 /// What a seat holder can do.
 #[derive(Debug, Clone)]
@@ -103,17 +103,17 @@ pub enum Command {
         player: Option<PlayerRef>,
         /// The hash of the invite secret sent, if any.
         invite: Option<TokenHash>,
-        reply: oneshot::Sender<Result<(GameState, Side), ApiError>>,
+        reply: oneshot::Sender<Result<(GameState, Side), LiveError>>,
     },
     Act {
         token: TokenHash,
         action: Action,
-        reply: oneshot::Sender<Result<GameState, ApiError>>,
+        reply: oneshot::Sender<Result<GameState, LiveError>>,
     },
     /// Writes the game as it is now (after a restart, the clock restarted
     /// charged only the thinking done before the stop).
     Persist {
-        reply: oneshot::Sender<Result<(), ApiError>>,
+        reply: oneshot::Sender<Result<(), LiveError>>,
     },
     /// Ends the game if it is still stale: waiting with no change for
     /// `waiting_ms`, or untimed and active with no change for `idle_ms`.
@@ -125,7 +125,7 @@ pub enum Command {
     },
     /// An operator ends the game (`aborted`).
     Abort {
-        reply: oneshot::Sender<Result<GameState, ApiError>>,
+        reply: oneshot::Sender<Result<GameState, LiveError>>,
     },
     /// A WebSocket opened (`delta` 1) or closed (-1) for a seat or, with
     /// `side: None`, for a spectator.
@@ -529,8 +529,8 @@ impl GameActor {
         }
     }
 
-    async fn act(&mut self, token: TokenHash, action: Action) -> Result<GameState, ApiError> {
-        let side = self.live.side_of(&token).ok_or(ApiError::Unauthorized)?;
+    async fn act(&mut self, token: TokenHash, action: Action) -> Result<GameState, LiveError> {
+        let side = self.live.side_of(&token).ok_or(LiveError::Unauthorized)?;
         // A move that arrives after the flag fell loses on time, even if the
         // timer has not fired yet.
         self.on_clock_deadline().await;
@@ -575,7 +575,7 @@ impl GameActor {
     /// Offers or accepts a rematch. The new game's id is the one already
     /// offered, or a fresh one; the player's seat token in it is derived
     /// from the token they hold here.
-    async fn rematch(&mut self, side: Side, secret: &SeatSecret) -> Result<(), ApiError> {
+    async fn rematch(&mut self, side: Side, secret: &SeatSecret) -> Result<(), LiveError> {
         let game = self
             .live
             .rematch()
@@ -600,7 +600,7 @@ impl GameActor {
     async fn change_if(
         &mut self,
         apply: impl FnOnce(&mut LiveGame, Instant) -> Result<bool, GameError>,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), LiveError> {
         let now = Instant::now();
         let mut next = self.live.clone();
         if apply(&mut next, now)? {
@@ -615,7 +615,7 @@ impl GameActor {
         &mut self,
         now: Option<Instant>,
         apply: impl FnOnce(&mut LiveGame, Instant) -> Result<(T, Option<PlayedMove>), GameError>,
-    ) -> Result<T, ApiError> {
+    ) -> Result<T, LiveError> {
         let now = now.unwrap_or_else(Instant::now);
         let mut next = self.live.clone();
         let (value, played) = apply(&mut next, now)?;
@@ -632,7 +632,7 @@ impl GameActor {
         played: Option<PlayedMove>,
         rematch: Option<LiveGame>,
         now: Instant,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), LiveError> {
         next.updated_at = crate::store::now_ms();
         let plies = next.game().moves().len();
         let taken_back = plies < self.live.game().moves().len();
@@ -646,12 +646,13 @@ impl GameActor {
                 rematch.as_ref(),
                 self.ownership.as_ref().map(|o| &o.fence),
             )
-            .await;
-        if let Err(ApiError::LeaseLost) = recorded {
+            .await
+            .map_err(LiveError::from);
+        if let Err(LiveError::Moved) = recorded {
             // Nothing was written; the new owner has the game. This actor
             // leaves memory after this command.
             self.lease_lost = true;
-            return Err(ApiError::LeaseLost);
+            return Err(LiveError::Moved);
         }
         if let Err(err) = recorded {
             self.on_write_failed(&err).await;
@@ -706,13 +707,16 @@ impl GameActor {
 
     /// After a failed write: back off, and if the write may have been stored
     /// after all, take the game as the database has it.
-    async fn on_write_failed(&mut self, err: &ApiError) {
+    async fn on_write_failed(&mut self, err: &LiveError) {
         self.failures = self.failures.saturating_add(1);
         let backoff = RETRY_FIRST
             .saturating_mul(1 << self.failures.min(10).saturating_sub(1))
             .min(RETRY_MAX);
         self.retry_at = Some(Instant::now() + backoff);
-        if !matches!(err, ApiError::DatabaseUnavailable { ambiguous: true }) {
+        if !matches!(
+            err,
+            LiveError::Store(crate::store::StoreError::Unavailable { ambiguous: true })
+        ) {
             return;
         }
         match self

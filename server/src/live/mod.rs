@@ -18,6 +18,7 @@
 pub mod actor;
 pub mod clock;
 pub mod domain;
+pub mod error;
 pub mod game;
 pub mod pgn;
 
@@ -35,7 +36,7 @@ use self::actor::{Action, ActorContext, ActorGone, Command, GameHandle, Ownershi
 use self::game::LiveGame;
 use crate::ai::AiScheduler;
 use crate::cluster::{serve_commands, spawn_proxy, Cluster, ProxyContext};
-use crate::http::error::ApiError;
+use crate::live::error::LiveError;
 use crate::protocol::GameState;
 use crate::store::Store;
 use crate::token::TokenHash;
@@ -164,7 +165,7 @@ impl Registry {
 
     /// Game `id` as a value: from its actor when it is live, else as
     /// stored (no actor is started).
-    pub async fn snapshot(&self, id: Uuid) -> Result<LiveGame, ApiError> {
+    pub async fn snapshot(&self, id: Uuid) -> Result<LiveGame, LiveError> {
         if let Some(live) = self
             .call_live(id, |reply| Command::Snapshot { reply })
             .await?
@@ -175,7 +176,7 @@ impl Registry {
             .store
             .load_game(id, Instant::now())
             .await?
-            .ok_or_else(ApiError::game_not_found)
+            .ok_or(LiveError::NoSuchGame)
     }
 
     pub fn ai(&self) -> &AiScheduler {
@@ -283,16 +284,16 @@ impl Registry {
 
     /// Puts a new game live (already stored). In a cluster this node takes
     /// its lease.
-    pub async fn insert(&self, live: LiveGame) -> Result<GameHandle, ApiError> {
+    pub async fn insert(&self, live: LiveGame) -> Result<GameHandle, LiveError> {
         if self.is_shutting_down() {
-            return Err(ApiError::Unavailable);
+            return Err(LiveError::ShuttingDown);
         }
         let id = live.id;
         let handle = match &self.inner.cluster {
             None => self.spawn_actor(live, None),
             Some(cluster) => {
                 let fence = cluster.acquire(id).await?.ok_or_else(|| {
-                    ApiError::Overloaded("this node cannot reach the cluster's messaging".into())
+                    LiveError::Overloaded("this node cannot reach the cluster's messaging".into())
                 })?;
                 self.start_owned(cluster, live, fence).await
             }
@@ -304,9 +305,9 @@ impl Registry {
 
     /// The actor of game `id`, loading the game from the database if it is
     /// not in memory.
-    pub async fn get(&self, id: Uuid) -> Result<GameHandle, ApiError> {
+    pub async fn get(&self, id: Uuid) -> Result<GameHandle, LiveError> {
         if self.is_shutting_down() {
-            return Err(ApiError::Unavailable);
+            return Err(LiveError::ShuttingDown);
         }
         let slot = self.games().entry(id).or_default().clone();
         let loaded = slot
@@ -319,9 +320,9 @@ impl Registry {
                     .store
                     .load_game(id, Instant::now())
                     .await?
-                    .ok_or_else(ApiError::game_not_found)?;
+                    .ok_or(LiveError::NoSuchGame)?;
                 if self.is_shutting_down() {
-                    return Err(ApiError::Unavailable);
+                    return Err(LiveError::ShuttingDown);
                 }
                 Ok(self.spawn_actor(live, None))
             })
@@ -367,25 +368,25 @@ impl Registry {
 
     /// A game in a cluster: owned here if its lease is free (loaded from
     /// the database, which has every acknowledged move), else reached
-    /// through a proxy to its owner. [`ApiError::LeaseLost`] when another
+    /// through a proxy to its owner. [`LiveError::Moved`] when another
     /// node holds the lease but does not answer (it died: the lease
     /// expires within `--lease-ms`, and the caller tries again).
-    async fn load_clustered(&self, cluster: &Cluster, id: Uuid) -> Result<GameHandle, ApiError> {
+    async fn load_clustered(&self, cluster: &Cluster, id: Uuid) -> Result<GameHandle, LiveError> {
         if let Some(fence) = cluster.acquire(id).await? {
             let live = match self.inner.store.load_game(id, Instant::now()).await {
                 Ok(Some(live)) => live,
                 Ok(None) => {
                     cluster.release(id, &fence).await;
-                    return Err(ApiError::game_not_found());
+                    return Err(LiveError::NoSuchGame);
                 }
                 Err(err) => {
                     cluster.release(id, &fence).await;
-                    return Err(err);
+                    return Err(err.into());
                 }
             };
             if self.is_shutting_down() {
                 cluster.release(id, &fence).await;
-                return Err(ApiError::Unavailable);
+                return Err(LiveError::ShuttingDown);
             }
             return Ok(self.start_owned(cluster, live, fence).await);
         }
@@ -396,13 +397,13 @@ impl Registry {
             on_exit: self.on_exit(),
         };
         if !cluster.connected() {
-            return Err(ApiError::Overloaded(
+            return Err(LiveError::Overloaded(
                 "this node is cut off from the cluster's messaging: try another node".into(),
             ));
         }
         spawn_proxy(cluster, id, context)
             .await?
-            .ok_or(ApiError::LeaseLost)
+            .ok_or(LiveError::Moved)
     }
 
     /// The actor of `id` if it is in memory right now.
@@ -418,7 +419,7 @@ impl Registry {
         &self,
         id: Uuid,
         command: impl Fn(tokio::sync::oneshot::Sender<T>) -> Command,
-    ) -> Result<T, ApiError> {
+    ) -> Result<T, LiveError> {
         let clustered = self.inner.cluster.is_some();
         let attempts = async {
             // One node: the actor left memory at most once in between. A
@@ -435,7 +436,7 @@ impl Registry {
                 }
                 let handle = match self.get(id).await {
                     Ok(handle) => handle,
-                    Err(ApiError::LeaseLost) if clustered => continue,
+                    Err(LiveError::Moved) if clustered => continue,
                     Err(err) => return Err(err),
                 };
                 match handle.call(&command).await {
@@ -444,14 +445,14 @@ impl Registry {
                 }
             }
             Err(if self.is_shutting_down() {
-                ApiError::Unavailable
+                LiveError::ShuttingDown
             } else {
-                ApiError::internal(format!("game {id}: actor unreachable"))
+                LiveError::internal(format!("game {id}: actor unreachable"))
             })
         };
         tokio::time::timeout(self.inner.options.deadline, attempts)
             .await
-            .unwrap_or(Err(ApiError::GameTimeout))
+            .unwrap_or(Err(LiveError::Timeout))
     }
 
     /// [`Registry::call`] for a command answered with a `Result`: when the
@@ -460,19 +461,19 @@ impl Registry {
     pub async fn call_result<V>(
         &self,
         id: Uuid,
-        command: impl Fn(tokio::sync::oneshot::Sender<Result<V, ApiError>>) -> Command,
-    ) -> Result<V, ApiError> {
+        command: impl Fn(tokio::sync::oneshot::Sender<Result<V, LiveError>>) -> Command,
+    ) -> Result<V, LiveError> {
         let attempts = async {
             loop {
                 match self.call(id, &command).await? {
-                    Err(ApiError::LeaseLost) => tokio::time::sleep(Duration::from_millis(50)).await,
+                    Err(LiveError::Moved) => tokio::time::sleep(Duration::from_millis(50)).await,
                     other => return other,
                 }
             }
         };
         tokio::time::timeout(self.inner.options.deadline, attempts)
             .await
-            .unwrap_or(Err(ApiError::GameTimeout))
+            .unwrap_or(Err(LiveError::Timeout))
     }
 
     /// The seat of game `id` that `token` holds, if any.
@@ -480,7 +481,7 @@ impl Registry {
         &self,
         id: Uuid,
         token: &crate::token::TokenHash,
-    ) -> Result<Option<crate::protocol::Side>, ApiError> {
+    ) -> Result<Option<crate::protocol::Side>, LiveError> {
         self.call(id, |reply| Command::Authorize {
             token: token.clone(),
             reply,
@@ -494,7 +495,7 @@ impl Registry {
         &self,
         id: Uuid,
         player_id: &str,
-    ) -> Result<Option<(crate::protocol::Side, crate::token::TokenHash)>, ApiError> {
+    ) -> Result<Option<(crate::protocol::Side, crate::token::TokenHash)>, LiveError> {
         self.call(id, |reply| Command::SeatOf {
             player_id: player_id.to_string(),
             reply,
@@ -510,7 +511,7 @@ impl Registry {
         id: Uuid,
         token: &TokenHash,
         action: Action,
-    ) -> Result<GameState, ApiError> {
+    ) -> Result<GameState, LiveError> {
         let result = self
             .call_result(id, |reply| Command::Act {
                 token: token.clone(),
@@ -519,8 +520,8 @@ impl Registry {
             })
             .await;
         match result {
-            Err(ApiError::Unauthorized) if self.inner.store.is_seat_token(token).await? => Err(
-                ApiError::Forbidden("this token holds a seat in another game".into()),
+            Err(LiveError::Unauthorized) if self.inner.store.is_seat_token(token).await? => Err(
+                LiveError::Forbidden("this token holds a seat in another game".into()),
             ),
             other => other,
         }
@@ -528,7 +529,7 @@ impl Registry {
 
     /// A game's state: from its actor when it is live, otherwise from its
     /// database row, without starting an actor or replaying its moves.
-    pub async fn state(&self, id: Uuid) -> Result<GameState, ApiError> {
+    pub async fn state(&self, id: Uuid) -> Result<GameState, LiveError> {
         if let Some(state) = self.call_live(id, |reply| Command::State { reply }).await? {
             return Ok(state);
         }
@@ -536,7 +537,7 @@ impl Registry {
             .store
             .game_state(id)
             .await?
-            .ok_or_else(ApiError::game_not_found)
+            .ok_or(LiveError::NoSuchGame)
     }
 
     /// Sends a command to game `id`'s actor if it is in memory (`None` if
@@ -545,7 +546,7 @@ impl Registry {
         &self,
         id: Uuid,
         command: impl FnOnce(tokio::sync::oneshot::Sender<T>) -> Command,
-    ) -> Result<Option<T>, ApiError> {
+    ) -> Result<Option<T>, LiveError> {
         let Some(handle) = self.peek(id) else {
             return Ok(None);
         };
@@ -553,7 +554,7 @@ impl Registry {
             Ok(Ok(value)) => Ok(Some(value)),
             // It left memory meanwhile: the database has its last state.
             Ok(Err(ActorGone)) => Ok(None),
-            Err(_) => Err(ApiError::GameTimeout),
+            Err(_) => Err(LiveError::Timeout),
         }
     }
 
@@ -631,7 +632,7 @@ impl Registry {
     ///
     /// In a cluster: only the games no live node owns (the others are
     /// being played), each taken here, or by whichever node is first.
-    async fn resume(&self) -> Result<usize, ApiError> {
+    async fn resume(&self) -> Result<usize, LiveError> {
         let ids = match self.inner.cluster {
             None => self.inner.store.games_to_resume().await?,
             Some(_) => self.inner.store.unowned_games_to_resume().await?,
@@ -649,7 +650,7 @@ impl Registry {
                 // the stop: the actor stored that, so reads of the row
                 // (lists) agree with it.
                 Ok(()) => resumed += 1,
-                Err(ApiError::Unavailable) => break,
+                Err(LiveError::ShuttingDown) => break,
                 Err(err) => {
                     tracing::error!(game = %id, "could not resume game");
                     err.log();
@@ -685,7 +686,7 @@ impl Registry {
     /// Ends the stale games of one round, each through its actor (which
     /// checks again that the game is still stale), so a game is never
     /// changed behind a live actor's back.
-    pub async fn sweep(&self) -> Result<usize, ApiError> {
+    pub async fn sweep(&self) -> Result<usize, LiveError> {
         let options = self.inner.options;
         let now = crate::store::now_ms();
         let waiting_ms = millis(options.waiting_expiry);

@@ -1,12 +1,19 @@
-//! PGN export of a live or stored game: the seven-tag roster plus
+//! PGN of a live or stored game: reading a pasted one, and the export: the seven-tag roster plus
 //! `GameId` and `TimeControl`, the result and the PGN standard's
 //! termination. The engine writes the movetext; this module knows the seats
 //! and the clock.
 
 use rookery_engine::game::Termination;
+use rookery_engine::PgnGame;
 
 use super::domain::Side;
 use super::game::{LiveGame, LiveSeat};
+
+/// Reads the first game of a PGN text, or says what is wrong with it (with
+/// the move number of a bad move), for a 400 `bad_request`.
+pub fn read(text: &str) -> Result<PgnGame, String> {
+    rookery_engine::read_pgn(text).map_err(|err| format!("bad PGN: {err}"))
+}
 
 fn seat_name(seat: &LiveSeat) -> String {
     match seat {

@@ -4,9 +4,9 @@
 use uuid::Uuid;
 
 use super::backend::{on_conn, on_pool, Conn};
+use super::error::StoreError;
 use super::writer::{Write, WriteError};
 use super::{now_ms, Store};
-use crate::http::error::ApiError;
 use crate::live::game::PlayerRef;
 use crate::protocol::SeatRating;
 use crate::token::TokenHash;
@@ -238,7 +238,7 @@ impl Store {
         id: Uuid,
         name: &str,
         password_hash: String,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), StoreError> {
         let token = crate::token::mint()?;
         let write = AccountWrite::CreateAccount {
             id: id.to_string(),
@@ -250,7 +250,7 @@ impl Store {
         match self.account_write(write).await {
             Ok(()) => Ok(()),
             Err(WriteError::Rejected(cause)) if cause.is_unique_violation() => {
-                Err(ApiError::NameTaken)
+                Err(StoreError::NameTaken)
             }
             Err(err) => Err(err.into()),
         }
@@ -260,7 +260,7 @@ impl Store {
         &self,
         player_id: &str,
         password_hash: String,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), StoreError> {
         Ok(self
             .account_write(AccountWrite::SetPassword {
                 player_id: player_id.to_string(),
@@ -270,7 +270,7 @@ impl Store {
     }
 
     /// The player called `name` (ignoring case) and their password hash.
-    pub async fn credentials(&self, name: &str) -> Result<Option<Credentials>, ApiError> {
+    pub async fn credentials(&self, name: &str) -> Result<Option<Credentials>, StoreError> {
         let row: Option<(String, String, f64, f64, Option<String>)> = on_pool!(&self.inner.read, pool => sqlx::query_as(
                 "SELECT id, name, rating, rating_deviation, password_hash
                  FROM players WHERE name_key = $1",
@@ -287,7 +287,7 @@ impl Store {
     }
 
     /// The player with id `id`, and whether they have a password.
-    pub async fn player_by_id(&self, id: &str) -> Result<Option<(PlayerRef, bool)>, ApiError> {
+    pub async fn player_by_id(&self, id: &str) -> Result<Option<(PlayerRef, bool)>, StoreError> {
         let row: Option<(String, String, f64, f64, Option<String>)> = on_pool!(&self.inner.read, pool => sqlx::query_as(
                 "SELECT id, name, rating, rating_deviation, password_hash FROM players WHERE id = $1",
             )
@@ -304,7 +304,7 @@ impl Store {
         player_id: &str,
         token: &TokenHash,
         device: &str,
-    ) -> Result<String, ApiError> {
+    ) -> Result<String, StoreError> {
         let id = Uuid::new_v4().to_string();
         self.account_write(AccountWrite::CreateSession {
             id: id.clone(),
@@ -319,7 +319,7 @@ impl Store {
 
     /// The live session whose token hashes to `token` (an idle one is
     /// over); its last-seen time is brought up to date.
-    pub async fn session(&self, token: &TokenHash) -> Result<Option<Grant>, ApiError> {
+    pub async fn session(&self, token: &TokenHash) -> Result<Option<Grant>, StoreError> {
         let now = now_ms();
         let row: Option<(String, i64, String, String, f64, f64)> = on_pool!(&self.inner.read, pool => sqlx::query_as(
                 "SELECT s.id, s.last_seen_at, p.id, p.name, p.rating, p.rating_deviation
@@ -348,7 +348,7 @@ impl Store {
         }))
     }
 
-    pub async fn sessions_of(&self, player_id: &str) -> Result<Vec<SessionRow>, ApiError> {
+    pub async fn sessions_of(&self, player_id: &str) -> Result<Vec<SessionRow>, StoreError> {
         Ok(on_pool!(&self.inner.read, pool => sqlx::query_as(
             "SELECT id, device, created_at, last_seen_at FROM sessions
              WHERE player_id = $1 AND last_seen_at > $2 ORDER BY last_seen_at DESC",
@@ -365,7 +365,7 @@ impl Store {
         player_id: &str,
         id: Option<&str>,
         keep: Option<&str>,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), StoreError> {
         Ok(self
             .account_write(AccountWrite::EndSessions {
                 player_id: player_id.to_string(),
@@ -381,7 +381,7 @@ impl Store {
         token: &TokenHash,
         description: &str,
         scopes: &str,
-    ) -> Result<(String, i64), ApiError> {
+    ) -> Result<(String, i64), StoreError> {
         let id = Uuid::new_v4().to_string();
         let at = now_ms();
         self.account_write(AccountWrite::CreateApiToken {
@@ -397,7 +397,7 @@ impl Store {
     }
 
     /// The API token whose hash is `token`, with its player and scopes.
-    pub async fn api_token(&self, token: &TokenHash) -> Result<Option<Grant>, ApiError> {
+    pub async fn api_token(&self, token: &TokenHash) -> Result<Option<Grant>, StoreError> {
         /// The token's id, scopes and last use, then its player's columns.
         type TokenColumns = (String, String, Option<i64>, String, String, f64, f64);
         let row: Option<TokenColumns> = on_pool!(&self.inner.read, pool => sqlx::query_as(
@@ -427,7 +427,7 @@ impl Store {
         }))
     }
 
-    pub async fn api_tokens_of(&self, player_id: &str) -> Result<Vec<ApiTokenRow>, ApiError> {
+    pub async fn api_tokens_of(&self, player_id: &str) -> Result<Vec<ApiTokenRow>, StoreError> {
         Ok(on_pool!(&self.inner.read, pool => sqlx::query_as(
             "SELECT id, description, scopes, created_at, last_used_at FROM api_tokens
              WHERE player_id = $1 ORDER BY created_at DESC",
@@ -438,7 +438,7 @@ impl Store {
     }
 
     /// Revokes the player's token `id`; whether there was one.
-    pub async fn revoke_api_token(&self, player_id: &str, id: &str) -> Result<bool, ApiError> {
+    pub async fn revoke_api_token(&self, player_id: &str, id: &str) -> Result<bool, StoreError> {
         let exists = self
             .api_tokens_of(player_id)
             .await?

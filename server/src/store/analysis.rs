@@ -5,9 +5,9 @@
 use uuid::Uuid;
 
 use super::backend::{on_conn, on_pool, Conn};
+use super::error::StoreError;
 use super::writer::Write;
 use super::{now_ms, Store};
-use crate::http::error::ApiError;
 
 /// A write of the analysis tables.
 #[derive(Debug, Clone)]
@@ -147,7 +147,7 @@ impl AnalysisWrite {
 }
 
 impl Store {
-    pub async fn write_analysis(&self, write: AnalysisWrite) -> Result<(), ApiError> {
+    pub async fn write_analysis(&self, write: AnalysisWrite) -> Result<(), StoreError> {
         Ok(self.write(Write::Analysis(write)).await?)
     }
 
@@ -158,7 +158,7 @@ impl Store {
         id: Uuid,
         nodes_per_ply: u64,
         positions: usize,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), StoreError> {
         self.write_analysis(AnalysisWrite::Request {
             game_id: id.to_string(),
             nodes_per_ply: i64::try_from(nodes_per_ply).unwrap_or(i64::MAX),
@@ -172,7 +172,7 @@ impl Store {
     pub async fn analysis(
         &self,
         id: Uuid,
-    ) -> Result<Option<(AnalysisRow, Vec<PositionRow>)>, ApiError> {
+    ) -> Result<Option<(AnalysisRow, Vec<PositionRow>)>, StoreError> {
         let Some(job) = on_pool!(&self.inner.read, pool => sqlx::query_as::<_, AnalysisRow>(
             "SELECT status, nodes_per_ply, positions, acpl_white, acpl_black
              FROM analyses WHERE game_id = $1",
@@ -194,7 +194,7 @@ impl Store {
     }
 
     /// Jobs queued or running when the server stopped, oldest first.
-    pub async fn unfinished_analyses(&self) -> Result<Vec<Uuid>, ApiError> {
+    pub async fn unfinished_analyses(&self) -> Result<Vec<Uuid>, StoreError> {
         let ids: Vec<String> = on_pool!(&self.inner.read, pool => sqlx::query_scalar(
             "SELECT game_id FROM analyses WHERE status IN ('queued', 'running')
              ORDER BY requested_at",

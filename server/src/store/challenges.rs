@@ -3,10 +3,10 @@
 //! accepts (two devices, a retry) make one game.
 
 use super::backend::{on_conn, on_pool, Conn};
+use super::error::StoreError;
 use super::rows::StoredGame;
 use super::writer::{Write, WriteError};
 use super::{now_ms, Store};
-use crate::http::error::ApiError;
 
 /// A challenge's row, with both players' names and ratings.
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -151,7 +151,7 @@ impl ChallengeWrite {
 impl Store {
     /// Writes a challenge change. `Ok(false)`: the challenge was no longer
     /// open (answered, cancelled or expired meanwhile); nothing changed.
-    pub async fn write_challenge(&self, write: ChallengeWrite) -> Result<bool, ApiError> {
+    pub async fn write_challenge(&self, write: ChallengeWrite) -> Result<bool, StoreError> {
         match self.write(Write::Challenge(write)).await {
             Ok(()) => Ok(true),
             Err(WriteError::Rejected(_)) => Ok(false),
@@ -159,7 +159,7 @@ impl Store {
         }
     }
 
-    pub async fn challenge(&self, id: &str) -> Result<Option<ChallengeRow>, ApiError> {
+    pub async fn challenge(&self, id: &str) -> Result<Option<ChallengeRow>, StoreError> {
         let sql = format!("{SELECT} WHERE c.id = $1");
         Ok(on_pool!(&self.inner.read, pool => sqlx::query_as(&sql)
             .bind(id)
@@ -168,7 +168,7 @@ impl Store {
     }
 
     /// The open challenges to and from the player, newest first.
-    pub async fn open_challenges(&self, player_id: &str) -> Result<Vec<ChallengeRow>, ApiError> {
+    pub async fn open_challenges(&self, player_id: &str) -> Result<Vec<ChallengeRow>, StoreError> {
         let sql = format!(
             "{SELECT} WHERE (c.dest_id = $1 OR c.challenger_id = $1)
                AND c.status = 'created' AND c.expires_at > $2

@@ -12,8 +12,8 @@ use std::sync::Arc;
 use uuid::Uuid;
 
 use super::backend::{on_conn, on_pool, Conn};
+use super::error::StoreError;
 use super::{now_ms, parse_ids, Store};
-use crate::http::error::ApiError;
 
 /// A node's right to write one game: its name and the epoch it took the
 /// lease with. A write carrying a fence is stored only while the lease row
@@ -72,7 +72,7 @@ impl Store {
         game: Uuid,
         owner: &str,
         ttl_ms: i64,
-    ) -> Result<Option<i64>, ApiError> {
+    ) -> Result<Option<i64>, StoreError> {
         let now = now_ms();
         let epoch: Option<i64> = on_pool!(&self.inner.write_pool, pool => sqlx::query_scalar(
             "INSERT INTO game_leases (game_id, owner, epoch, expires_at)
@@ -96,7 +96,7 @@ impl Store {
     /// Leases of games that are live now, held by cluster nodes: a node
     /// started without `--nats` must not write this database (it would be
     /// an unfenced second writer).
-    pub async fn live_leases(&self) -> Result<i64, ApiError> {
+    pub async fn live_leases(&self) -> Result<i64, StoreError> {
         Ok(on_pool!(&self.inner.read, pool => sqlx::query_scalar(
             "SELECT COUNT(*) FROM game_leases WHERE expires_at > $1",
         )
@@ -105,7 +105,7 @@ impl Store {
         .await)?)
     }
 
-    pub async fn lease_of(&self, game: Uuid) -> Result<Option<Lease>, ApiError> {
+    pub async fn lease_of(&self, game: Uuid) -> Result<Option<Lease>, StoreError> {
         let lease: Option<Lease> = on_pool!(&self.inner.write_pool, pool => sqlx::query_as(
             "SELECT owner, epoch, expires_at FROM game_leases WHERE game_id = $1",
         )
@@ -116,7 +116,7 @@ impl Store {
     }
 
     /// Extends every lease `owner` holds to `ttl_ms` from now; how many.
-    pub async fn renew_leases(&self, owner: &str, ttl_ms: i64) -> Result<u64, ApiError> {
+    pub async fn renew_leases(&self, owner: &str, ttl_ms: i64) -> Result<u64, StoreError> {
         let now = now_ms();
         let renewed = on_pool!(&self.inner.write_pool, pool => sqlx::query(
             "UPDATE game_leases SET expires_at = $1 WHERE owner = $2 AND expires_at > $3",
@@ -132,7 +132,7 @@ impl Store {
 
     /// Gives up the lease `fence` holds on `game` (an actor leaving memory,
     /// a node stopping): another node may take the game at once.
-    pub async fn release_lease(&self, game: Uuid, fence: &Fence) -> Result<(), ApiError> {
+    pub async fn release_lease(&self, game: Uuid, fence: &Fence) -> Result<(), StoreError> {
         on_pool!(&self.inner.write_pool, pool => sqlx::query(
             "DELETE FROM game_leases WHERE game_id = $1 AND owner = $2 AND epoch = $3",
         )
@@ -148,7 +148,7 @@ impl Store {
     /// [`Store::games_to_resume`] in a cluster: those whose lease is missing
     /// or expired (their owner stopped or died), so that some node takes
     /// them over.
-    pub async fn unowned_games_to_resume(&self) -> Result<Vec<Uuid>, ApiError> {
+    pub async fn unowned_games_to_resume(&self) -> Result<Vec<Uuid>, StoreError> {
         let ids: Vec<String> = on_pool!(&self.inner.read, pool => sqlx::query_scalar(
             "SELECT g.id FROM games g LEFT JOIN game_leases l ON l.game_id = g.id
              WHERE g.status = 'active'

@@ -4,9 +4,9 @@
 use uuid::Uuid;
 
 use super::backend::{on_conn, on_pool, Conn};
+use super::error::StoreError;
 use super::writer::Write;
 use super::{now_ms, Store};
-use crate::http::error::ApiError;
 use crate::live::game::PlayerRef;
 use crate::protocol::SeatRating;
 
@@ -66,7 +66,7 @@ impl LichessWrite {
 
 impl Store {
     /// Makes the account a bot; `Ok(false)` if it has games already.
-    pub async fn upgrade_to_bot(&self, player_id: &str) -> Result<bool, ApiError> {
+    pub async fn upgrade_to_bot(&self, player_id: &str) -> Result<bool, StoreError> {
         match self
             .write(Write::Lichess(LichessWrite::UpgradeToBot {
                 player_id: player_id.to_string(),
@@ -79,7 +79,7 @@ impl Store {
         }
     }
 
-    pub async fn is_bot(&self, player_id: &str) -> Result<bool, ApiError> {
+    pub async fn is_bot(&self, player_id: &str) -> Result<bool, StoreError> {
         let bot: Option<bool> = on_pool!(&self.inner.read, pool => sqlx::query_scalar(
             "SELECT bot FROM players WHERE id = $1",
         )
@@ -90,7 +90,7 @@ impl Store {
     }
 
     /// Every bot account (the online ones are picked by the caller).
-    pub async fn bots(&self) -> Result<Vec<PlayerRef>, ApiError> {
+    pub async fn bots(&self) -> Result<Vec<PlayerRef>, StoreError> {
         let rows: Vec<(String, String, f64, f64)> = on_pool!(&self.inner.read, pool => sqlx::query_as(
             "SELECT id, name, rating, rating_deviation FROM players WHERE bot = TRUE
              ORDER BY name_key LIMIT 1000",
@@ -113,7 +113,7 @@ impl Store {
         room: &'static str,
         username: &str,
         text: &str,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), StoreError> {
         Ok(self
             .write(Write::Lichess(LichessWrite::Chat {
                 game_id: game_id.to_string(),
@@ -125,7 +125,11 @@ impl Store {
     }
 
     /// A game's chat in `room`, oldest first: (username, text).
-    pub async fn chat(&self, game_id: &str, room: &str) -> Result<Vec<(String, String)>, ApiError> {
+    pub async fn chat(
+        &self,
+        game_id: &str,
+        room: &str,
+    ) -> Result<Vec<(String, String)>, StoreError> {
         let mut lines: Vec<(String, String)> = on_pool!(&self.inner.read, pool => sqlx::query_as(
             "SELECT username, text FROM chat_lines WHERE game_id = $1 AND room = $2
              ORDER BY created_at DESC, id DESC LIMIT $3",

@@ -38,6 +38,7 @@ pub mod accounts;
 pub mod analysis;
 mod backend;
 pub mod challenges;
+mod error;
 pub mod leases;
 pub mod lichess;
 mod ratings;
@@ -55,7 +56,7 @@ use tokio::sync::oneshot;
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use crate::http::error::ApiError;
+pub use self::error::StoreError;
 use crate::live::game::{LiveGame, PlayedMove, PlayerRef};
 use crate::protocol::{
     AiScore, ColorScore, GameState, PlayerScore, Scoreboard, SeatRating, Status,
@@ -141,27 +142,6 @@ pub fn now_ms() -> i64 {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
     i64::try_from(since_epoch.as_millis()).unwrap_or(i64::MAX)
-}
-
-impl From<WriteError> for ApiError {
-    fn from(err: WriteError) -> ApiError {
-        match err {
-            WriteError::Rejected(cause) => {
-                tracing::error!(%cause, "database refused a write");
-                ApiError::DatabaseUnavailable { ambiguous: false }
-            }
-            WriteError::Failed(cause) => {
-                tracing::error!(%cause, "database write failed");
-                ApiError::DatabaseUnavailable { ambiguous: false }
-            }
-            WriteError::Ambiguous(cause) => {
-                tracing::error!(%cause, "database commit failed");
-                ApiError::DatabaseUnavailable { ambiguous: true }
-            }
-            WriteError::Fenced => ApiError::LeaseLost,
-            WriteError::Closed => ApiError::Unavailable,
-        }
-    }
 }
 
 impl Store {
@@ -257,7 +237,7 @@ impl Store {
         id: Uuid,
         name: &str,
         token: &TokenHash,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), StoreError> {
         let write = Write::CreatePlayer {
             id: id.to_string(),
             name: name.to_string(),
@@ -267,13 +247,16 @@ impl Store {
         match self.write(write).await {
             Ok(()) => Ok(()),
             Err(WriteError::Rejected(cause)) if cause.is_unique_violation() => {
-                Err(ApiError::NameTaken)
+                Err(StoreError::NameTaken)
             }
             Err(err) => Err(err.into()),
         }
     }
 
-    pub async fn player_by_token(&self, token: &TokenHash) -> Result<Option<PlayerRef>, ApiError> {
+    pub async fn player_by_token(
+        &self,
+        token: &TokenHash,
+    ) -> Result<Option<PlayerRef>, StoreError> {
         let row: Option<(String, String, f64, f64)> = on_pool!(&self.inner.read, pool =>
             sqlx::query_as(
                 "SELECT id, name, rating, rating_deviation FROM players WHERE token_hash = $1",
@@ -290,7 +273,7 @@ impl Store {
 
     /// Whether `token` is a seat token of some game (to tell a token for
     /// another game, 403, from an unknown one, 401).
-    pub async fn is_seat_token(&self, token: &TokenHash) -> Result<bool, ApiError> {
+    pub async fn is_seat_token(&self, token: &TokenHash) -> Result<bool, StoreError> {
         let row: Option<String> = on_pool!(&self.inner.read, pool => sqlx::query_scalar(
             "SELECT id FROM games WHERE white_token_hash = $1 OR black_token_hash = $1 LIMIT 1",
         )
@@ -302,7 +285,7 @@ impl Store {
 
     // --------------------------------------------------------------- games
 
-    pub async fn insert_game(&self, live: &LiveGame) -> Result<(), ApiError> {
+    pub async fn insert_game(&self, live: &LiveGame) -> Result<(), StoreError> {
         let now = now_ms();
         let game = StoredGame::of(live, Instant::now(), now);
         let history = live
@@ -316,7 +299,7 @@ impl Store {
     /// Writes the changed game (and the move that changed it, if any) in one
     /// transaction, with other games' writes. Returns once that transaction
     /// is committed: durable.
-    pub async fn record(&self, live: &LiveGame, mv: Option<&PlayedMove>) -> Result<(), ApiError> {
+    pub async fn record(&self, live: &LiveGame, mv: Option<&PlayedMove>) -> Result<(), StoreError> {
         self.record_change(live, mv, None, None, None).await
     }
 
@@ -324,7 +307,7 @@ impl Store {
     /// `taken_back_from` on deleted (a takeback), a rematch game inserted.
     /// With a `fence` (a cluster node's lease), the write is stored only if
     /// the lease is still the fence's; otherwise it fails with
-    /// [`ApiError::LeaseLost`] and nothing of it is stored.
+    /// [`StoreError::LeaseLost`] and nothing of it is stored.
     pub async fn record_change(
         &self,
         live: &LiveGame,
@@ -332,7 +315,7 @@ impl Store {
         taken_back_from: Option<usize>,
         rematch: Option<&LiveGame>,
         fence: Option<&Fence>,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), StoreError> {
         let now = now_ms();
         let instant = Instant::now();
         let game = StoredGame::of(live, instant, now);
@@ -356,7 +339,7 @@ impl Store {
 
     /// Loads a stored game, replaying its moves on a blocking thread. `None`
     /// if there is no such game.
-    pub async fn load_game(&self, id: Uuid, now: Instant) -> Result<Option<LiveGame>, ApiError> {
+    pub async fn load_game(&self, id: Uuid, now: Instant) -> Result<Option<LiveGame>, StoreError> {
         let row: Option<GameRow> = on_pool!(&self.inner.read, pool =>
             sqlx::query_as(&GameRow::select("WHERE g.id = $1"))
                 .bind(id.to_string())
@@ -374,14 +357,14 @@ impl Store {
         // A long game's replay is real work: keep it off the async workers.
         tokio::task::spawn_blocking(move || row.restore(&moves, &store, now_ms(), now))
             .await
-            .map_err(ApiError::internal)?
+            .map_err(StoreError::internal)?
             .map(Some)
     }
 
     /// The state of stored game `id`, built from its row (no replay for
     /// games written since migration 0002). Presence is not stored: nobody
     /// is counted as connected.
-    pub async fn game_state(&self, id: Uuid) -> Result<Option<GameState>, ApiError> {
+    pub async fn game_state(&self, id: Uuid) -> Result<Option<GameState>, StoreError> {
         let sql = ListRow::select(self.dialect(), "WHERE g.id = $1", "");
         let row: Option<ListRow> = on_pool!(&self.inner.read, pool => sqlx::query_as(&sql)
             .bind(id.to_string())
@@ -400,7 +383,7 @@ impl Store {
         &self,
         statuses: &[Status],
         limit: u32,
-    ) -> Result<Vec<GameState>, ApiError> {
+    ) -> Result<Vec<GameState>, StoreError> {
         let sql = list_sql(self.dialect(), statuses)?;
         let rows: Vec<ListRow> = on_pool!(&self.inner.read, pool => sqlx::query_as(&sql)
             .bind(i64::from(limit))
@@ -411,7 +394,7 @@ impl Store {
 
     /// Waiting open games (open seeks), as states, newest first: one query
     /// through migration 0003's partial index.
-    pub async fn list_open_seeks(&self, limit: u32) -> Result<Vec<GameState>, ApiError> {
+    pub async fn list_open_seeks(&self, limit: u32) -> Result<Vec<GameState>, StoreError> {
         let sql = open_seeks_sql(self.dialect());
         let rows: Vec<ListRow> = on_pool!(&self.inner.read, pool => sqlx::query_as(&sql)
             .bind(i64::from(limit))
@@ -420,7 +403,7 @@ impl Store {
         self.states_of(rows).await
     }
 
-    async fn states_of(&self, rows: Vec<ListRow>) -> Result<Vec<GameState>, ApiError> {
+    async fn states_of(&self, rows: Vec<ListRow>) -> Result<Vec<GameState>, StoreError> {
         let store = self.clone();
         // Legal moves of each position (and the replay of a game stored
         // before 0002) are CPU work: off the async workers.
@@ -432,12 +415,12 @@ impl Store {
                 .collect()
         })
         .await
-        .map_err(ApiError::internal)?
+        .map_err(StoreError::internal)?
     }
 
     /// Unfinished games whose clock runs or whose side to move may be a
     /// computer: their actors must run again soon after a start.
-    pub async fn games_to_resume(&self) -> Result<Vec<Uuid>, ApiError> {
+    pub async fn games_to_resume(&self) -> Result<Vec<Uuid>, StoreError> {
         let ids: Vec<String> = on_pool!(&self.inner.read, pool => sqlx::query_scalar(
             "SELECT id FROM games
              WHERE status != 'finished' AND status = 'active'
@@ -451,7 +434,7 @@ impl Store {
 
     /// Unfinished games with an AI in both seats: they count towards
     /// `--max-ai-games` again after a restart.
-    pub async fn unfinished_ai_v_ai_games(&self) -> Result<Vec<Uuid>, ApiError> {
+    pub async fn unfinished_ai_v_ai_games(&self) -> Result<Vec<Uuid>, StoreError> {
         let ids: Vec<String> = on_pool!(&self.inner.read, pool => sqlx::query_scalar(
             "SELECT id FROM games
              WHERE status != 'finished' AND white_kind = 'ai' AND black_kind = 'ai'",
@@ -469,7 +452,7 @@ impl Store {
         waiting_before: i64,
         idle_before: i64,
         limit: u32,
-    ) -> Result<Vec<Uuid>, ApiError> {
+    ) -> Result<Vec<Uuid>, StoreError> {
         let ids: Vec<String> = on_pool!(&self.inner.read, pool => sqlx::query_scalar(
             "SELECT id FROM games
              WHERE status != 'finished' AND status = 'waiting' AND updated_at < $1
@@ -492,7 +475,7 @@ impl Store {
     /// games (`rated = 0`: a custom start or a clock under the minimum)
     /// count only in the separate `casual` tally, so a custom-FEN mate in
     /// one or a sub-second flag farms nothing.
-    pub async fn scoreboard(&self) -> Result<Scoreboard, ApiError> {
+    pub async fn scoreboard(&self) -> Result<Scoreboard, StoreError> {
         let generation = {
             let cache = self.scoreboard_cache();
             if let Some((at, board)) = &cache.board {
@@ -520,7 +503,7 @@ impl Store {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    async fn scoreboard_uncached(&self) -> Result<Scoreboard, ApiError> {
+    async fn scoreboard_uncached(&self) -> Result<Scoreboard, StoreError> {
         // Which finished games count: one place, so a rule (e.g. casual
         // games) is added once.
         const FINISHED: &str = "status = 'finished' AND result IS NOT NULL";
@@ -716,7 +699,7 @@ async fn open_postgres(url: &str) -> anyhow::Result<(Pool, Pool)> {
 /// index of unfinished games.
 /// The query of the public list: private games (friend games, private
 /// rematches) are not listed (issue 21); they stay readable by their id.
-fn list_sql(dialect: Dialect, statuses: &[Status]) -> Result<String, ApiError> {
+fn list_sql(dialect: Dialect, statuses: &[Status]) -> Result<String, StoreError> {
     let has = |status| statuses.contains(&status);
     let filter = match (
         has(Status::Waiting),
@@ -729,7 +712,7 @@ fn list_sql(dialect: Dialect, statuses: &[Status]) -> Result<String, ApiError> {
         (false, true, false) => "WHERE g.status = 'active' AND g.visibility = 'open'",
         (false, false, true) => "WHERE g.status = 'finished' AND g.visibility = 'open'",
         _ => {
-            return Err(ApiError::internal(format!(
+            return Err(StoreError::internal(format!(
                 "list of {statuses:?} not supported"
             )))
         }
@@ -759,11 +742,11 @@ impl Store {
     /// (its batch stamps the heartbeat row, so a locked, read-only or full
     /// database fails it), and every migration this build knows is
     /// applied. `Ok(None)`: ready; `Ok(Some(reason))`: not ready.
-    pub async fn readiness(&self) -> Result<Option<String>, ApiError> {
+    pub async fn readiness(&self) -> Result<Option<String>, StoreError> {
         if let Err(err) = self.write(Write::Probe).await {
             return Ok(Some(format!(
                 "database write failed: {}",
-                ApiError::from(err).message()
+                StoreError::from(err)
             )));
         }
         let known = match self.dialect() {

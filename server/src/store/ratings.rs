@@ -27,9 +27,9 @@ use sqlx::SqlitePool;
 
 use super::backend::{on_conn, on_pool, Conn, Dialect};
 
+use super::error::StoreError;
 use super::rows::ListRow;
 use super::Store;
-use crate::http::error::ApiError;
 use crate::protocol::{
     GameState, PlayerProfile, RatingPoint, RecordView, HISTORY_POINTS, PROVISIONAL_DEVIATION,
 };
@@ -369,8 +369,8 @@ pub struct Cursor {
 }
 
 impl Cursor {
-    pub fn parse(text: &str) -> Result<Cursor, ApiError> {
-        let bad = || ApiError::BadRequest("before must be a cursor from a previous page".into());
+    pub fn parse(text: &str) -> Result<Cursor, StoreError> {
+        let bad = || StoreError::BadCursor("before must be a cursor from a previous page".into());
         let (at, id) = text.trim().split_once('.').ok_or_else(bad)?;
         let created_at = at.parse::<i64>().map_err(|_| bad())?;
         let id = uuid::Uuid::parse_str(id).map_err(|_| bad())?;
@@ -504,7 +504,7 @@ fn tally_sql() -> &'static str {
 
 impl Store {
     /// The id of the registered player called `name` (ignoring case).
-    pub async fn player_id(&self, name: &str) -> Result<Option<String>, ApiError> {
+    pub async fn player_id(&self, name: &str) -> Result<Option<String>, StoreError> {
         Ok(
             on_pool!(&self.inner.read, pool => sqlx::query_scalar("SELECT id FROM players WHERE name_key = $1")
                 .bind(name.to_lowercase())
@@ -516,7 +516,7 @@ impl Store {
     /// A player's page: rating, results that count on the scoreboard,
     /// streaks, and the rating history of the last [`HISTORY_POINTS`] rated
     /// games. `None` for an unknown name.
-    pub async fn player_profile(&self, name: &str) -> Result<Option<PlayerProfile>, ApiError> {
+    pub async fn player_profile(&self, name: &str) -> Result<Option<PlayerProfile>, StoreError> {
         let Some(player) = on_pool!(&self.inner.read, pool => sqlx::query_as::<_, PlayerRow>(
             "SELECT id, name, created_at, rating, rating_deviation, win_streak, best_win_streak
              FROM players WHERE name_key = $1",
@@ -585,7 +585,7 @@ impl Store {
         filter: PlayerGamesFilter,
         before: Option<&Cursor>,
         limit: u32,
-    ) -> Result<(Vec<GameState>, Option<String>), ApiError> {
+    ) -> Result<(Vec<GameState>, Option<String>), StoreError> {
         let (at, id) = match before {
             Some(cursor) => (cursor.created_at, cursor.id.as_str()),
             // Above every stored game: ids are lower-case hex and hyphens.
@@ -616,7 +616,7 @@ impl Store {
     }
 
     /// The records, in [`RECORDS`] order (per-level records by level).
-    pub(super) async fn records(&self) -> Result<Vec<RecordView>, ApiError> {
+    pub(super) async fn records(&self) -> Result<Vec<RecordView>, StoreError> {
         let rows: Vec<RecordRow> = on_pool!(&self.inner.read, pool => sqlx::query_as(
             "SELECT r.record, r.level, r.value, r.player_id, p.name AS player, r.game_id,
                     r.set_at, g.white_kind, g.white_level, g.white_player_id,
@@ -915,7 +915,7 @@ mod tests {
             "12.",
         ] {
             assert!(
-                matches!(Cursor::parse(bad), Err(ApiError::BadRequest(_))),
+                matches!(Cursor::parse(bad), Err(StoreError::BadCursor(_))),
                 "{bad:?}"
             );
         }

@@ -8,9 +8,9 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::backend::{on_conn, Conn, Dialect};
+use super::error::StoreError;
 use super::ratings::{DEFAULT_DEVIATION, DEFAULT_RATING};
 use super::Store;
-use crate::http::error::ApiError;
 use crate::live::game::{
     Ending, LiveGame, LiveSeat, PlayedMove, PlayerRef, Rematch, SavedClock, SavedGame,
 };
@@ -348,8 +348,8 @@ impl GameRow {
         format!("SELECT {GAME_COLUMNS} FROM games g {SEAT_JOINS} {filter}")
     }
 
-    fn bad(&self, what: &str) -> ApiError {
-        ApiError::internal(format!("game {}: bad stored {what}", self.id))
+    fn bad(&self, what: &str) -> StoreError {
+        StoreError::internal(format!("game {}: bad stored {what}", self.id))
     }
 
     fn seat(
@@ -359,7 +359,7 @@ impl GameRow {
         level: Option<i64>,
         token: &Option<String>,
         player: Option<PlayerRef>,
-    ) -> Result<LiveSeat, ApiError> {
+    ) -> Result<LiveSeat, StoreError> {
         if kind == "ai" {
             let level = level
                 .and_then(|l| u8::try_from(l).ok())
@@ -373,7 +373,7 @@ impl GameRow {
         })
     }
 
-    fn seats(&self) -> Result<[LiveSeat; 2], ApiError> {
+    fn seats(&self) -> Result<[LiveSeat; 2], StoreError> {
         let player = |id: &Option<String>, name: &Option<String>, rating, deviation| {
             id.clone().zip(name.clone()).map(|(id, name)| PlayerRef {
                 id,
@@ -412,7 +412,7 @@ impl GameRow {
         ])
     }
 
-    fn visibility(&self) -> Result<Visibility, ApiError> {
+    fn visibility(&self) -> Result<Visibility, StoreError> {
         Visibility::parse(&self.visibility).ok_or_else(|| self.bad("visibility"))
     }
 
@@ -437,7 +437,7 @@ impl GameRow {
         })
     }
 
-    fn ending(&self) -> Result<Option<Ending>, ApiError> {
+    fn ending(&self) -> Result<Option<Ending>, StoreError> {
         let Some(name) = &self.termination else {
             return Ok(None);
         };
@@ -484,7 +484,7 @@ impl GameRow {
         store: &Store,
         now_ms: i64,
         now: Instant,
-    ) -> Result<LiveGame, ApiError> {
+    ) -> Result<LiveGame, StoreError> {
         let id = Uuid::parse_str(&self.id).map_err(|_| self.bad("id"))?;
         LiveGame::restore(
             SavedGame {
@@ -508,7 +508,7 @@ impl GameRow {
             },
             now,
         )
-        .map_err(|err| ApiError::internal(format!("game {id}: {err}")))
+        .map_err(|err| StoreError::internal(format!("game {id}: {err}")))
     }
 }
 
@@ -553,7 +553,7 @@ impl ListRow {
 
     /// The game's public state at `now_ms`. Nobody is counted as connected:
     /// presence lives only in a live game's actor.
-    pub fn state(&self, store: &Store, now_ms: i64, now: Instant) -> Result<GameState, ApiError> {
+    pub fn state(&self, store: &Store, now_ms: i64, now: Instant) -> Result<GameState, StoreError> {
         let row = &self.game;
         let Some(fen) = &row.fen else {
             // Stored before 0002: replay.

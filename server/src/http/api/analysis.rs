@@ -229,17 +229,11 @@ pub struct PgnView {
     pub black: Option<String>,
 }
 
-/// Reads the first game of a PGN text: 400 `bad_request` saying what is
-/// wrong (with the move number of a bad move).
-pub fn parse_pgn(text: &str) -> Result<rookery_engine::PgnGame, ApiError> {
-    rookery_engine::read_pgn(text).map_err(|err| ApiError::BadRequest(format!("bad PGN: {err}")))
-}
-
 /// `POST /api/pgn`: reads a PGN and answers its moves and positions; nothing
 /// is stored.
 pub async fn read_pgn(ApiJson(request): ApiJson<PgnRequest>) -> Result<Json<PgnView>, ApiError> {
     // Bounded by the body limit; replaying a few hundred moves is quick.
-    let read = parse_pgn(&request.pgn)?;
+    let read = crate::live::pgn::read(&request.pgn).map_err(ApiError::BadRequest)?;
     let game = &read.game;
     Ok(Json(PgnView {
         initial_fen: game.initial_position().to_fen(),

@@ -139,7 +139,7 @@ pub async fn create(
 /// that have finished since they were counted.
 async fn reserve_ai_game(state: &AppState, id: Uuid, client: IpAddr) -> Result<(), ApiError> {
     for counted in state.ai_games.ids() {
-        match state.registry.state(counted).await {
+        match state.registry.state(counted).await.map_err(ApiError::from) {
             Ok(game) if !game.is_finished() => {}
             Ok(_) | Err(ApiError::NotFound(_)) => state.ai_games.forget(counted),
             // Unknown (a database error): keep counting it.
@@ -427,6 +427,7 @@ async fn act_http(
             .registry
             .act(id, &TokenHash::of(secret), action.clone())
             .await
+            .map_err(ApiError::from)
         {
             Err(err @ (ApiError::Unauthorized | ApiError::Forbidden(_))) => refusal = Some(err),
             other => return Ok(Json(other?)),

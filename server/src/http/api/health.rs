@@ -12,6 +12,7 @@ use axum::http::StatusCode;
 use axum::Json;
 use serde_json::{json, Value};
 
+use crate::http::error::ApiError;
 use crate::AppState;
 
 /// The longest the database check may take before it counts as failed.
@@ -25,7 +26,7 @@ pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Value>) 
     match tokio::time::timeout(CHECK_TIMEOUT, state.store().readiness()).await {
         Ok(Ok(None)) => {}
         Ok(Ok(Some(reason))) => reasons.push(reason),
-        Ok(Err(err)) => reasons.push(format!("database: {}", err.message())),
+        Ok(Err(err)) => reasons.push(format!("database: {}", ApiError::from(err).message())),
         Err(_) => reasons.push(format!(
             "database: no answer within {} s",
             CHECK_TIMEOUT.as_secs()

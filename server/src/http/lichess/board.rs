@@ -98,7 +98,12 @@ async fn seat(
     id: &str,
 ) -> Result<(Uuid, Side, TokenHash), LichessError> {
     let id = Uuid::parse_str(id).map_err(|_| no_such_game())?;
-    match state.registry.seat_of_player(id, &person.player.id).await {
+    match state
+        .registry
+        .seat_of_player(id, &person.player.id)
+        .await
+        .map_err(ApiError::from)
+    {
         Ok(Some((side, token))) => Ok((id, side, token)),
         Ok(None) | Err(ApiError::NotFound(_)) => Err(no_such_game()),
         Err(err) => Err(err.into()),
@@ -107,7 +112,8 @@ async fn seat(
 
 /// A game action's refusal, as lichess answers it: 400 for anything the
 /// game refuses (an illegal move, not one's turn, a finished game).
-fn refused(err: ApiError) -> LichessError {
+fn refused(err: impl Into<ApiError>) -> LichessError {
+    let err = err.into();
     match err {
         ApiError::NotFound(_)
         | ApiError::Unauthorized
@@ -179,7 +185,7 @@ pub async fn play(
     // The move stands even if the offer cannot be made (the game ended
     // with it).
     if let Err(err) = state.registry.act(game, &token, Action::Draw).await {
-        tracing::debug!(game = %game, code = err.code(), "draw offer after a move not made");
+        tracing::debug!(game = %game, code = ApiError::from(err).code(), "draw offer after a move not made");
     }
     Ok(Json(json!({"ok": true})))
 }

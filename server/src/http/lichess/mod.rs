@@ -91,3 +91,15 @@ impl From<crate::token::RandomUnavailable> for LichessError {
         LichessError::from(ApiError::from(err))
     }
 }
+
+impl From<crate::store::StoreError> for LichessError {
+    fn from(err: crate::store::StoreError) -> LichessError {
+        LichessError::from(ApiError::from(err))
+    }
+}
+
+impl From<crate::live::error::LiveError> for LichessError {
+    fn from(err: crate::live::error::LiveError) -> LichessError {
+        LichessError::from(ApiError::from(err))
+    }
+}
