@@ -10,6 +10,7 @@ use thiserror::Error;
 
 use crate::bitboard::Bitboard;
 use crate::position::{CastlingRights, Position};
+use crate::text::excerpt;
 use crate::types::{Color, Piece, Role, Square};
 
 pub const STARTPOS: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
@@ -53,7 +54,7 @@ impl Position {
         pos.turn = match fields[1] {
             "w" => Color::White,
             "b" => Color::Black,
-            other => return Err(FenError::Turn(truncate(other))),
+            other => return Err(FenError::Turn(excerpt(other))),
         };
 
         for color in Color::ALL {
@@ -85,12 +86,12 @@ impl Position {
         let halfmove_clock = fields[4]
             .parse::<u32>()
             .ok()
-            .ok_or_else(|| FenError::Counter(truncate(fields[4])))?;
+            .ok_or_else(|| FenError::Counter(excerpt(fields[4])))?;
         let fullmove_number = fields[5]
             .parse::<u32>()
             .ok()
             .filter(|&n| n >= 1)
-            .ok_or_else(|| FenError::Counter(truncate(fields[5])))?;
+            .ok_or_else(|| FenError::Counter(excerpt(fields[5])))?;
         pos.halfmove_clock = halfmove_clock;
         pos.fullmove_number = fullmove_number;
 
@@ -162,13 +163,8 @@ impl Position {
     }
 }
 
-/// Error texts quote the user's input, but never more than a screenful of it.
-fn truncate(text: &str) -> String {
-    text.chars().take(100).collect()
-}
-
 fn parse_placement(pos: &mut Position, placement: &str) -> Result<(), FenError> {
-    let bad = || FenError::Placement(truncate(placement));
+    let bad = || FenError::Placement(excerpt(placement));
     let ranks: Vec<&str> = placement.split('/').collect();
     if ranks.len() != 8 {
         return Err(bad());
@@ -200,7 +196,7 @@ fn parse_placement(pos: &mut Position, placement: &str) -> Result<(), FenError> 
 }
 
 fn parse_castling(pos: &Position, text: &str) -> Result<CastlingRights, FenError> {
-    let bad = || FenError::Castling(truncate(text));
+    let bad = || FenError::Castling(excerpt(text));
     if text == "-" {
         return Ok(CastlingRights::NONE);
     }
@@ -235,7 +231,7 @@ fn parse_castling(pos: &Position, text: &str) -> Result<CastlingRights, FenError
 /// not to move: on the right rank, empty, with the pushed pawn in front and
 /// the square it came from empty.
 fn parse_en_passant(pos: &Position, text: &str) -> Result<Square, FenError> {
-    let bad = || FenError::EnPassant(truncate(text));
+    let bad = || FenError::EnPassant(excerpt(text));
     let sq = Square::from_name(text).ok_or_else(bad)?;
     let us = pos.turn;
     let them = !us;

@@ -85,7 +85,7 @@ pub struct UnknownTermination(pub String);
 impl FromStr for Termination {
     type Err = UnknownTermination;
     fn from_str(name: &str) -> Result<Termination, UnknownTermination> {
-        Termination::parse(name).ok_or_else(|| UnknownTermination(name.chars().take(32).collect()))
+        Termination::parse(name).ok_or_else(|| UnknownTermination(crate::text::excerpt(name)))
     }
 }
 
@@ -200,7 +200,7 @@ impl Game {
     pub fn play_san(&mut self, san: &str) -> Result<Move, SanError> {
         let mv = self.position.parse_san(san)?;
         self.play(mv)
-            .map_err(|_| SanError::Illegal(san.chars().take(32).collect()))?;
+            .map_err(|_| SanError::Illegal(crate::text::excerpt(san)))?;
         Ok(mv)
     }
 

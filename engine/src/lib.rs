@@ -51,6 +51,7 @@ pub mod position;
 pub mod rng;
 pub mod san;
 pub mod search;
+pub mod text;
 pub mod tt;
 pub mod types;
 pub mod uci;

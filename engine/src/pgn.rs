@@ -21,6 +21,7 @@ use crate::fen::{FenError, STARTPOS};
 use crate::game::Game;
 use crate::position::Position;
 use crate::san::SanError;
+use crate::text::excerpt;
 use crate::types::Color;
 
 /// The tags every PGN game has, in their required order (without Result,
@@ -222,10 +223,6 @@ pub enum PgnError {
         #[source]
         source: SanError,
     },
-}
-
-fn excerpt(text: &str) -> String {
-    text.chars().take(40).collect()
 }
 
 /// Reads the first game of `text`.

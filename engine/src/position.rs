@@ -402,7 +402,7 @@ impl Position {
 
     /// Finds the legal move written in UCI notation (`e2e4`, `e7e8q`, `e1g1`).
     pub fn parse_uci(&self, text: &str) -> Result<Move, UciMoveError> {
-        let syntax = || UciMoveError::Syntax(text.chars().take(16).collect());
+        let syntax = || UciMoveError::Syntax(crate::text::excerpt(text));
         if !text.is_ascii() || !(4..=5).contains(&text.len()) {
             return Err(syntax());
         }

@@ -17,6 +17,7 @@ use thiserror::Error;
 use crate::bitboard::Bitboard;
 use crate::moves::Move;
 use crate::position::Position;
+use crate::text::excerpt;
 use crate::types::{Role, Square};
 
 /// Why a SAN string could not be turned into a move.
@@ -31,12 +32,6 @@ pub enum SanError {
     /// Well-formed SAN that fits more than one legal move here.
     #[error("ambiguous move here: {0}")]
     Ambiguous(String),
-}
-
-/// Offending text kept in errors, cut short so a hostile input cannot make
-/// error messages (and logs) arbitrarily large.
-fn excerpt(text: &str) -> String {
-    text.chars().take(32).collect()
 }
 
 /// A SAN move as written, before it is matched against the legal moves.
