@@ -69,10 +69,9 @@ use std::time::Instant;
 use arrayvec::ArrayVec;
 use rookery_engine::datagen::{read_records, PackedRecord};
 use rookery_engine::eval;
+use rookery_engine::nnue::{self, input_index, INPUTS};
 use rookery_engine::rng::SplitMix64;
-use rookery_engine::Color;
 
-const INPUTS: usize = 768;
 const QA: i32 = 255;
 const QB: i32 = 64;
 /// Centipawns per unit of the network's output.
@@ -125,13 +124,9 @@ impl Sample {
         for (square, piece) in pieces {
             // At most 32 men: `pieces` refuses more.
             self.us
-                .push(input(turn, square.index(), piece.color, piece.role.index()));
-            self.them.push(input(
-                !turn,
-                square.index(),
-                piece.color,
-                piece.role.index(),
-            ));
+                .push(input_index(turn, square.index(), piece) as u16);
+            self.them
+                .push(input_index(!turn, square.index(), piece) as u16);
         }
         self.score = f32::from(record.score()) * turn.fold(1.0, -1.0);
         let white = result.white_points();
@@ -144,15 +139,6 @@ impl Sample {
         sample.decode(record);
         sample
     }
-}
-
-/// The input index of a man for `perspective`'s accumulator.
-fn input(perspective: Color, square: usize, color: Color, role: usize) -> u16 {
-    let (relative, square) = match perspective {
-        Color::White => (usize::from(color != Color::White), square),
-        Color::Black => (usize::from(color != Color::Black), square ^ 56),
-    };
-    (relative * 384 + role * 64 + square) as u16
 }
 
 fn sigmoid(x: f32) -> f32 {
@@ -561,6 +547,22 @@ fn train(options: &Options) -> Result<(), String> {
         return Err("an accumulator left i16: not written".into());
     }
     let bytes = quantised.to_bytes();
+    // The engine reads the file back and must say exactly what the
+    // trainer's integer arithmetic says.
+    let engine_net =
+        nnue::Network::from_bytes(&bytes).map_err(|e| format!("engine refuses the net: {e}"))?;
+    for (record, sample) in records[training.len()..].iter().zip(&validation) {
+        if let Ok(position) = record.position() {
+            let (ours, _) = quantised.evaluate(sample);
+            let engine = engine_net.evaluate_position(&position);
+            if ours != engine {
+                return Err(format!(
+                    "the engine evaluates {} as {engine}, the trainer as {ours}: not written",
+                    position.to_fen()
+                ));
+            }
+        }
+    }
     let mut file = std::fs::File::create(&options.out)
         .map_err(|e| format!("cannot create {}: {e}", options.out))?;
     file.write_all(&bytes)
@@ -650,7 +652,11 @@ fn parse_args() -> Result<Options, String> {
         match flag.as_str() {
             "--data" => options.data.push(value.clone()),
             "--out" => options.out = value.clone(),
-            "--hidden" => options.hidden = number(1, 4096)?,
+            // The engine's accumulators go 16 lanes at a time.
+            "--hidden" => match number(16, 4096)? {
+                n if n % 16 == 0 => options.hidden = n,
+                _ => return Err(format!("--hidden: {value} is not a multiple of 16")),
+            },
             "--epochs" => options.epochs = number(1, 10_000)?,
             "--batch" => options.batch = number(1, 1 << 24)?,
             "--lr" => options.lr = fraction(1.0)?,
@@ -816,6 +822,13 @@ mod tests {
             assert!(largest < i32::from(i16::MAX));
         }
         let bytes = quantised.to_bytes();
+        // The engine's reading of the file evaluates exactly as the trainer.
+        let engine = nnue::Network::from_bytes(&bytes).unwrap();
+        for fen in FENS {
+            let position = Position::from_fen(fen).unwrap();
+            let (ours, _) = quantised.evaluate(&sample(fen, 0));
+            assert_eq!(engine.evaluate_position(&position), ours, "{fen}");
+        }
         assert_eq!(
             bytes.len(),
             16 + INPUTS * hidden * 2 + hidden * 2 + 2 * hidden + 4

@@ -19,6 +19,9 @@
 //! - [`eval`]: static evaluation (tapered material, piece-square tables,
 //!   mobility, pawn structure, king safety), its weights in one generated
 //!   file that the Texel tuner (`examples/texel.rs`) rewrites.
+//! - [`nnue`]: the evaluation network trained from self-play
+//!   (`examples/train_net.rs`): its file, accumulators and their updates;
+//!   not used by the search until it wins its matches.
 //! - [`search`]: iterative-deepening alpha-beta search in a caller-owned
 //!   [`search::Searcher`], with time management.
 //! - [`tt`]: the transposition table.
@@ -45,6 +48,7 @@ mod geometry;
 pub mod level;
 pub mod movegen;
 pub mod moves;
+pub mod nnue;
 pub mod perft;
 pub mod pgn;
 pub mod position;

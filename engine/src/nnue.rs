@@ -1,0 +1,499 @@
+//! The evaluation network (NNUE: an efficiently updatable neural network),
+//! as `examples/train_net.rs` trains it and writes it (format `RKNN` v1,
+//! laid out in that file's header): reading the file, the two accumulators
+//! of a position, their update when a move is played, and the evaluation.
+//!
+//! Not wired into the search yet: it has to beat the hand-written
+//! evaluation in matches first (issue 26). What is here is what any search
+//! integration needs, proved against the trainer's own arithmetic.
+//!
+//! **The idea.** The first layer sees one input per man — (own or enemy,
+//! role, square), the board seen from each side in turn, mirrored for
+//! Black — and is the sum of its weight rows for the men on the board: an
+//! *accumulator*, one per side. A move changes two to four men, so the
+//! accumulators of the next position are the last ones plus or minus a
+//! few rows (an *update*), not a new sum of up to 32 (a *refresh*); that
+//! is what makes a network as cheap as a hand-written evaluation. Each
+//! accumulator is clipped to [0, QA] and one output neuron reads both, the
+//! side to move's first.
+//!
+//! **Integers only**, as the file holds them: `i16` accumulators, `i32`
+//! output sums. Integer addition gives the same result in any order, so
+//! the AVX2 path (chosen at run time when the processor has it) and the
+//! portable one give the same numbers: they are the same code, compiled
+//! twice, the second time with AVX2 enabled so the compiler vectorises it.
+
+use arrayvec::ArrayVec;
+use thiserror::Error;
+
+use crate::position::Position;
+use crate::types::{Color, Piece, Role};
+
+/// Inputs of one side's view: 2 (own, enemy) × 6 roles × 64 squares.
+pub const INPUTS: usize = 768;
+/// The format version this engine reads.
+pub const VERSION: u16 = 1;
+const HEADER_BYTES: usize = 16;
+
+/// The input a man is for `perspective`'s accumulator: own men first, by
+/// role, then square (a1 = 0), the board turned over for Black so that
+/// both sides share one first layer. The trainer uses this function too,
+/// so the two cannot disagree.
+#[inline]
+pub fn input_index(perspective: Color, square: usize, piece: Piece) -> usize {
+    let enemy = usize::from(piece.color != perspective);
+    let square = match perspective {
+        Color::White => square,
+        Color::Black => square ^ 56,
+    };
+    enemy * 384 + piece.role.index() * 64 + square
+}
+
+/// Why bytes are not a network this engine can use.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum NetworkError {
+    #[error("{0} bytes: shorter than the 16-byte header")]
+    TooShort(usize),
+    #[error("not a Rookery network (magic {0:?}, expected \"RKNN\")")]
+    Magic([u8; 4]),
+    #[error("format version {0}: this engine reads version {VERSION}")]
+    Version(u16),
+    #[error("{0} inputs: this engine's networks have {INPUTS}")]
+    Inputs(u16),
+    #[error("accumulator size {0}: must be a positive multiple of 16")]
+    Hidden(u16),
+    #[error("quantisation QA {qa}, QB {qb}, scale {scale}: none may be 0")]
+    Quantisation { qa: u16, qb: u16, scale: u16 },
+    #[error("{actual} bytes where the header promises {expected}")]
+    Length { expected: usize, actual: usize },
+}
+
+/// A network read from its file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Network {
+    hidden: usize,
+    /// `INPUTS` rows of `hidden`: what each input adds to an accumulator.
+    input_weights: Vec<i16>,
+    input_bias: Vec<i16>,
+    /// `2 × hidden`, the side to move's half first; `i8` in the file,
+    /// widened so the output is one multiply-add of `i16`s.
+    output_weights: Vec<i16>,
+    output_bias: i32,
+    qa: i16,
+    qb: i32,
+    scale: i32,
+    /// Take the AVX2 path (checked once, when the network is read).
+    avx2: bool,
+}
+
+/// A position's two accumulators, White's view and Black's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Accumulators {
+    sides: [Vec<i16>; 2],
+}
+
+impl Network {
+    /// Reads a network file, checking every field before trusting it.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetworkError> {
+        if bytes.len() < HEADER_BYTES {
+            return Err(NetworkError::TooShort(bytes.len()));
+        }
+        let magic = [bytes[0], bytes[1], bytes[2], bytes[3]];
+        if &magic != b"RKNN" {
+            return Err(NetworkError::Magic(magic));
+        }
+        let field = |i: usize| u16::from_le_bytes([bytes[4 + 2 * i], bytes[5 + 2 * i]]);
+        let (version, inputs, hidden, qa, qb, scale) =
+            (field(0), field(1), field(2), field(3), field(4), field(5));
+        if version != VERSION {
+            return Err(NetworkError::Version(version));
+        }
+        if inputs as usize != INPUTS {
+            return Err(NetworkError::Inputs(inputs));
+        }
+        if hidden == 0 || hidden % 16 != 0 {
+            return Err(NetworkError::Hidden(hidden));
+        }
+        // QA is a clip bound for i16 accumulators.
+        if qa == 0 || qa > i16::MAX as u16 || qb == 0 || scale == 0 {
+            return Err(NetworkError::Quantisation { qa, qb, scale });
+        }
+        let h = hidden as usize;
+        let expected = HEADER_BYTES + 2 * INPUTS * h + 2 * h + 2 * h + 4;
+        if bytes.len() != expected {
+            return Err(NetworkError::Length {
+                expected,
+                actual: bytes.len(),
+            });
+        }
+        let i16s = |from: usize, count: usize| -> Vec<i16> {
+            bytes[from..from + 2 * count]
+                .chunks_exact(2)
+                .map(|c| i16::from_le_bytes([c[0], c[1]]))
+                .collect()
+        };
+        let input_weights = i16s(HEADER_BYTES, INPUTS * h);
+        let mut at = HEADER_BYTES + 2 * INPUTS * h;
+        let input_bias = i16s(at, h);
+        at += 2 * h;
+        let output_weights = bytes[at..at + 2 * h]
+            .iter()
+            .map(|&b| i16::from(b as i8))
+            .collect();
+        at += 2 * h;
+        let output_bias =
+            i32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+        Ok(Network {
+            hidden: h,
+            input_weights,
+            input_bias,
+            output_weights,
+            output_bias,
+            qa: qa as i16,
+            qb: i32::from(qb),
+            scale: i32::from(scale),
+            avx2: avx2_available(),
+        })
+    }
+
+    /// The size of one side's accumulator.
+    pub fn hidden(&self) -> usize {
+        self.hidden
+    }
+
+    /// Whether this network takes the AVX2 path.
+    pub fn uses_avx2(&self) -> bool {
+        self.avx2
+    }
+
+    /// The same network on the portable path (to compare the two).
+    pub fn portable(mut self) -> Network {
+        self.avx2 = false;
+        self
+    }
+
+    fn row(&self, input: usize) -> &[i16] {
+        &self.input_weights[input * self.hidden..][..self.hidden]
+    }
+
+    /// Both accumulators of `position`, summed from scratch.
+    pub fn refresh(&self, position: &Position) -> Accumulators {
+        let mut sides = [self.input_bias.clone(), self.input_bias.clone()];
+        for square in position.occupied() {
+            let Some(piece) = position.piece_at(square) else {
+                continue;
+            };
+            for perspective in Color::ALL {
+                let row = self.row(input_index(perspective, square.index(), piece));
+                self.apply(&mut sides[perspective.index()], &[row], &[]);
+            }
+        }
+        Accumulators { sides }
+    }
+
+    /// Turns `before`'s accumulators into `after`'s, where `after` is
+    /// `before` with one move played: only the men that differ are
+    /// subtracted and added. The difference is read off the two boards
+    /// rather than the move, so castling, en passant and promotion need no
+    /// rule of their own here.
+    pub fn update(&self, accumulators: &mut Accumulators, before: &Position, after: &Position) {
+        // A move takes at most two men off their squares and puts at most
+        // two on new ones (castling: king and rook; a capture: the mover
+        // and its victim off, the mover on).
+        let mut removed: ArrayVec<(usize, Piece), 2> = ArrayVec::new();
+        let mut added: ArrayVec<(usize, Piece), 2> = ArrayVec::new();
+        for color in Color::ALL {
+            for role in Role::ALL {
+                let (old, new) = (before.pieces(color, role), after.pieces(color, role));
+                let piece = Piece::new(color, role);
+                for square in old & !new {
+                    if removed.try_push((square.index(), piece)).is_err() {
+                        // Not one move apart: start again from the board.
+                        *accumulators = self.refresh(after);
+                        return;
+                    }
+                }
+                for square in new & !old {
+                    if added.try_push((square.index(), piece)).is_err() {
+                        *accumulators = self.refresh(after);
+                        return;
+                    }
+                }
+            }
+        }
+        for perspective in Color::ALL {
+            let rows = |changes: &ArrayVec<(usize, Piece), 2>| -> ArrayVec<&[i16], 2> {
+                changes
+                    .iter()
+                    .map(|&(square, piece)| self.row(input_index(perspective, square, piece)))
+                    .collect()
+            };
+            self.apply(
+                &mut accumulators.sides[perspective.index()],
+                &rows(&added),
+                &rows(&removed),
+            );
+        }
+    }
+
+    /// The evaluation for the side to move, in centipawns.
+    pub fn evaluate(&self, accumulators: &Accumulators, turn: Color) -> i32 {
+        let us = &accumulators.sides[turn.index()];
+        let them = &accumulators.sides[(!turn).index()];
+        let (w_us, w_them) = self.output_weights.split_at(self.hidden);
+        let sum = self.output_bias + self.dot(us, w_us) + self.dot(them, w_them);
+        (i64::from(sum) * i64::from(self.scale) / (i64::from(self.qa) * i64::from(self.qb))) as i32
+    }
+
+    /// [`Network::evaluate`] of a position, from a refresh.
+    pub fn evaluate_position(&self, position: &Position) -> i32 {
+        self.evaluate(&self.refresh(position), position.turn())
+    }
+
+    fn apply(&self, accumulator: &mut [i16], adds: &[&[i16]], subs: &[&[i16]]) {
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2 {
+            // SAFETY: `avx2` is only set when the processor reports AVX2
+            // (`avx2_available`), the one requirement of these functions.
+            return unsafe { apply_avx2(accumulator, adds, subs) };
+        }
+        apply_rows(accumulator, adds, subs);
+    }
+
+    fn dot(&self, accumulator: &[i16], weights: &[i16]) -> i32 {
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2 {
+            // SAFETY: as in `apply`.
+            return unsafe { clipped_dot_avx2(accumulator, weights, self.qa) };
+        }
+        clipped_dot(accumulator, weights, self.qa)
+    }
+}
+
+fn avx2_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Adds and subtracts weight rows. Wrapping, like the vector
+/// instructions: a network whose sums leave `i16` is refused by the
+/// trainer, and wrapping keeps the two paths equal even then.
+#[inline(always)]
+fn apply_rows(accumulator: &mut [i16], adds: &[&[i16]], subs: &[&[i16]]) {
+    for row in adds {
+        for (a, &w) in accumulator.iter_mut().zip(row.iter()) {
+            *a = a.wrapping_add(w);
+        }
+    }
+    for row in subs {
+        for (a, &w) in accumulator.iter_mut().zip(row.iter()) {
+            *a = a.wrapping_sub(w);
+        }
+    }
+}
+
+/// `Σ clamp(a, 0, qa) · w`: the clipped ReLU and the output neuron.
+#[inline(always)]
+fn clipped_dot(accumulator: &[i16], weights: &[i16], qa: i16) -> i32 {
+    accumulator
+        .iter()
+        .zip(weights)
+        .map(|(&a, &w)| i32::from(a.clamp(0, qa)) * i32::from(w))
+        .fold(0i32, i32::wrapping_add)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn apply_avx2(accumulator: &mut [i16], adds: &[&[i16]], subs: &[&[i16]]) {
+    apply_rows(accumulator, adds, subs)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn clipped_dot_avx2(accumulator: &[i16], weights: &[i16], qa: i16) -> i32 {
+    clipped_dot(accumulator, weights, qa)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::SplitMix64;
+
+    /// A network file with random weights of the trainer's sizes.
+    fn random_file(hidden: usize, seed: u64) -> Vec<u8> {
+        let mut rng = SplitMix64::new(seed);
+        let mut bytes = b"RKNN".to_vec();
+        for field in [VERSION, INPUTS as u16, hidden as u16, 255, 64, 400] {
+            bytes.extend_from_slice(&field.to_le_bytes());
+        }
+        for _ in 0..(INPUTS + 1) * hidden {
+            let w = (rng.below(121) as i16 - 60) * if rng.below(50) == 0 { 5 } else { 1 };
+            bytes.extend_from_slice(&w.to_le_bytes());
+        }
+        for _ in 0..2 * hidden {
+            bytes.push((rng.below(255) as i16 - 127) as i8 as u8);
+        }
+        bytes.extend_from_slice(&1234i32.to_le_bytes());
+        bytes
+    }
+
+    const FENS: [&str; 5] = [
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+        "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+    ];
+
+    #[test]
+    fn updates_along_random_games_equal_refreshes_on_both_paths() {
+        let network = Network::from_bytes(&random_file(32, 1)).unwrap();
+        let portable = network.clone().portable();
+        let mut rng = SplitMix64::new(9);
+        let (mut castles, mut en_passants, mut promotions, mut plies) = (0, 0, 0, 0);
+        for fen in FENS {
+            for _ in 0..20 {
+                let mut position = Position::from_fen(fen).unwrap();
+                let mut accumulators = network.refresh(&position);
+                let mut portable_accumulators = portable.refresh(&position);
+                for _ in 0..60 {
+                    let moves = position.legal_moves();
+                    if moves.is_empty() {
+                        break;
+                    }
+                    let mv = moves[rng.below(moves.len())];
+                    castles += usize::from(mv.is_castle());
+                    en_passants += usize::from(mv.is_en_passant());
+                    promotions += usize::from(mv.promotion().is_some());
+                    let next = position.play(mv).unwrap();
+                    network.update(&mut accumulators, &position, &next);
+                    portable.update(&mut portable_accumulators, &position, &next);
+                    position = next;
+                    plies += 1;
+                    assert_eq!(
+                        accumulators,
+                        network.refresh(&position),
+                        "{mv} to {position:?}"
+                    );
+                    assert_eq!(portable_accumulators, accumulators);
+                    assert_eq!(
+                        network.evaluate(&accumulators, position.turn()),
+                        portable.evaluate_position(&position)
+                    );
+                }
+            }
+        }
+        assert!(castles > 0 && en_passants > 0 && promotions > 0 && plies > 1000);
+    }
+
+    /// Colours swapped and the board turned over: the side to move sees
+    /// the same, so the network must say the same.
+    #[test]
+    fn a_mirrored_position_evaluates_the_same() {
+        let network = Network::from_bytes(&random_file(16, 2)).unwrap();
+        let pairs = [
+            (
+                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+                "r3k2r/pppbbppp/2n2q1P/1P2p3/3pn3/BN2PNP1/P1PPQPB1/R3K2R b KQkq - 0 1",
+            ),
+            (
+                "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+                "8/4p1p1/8/1r3P1K/kp5R/3P4/2P5/8 b - - 0 1",
+            ),
+        ];
+        let mut values = Vec::new();
+        for (fen, mirror) in pairs {
+            let (a, b) = (
+                Position::from_fen(fen).unwrap(),
+                Position::from_fen(mirror).unwrap(),
+            );
+            let value = network.evaluate_position(&a);
+            assert_eq!(value, network.evaluate_position(&b), "{fen}");
+            values.push(value);
+        }
+        assert_ne!(values[0], values[1], "a network that says one thing");
+    }
+
+    #[test]
+    fn bad_files_are_errors_never_panics() {
+        let good = random_file(16, 3);
+        assert!(Network::from_bytes(&good).is_ok());
+        // Every truncation, and one byte too many.
+        for len in (0..good.len()).step_by(97).chain([good.len() - 1]) {
+            assert!(Network::from_bytes(&good[..len]).is_err(), "{len} bytes");
+        }
+        let mut long = good.clone();
+        long.push(0);
+        assert!(matches!(
+            Network::from_bytes(&long),
+            Err(NetworkError::Length { .. })
+        ));
+        let with = |offset: usize, value: u16| {
+            let mut bytes = good.clone();
+            bytes[offset..offset + 2].copy_from_slice(&value.to_le_bytes());
+            Network::from_bytes(&bytes)
+        };
+        assert_eq!(with(4, 2), Err(NetworkError::Version(2)));
+        assert_eq!(with(6, 769), Err(NetworkError::Inputs(769)));
+        assert_eq!(with(8, 24), Err(NetworkError::Hidden(24)));
+        assert_eq!(with(8, 0), Err(NetworkError::Hidden(0)));
+        assert!(matches!(
+            with(10, 0),
+            Err(NetworkError::Quantisation { .. })
+        ));
+        assert!(matches!(
+            Network::from_bytes(b"NNUE\0\0\0\0\0\0\0\0\0\0\0\0"),
+            Err(NetworkError::Magic(_))
+        ));
+    }
+
+    #[test]
+    fn the_evaluation_is_the_documented_formula() {
+        // One accumulator entry per side, by hand: hidden 16, every first
+        // layer weight 0 except the white king's row, biases 10.
+        let hidden = 16;
+        let mut bytes = b"RKNN".to_vec();
+        for field in [VERSION, INPUTS as u16, hidden as u16, 255, 64, 400] {
+            bytes.extend_from_slice(&field.to_le_bytes());
+        }
+        let king = Piece::new(Color::White, Role::King);
+        let rows = [
+            input_index(Color::White, 4, king),
+            input_index(Color::Black, 4, king),
+        ];
+        for input in 0..INPUTS {
+            for _ in 0..hidden {
+                let w: i16 = if input == rows[0] {
+                    300
+                } else if input == rows[1] {
+                    50
+                } else {
+                    0
+                };
+                bytes.extend_from_slice(&w.to_le_bytes());
+            }
+        }
+        for _ in 0..hidden {
+            bytes.extend_from_slice(&10i16.to_le_bytes());
+        }
+        bytes.extend(std::iter::repeat_n(2u8, hidden)); // side to move's half
+        bytes.extend(std::iter::repeat_n((-1i8) as u8, hidden));
+        bytes.extend_from_slice(&1000i32.to_le_bytes());
+        let network = Network::from_bytes(&bytes).unwrap();
+        // White to move, kings on e1 and a8 (the black king's rows are 0):
+        // White's accumulator 10 + 300 clipped to 255, Black's 10 + 50.
+        let position = Position::from_fen("k7/8/8/8/8/8/8/4K3 w - - 0 1").unwrap();
+        let sum = 1000 + 16 * 255 * 2 - 16 * 60;
+        assert_eq!(network.evaluate_position(&position), sum * 400 / (255 * 64));
+        // Black to move: the halves swap.
+        let position = Position::from_fen("k7/8/8/8/8/8/8/4K3 b - - 0 1").unwrap();
+        let sum = 1000 + 16 * 60 * 2 - 16 * 255;
+        assert_eq!(network.evaluate_position(&position), sum * 400 / (255 * 64));
+    }
+}
