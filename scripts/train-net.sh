@@ -16,7 +16,7 @@
 #   POSITIONS [0]                generate until the data file holds this many
 #   NODES [5000] THREADS [1] SEED [1]   generation: nodes a move, workers, seed
 #   OUT [target/nnue/rookery.nnue]      the quantised network
-#   HIDDEN [128] EPOCHS [12] BATCH [16384] LR [0.001] LR_DROP_EPOCH [9]
+#   HIDDEN [128] EPOCHS [20] BATCH [4096] LR [0.001] LR_DROP_EPOCH [15]
 #   RESULT_WEIGHT [0.3] VALIDATION [5] TRAIN_SEED [1]   training
 #
 # Example, the way the first nets were made:
@@ -31,10 +31,10 @@ THREADS=${THREADS:-1}
 SEED=${SEED:-1}
 OUT=${OUT:-target/nnue/rookery.nnue}
 HIDDEN=${HIDDEN:-128}
-EPOCHS=${EPOCHS:-12}
-BATCH=${BATCH:-16384}
+EPOCHS=${EPOCHS:-20}
+BATCH=${BATCH:-4096}
 LR=${LR:-0.001}
-LR_DROP_EPOCH=${LR_DROP_EPOCH:-9}
+LR_DROP_EPOCH=${LR_DROP_EPOCH:-15}
 RESULT_WEIGHT=${RESULT_WEIGHT:-0.3}
 VALIDATION=${VALIDATION:-5}
 TRAIN_SEED=${TRAIN_SEED:-1}

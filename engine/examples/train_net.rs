@@ -3,8 +3,8 @@
 //!
 //! Usage (the recipe is `scripts/train-net.sh`):
 //! `cargo run --release -p rookery-engine --example train_net --
-//! --data FILE [--data FILE ...] --out NET [--hidden 128] [--epochs 12]
-//! [--batch 16384] [--lr 0.001] [--lr-drop-epoch 9] [--result-weight 0.3]
+//! --data FILE [--data FILE ...] --out NET [--hidden 128] [--epochs 20]
+//! [--batch 4096] [--lr 0.001] [--lr-drop-epoch 15] [--result-weight 0.3]
 //! [--validation 5] [--max-positions N] [--seed 1]`
 //!
 //! Why in Rust in the workspace and not PyTorch (Stockfish's trainer): it
@@ -34,7 +34,8 @@
 //! `--lr-drop-epoch`. The last `--validation` percent of the records (in
 //! file order, so whole games but the first) are held out and scored after
 //! every epoch, against the hand-written evaluation and the search score on
-//! the same positions.
+//! the same positions; the epoch with the best held-out loss is the one
+//! written (early stopping: with little data the net overfits).
 //!
 //! **Quantised file** (little-endian), read by an engine with integer
 //! arithmetic only:
@@ -489,6 +490,7 @@ fn train(options: &Options) -> Result<(), String> {
             e * e
         })
     };
+    let mut best: Option<(usize, f64, Network)> = None;
     for epoch in 1..=options.epochs {
         let epoch_start = Instant::now();
         // Fisher-Yates with the one generator.
@@ -513,14 +515,23 @@ fn train(options: &Options) -> Result<(), String> {
             adam.step(&mut net, &mut grad, lr);
         }
         let seconds = epoch_start.elapsed().as_secs_f64();
+        let held_out = validation_loss(&net, &mut scratch);
         println!(
-            "epoch {epoch:>3}: lr {lr:.5}, training loss {:.6}, held-out loss {:.6}, \
+            "epoch {epoch:>3}: lr {lr:.5}, training loss {:.6}, held-out loss {held_out:.6}, \
              {:.0} positions/s",
             total / training.len() as f64,
-            validation_loss(&net, &mut scratch),
             training.len() as f64 / seconds
         );
+        if best.as_ref().is_none_or(|(_, loss, _)| held_out < *loss) {
+            best = Some((epoch, held_out, net.clone()));
+        }
     }
+    // Early stopping: with little data the net overfits, and the epoch
+    // that predicted the held-out games best is the one to keep.
+    let Some((best_epoch, best_loss, net)) = best else {
+        return Err("no epoch was trained".into());
+    };
+    println!("kept epoch {best_epoch} (held-out loss {best_loss:.6})");
 
     let quantised = Quantised::from_float(&net);
     let mut largest = 0;
@@ -620,10 +631,10 @@ fn parse_args() -> Result<Options, String> {
         data: Vec::new(),
         out: String::new(),
         hidden: 128,
-        epochs: 12,
-        batch: 16_384,
+        epochs: 20,
+        batch: 4096,
         lr: 0.001,
-        lr_drop_epoch: 9,
+        lr_drop_epoch: 15,
         result_weight: 0.3,
         validation_percent: 5,
         max_positions: None,

@@ -382,8 +382,8 @@ pub fn generate(
         report(&progress);
         return Ok(progress);
     }
-    // The workers stop on this, raised by the caller's stop or by the
-    // writer once the target is reached (or it cannot write).
+    // The workers stop on this, raised by the writer when it stops: at
+    // the caller's stop, at the target, or when it cannot write.
     let quit = AtomicBool::new(false);
     let run_seed = SplitMix64::new(settings.seed ^ file.records().rotate_left(32)).next_u64();
     let outcome = std::thread::scope(|scope| {
@@ -406,13 +406,12 @@ pub fn generate(
         drop(sender);
         let mut last_report = Instant::now();
         let result = loop {
-            if options.stop.load(Ordering::Acquire) {
-                quit.store(true, Ordering::Release);
+            if options.stop.load(Ordering::Acquire) || done(&progress) {
+                break Ok(());
             }
             match games.recv_timeout(Duration::from_millis(200)) {
                 Ok(game) => {
                     if let Err(e) = file.append(&game.records) {
-                        quit.store(true, Ordering::Release);
                         break Err(e);
                     }
                     progress.games += 1;
@@ -423,12 +422,9 @@ pub fn generate(
                     }
                     progress.written += game.records.len() as u64;
                     progress.in_file = file.records();
-                    if done(&progress) {
-                        quit.store(true, Ordering::Release);
-                    }
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
-                // Every worker has stopped: after `quit`, or none started.
+                // Every worker has stopped (none could start).
                 Err(mpsc::RecvTimeoutError::Disconnected) => break Ok(()),
             }
             if last_report.elapsed() >= options.report_every {
@@ -437,8 +433,10 @@ pub fn generate(
                 last_report = Instant::now();
             }
         };
-        // Games finished after `quit` are dropped with the channel; the
-        // workers see `quit` within one search (it aborts on the flag).
+        // Nothing more is written: the workers' searches abort on `quit`,
+        // and a game finished meanwhile is dropped with the channel (its
+        // worker's send fails, and it returns).
+        quit.store(true, Ordering::Release);
         drop(games);
         result
     });
@@ -503,6 +501,46 @@ mod tests {
         };
         assert_eq!(play(5), play(5));
         assert_ne!(play(5), play(6));
+    }
+
+    #[test]
+    fn two_workers_fill_a_file_and_a_stop_ends_the_run() {
+        let path = std::env::temp_dir().join(format!(
+            "rookery-datagen-{}-workers.bin",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_file(&path); // left from an earlier run, or absent
+        let (mut file, torn) = DataFile::open(&path).unwrap();
+        assert_eq!((file.records(), torn), (0, 0));
+        let stop = AtomicBool::new(false);
+        let mut options = RunOptions {
+            threads: 2,
+            target: Some(150),
+            stop: &stop,
+            report_every: Duration::from_secs(3600),
+        };
+        let mut reports = 0;
+        let progress = generate(&tiny(), &[], &mut file, &options, |_| reports += 1).unwrap();
+        assert!(progress.in_file >= 150, "{progress:?}");
+        assert_eq!(progress.written, progress.in_file);
+        assert_eq!(
+            progress.games,
+            progress.white_wins + progress.draws + progress.black_wins
+        );
+        assert_eq!(reports, 1, "only the final report within an hour");
+        let on_disk = read_records(File::open(&path).unwrap()).unwrap();
+        assert_eq!(on_disk.len() as u64, progress.in_file);
+        assert!(on_disk.iter().all(|r| r.position().is_ok()));
+
+        // Without a target only the stop ends a run; raised, it ends at once.
+        stop.store(true, Ordering::Release);
+        options.target = None;
+        let stopped = generate(&tiny(), &[], &mut file, &options, |_| {}).unwrap();
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().len(),
+            stopped.in_file * RECORD_BYTES as u64
+        );
+        let _ = std::fs::remove_file(&path);
     }
 
     #[test]
