@@ -1,6 +1,7 @@
 //! `rookery-engine datagen` driven from outside: a tiny generation read
 //! back record by record, and a restart on a file left with a torn record
-//! (as a killed writer leaves it) that continues the file by whole records.
+//! (as a killed writer leaves it) that continues the file by whole records,
+//! and settings refused before a file is touched.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -111,4 +112,36 @@ fn a_restart_cuts_a_torn_record_and_appends_whole_ones() {
     datagen(&path, 10, 7);
     assert_eq!(std::fs::read(&path).expect("read"), second);
     let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn bad_settings_are_refused_before_anything_is_written() {
+    let path = scratch("refused");
+    let book = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("datagen-bad-book-{}.epd", std::process::id()));
+    std::fs::write(&book, "not a position\n").expect("write book");
+    let out = path.to_string_lossy().to_string();
+    let book_arg = book.to_string_lossy().to_string();
+    for (args, says) in [
+        (vec!["--nodes", "0", "--out", &out], "--nodes"),
+        (
+            vec!["--out", &out, "--random-moves", "3-1"],
+            "--random-moves",
+        ),
+        (vec!["--out", &out, "--threads"], "needs a value"),
+        (vec!["--positions", "10"], "--out FILE is required"),
+        (vec!["--out", &out, "--book", &book_arg], "not positions"),
+        (vec!["--out", &out, "--colour", "white"], "unknown argument"),
+    ] {
+        let output = Command::new(env!("CARGO_BIN_EXE_rookery-engine"))
+            .arg("datagen")
+            .args(&args)
+            .output()
+            .expect("run rookery-engine datagen");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert!(!path.exists(), "{args:?} created the file");
+    }
+    let _ = std::fs::remove_file(&book);
 }
