@@ -42,11 +42,11 @@ async fn three_hundred_requests_on_fresh_connections_share_one_budget() {
     let _alone = ONE_AT_A_TIME.lock().await;
     let db = TestDb::new();
     let mut config = test_config(&db);
-    config.rate_limit = 0.001;
-    config.rate_burst = 20;
+    config.http.rate_limit = 0.001;
+    config.http.rate_burst = 20;
     // The test reads the game afterwards as another client, through a
     // trusted proxy; the flood comes straight from its own address.
-    config.trusted_proxies = vec!["127.0.0.1".parse().expect("range")];
+    config.http.trusted_proxies = vec!["127.0.0.1".parse().expect("range")];
     let server = TestServer::start(config).await;
     let (id, white, _) = server.human_game(json!({})).await;
     let before = essence(&server.state(&id).await);
@@ -102,8 +102,8 @@ async fn two_thousand_half_sent_requests_cannot_hold_descriptors() {
     let _alone = ONE_AT_A_TIME.lock().await;
     let db = TestDb::new();
     let mut config = test_config(&db);
-    config.header_timeout_ms = 500;
-    config.max_connections_per_ip = 4_000;
+    config.http.header_timeout_ms = 500;
+    config.http.max_connections_per_ip = 4_000;
     let server = TestServer::start(config).await;
     let (id, _, _) = server.human_game(json!({})).await;
     let before_state = essence(&server.state(&id).await);
@@ -147,8 +147,8 @@ async fn five_hundred_draw_offers_on_twenty_sockets_are_one_offer() {
     let _alone = ONE_AT_A_TIME.lock().await;
     let db = TestDb::new();
     let mut config = test_config(&db);
-    config.ws_rate_limit = 10_000.0;
-    config.ws_rate_burst = 10_000;
+    config.ws.ws_rate_limit = 10_000.0;
+    config.ws.ws_rate_burst = 10_000;
     let server = TestServer::start(config).await;
     let (id, white, black) = server.human_game(json!({})).await;
     server.play(&id, &white, "e2e4").await;
@@ -461,7 +461,7 @@ async fn five_hundred_spectators_that_never_read_are_closed_and_the_game_goes_on
     let _alone = ONE_AT_A_TIME.lock().await;
     let db = TestDb::new();
     let mut config = test_config(&db);
-    config.ws_max_lag = 4;
+    config.ws.ws_max_lag = 4;
     // Small kernel buffers on both ends: a reader that takes nothing
     // blocks the server's writes after a few states, not megabytes.
     let server = TestServer::start_on(small_buffer_listener(), config).await;
@@ -631,7 +631,7 @@ async fn a_locked_database_across_a_flag_fall_records_it_once_released() {
     let _alone = ONE_AT_A_TIME.lock().await;
     let db = TestDb::new();
     let mut config = test_config(&db);
-    config.db_busy_timeout_ms = 100;
+    config.storage.db_busy_timeout_ms = 100;
     let server = TestServer::start(config).await;
     let (id, white, black) = server
         .human_game(json!({"clock": {"initial": 1, "increment": 0}}))
@@ -703,9 +703,9 @@ async fn a_humans_ai_answers_before_queued_ai_v_ai_searches() {
     let _alone = ONE_AT_A_TIME.lock().await;
     let db = TestDb::new();
     let mut config = test_config(&db);
-    config.ai_threads = Some(1);
-    config.max_ai_games = Some(AI_V_AI_GAMES);
-    config.max_ai_games_per_client = AI_V_AI_GAMES;
+    config.ai.ai_threads = Some(1);
+    config.ai.max_ai_games = Some(AI_V_AI_GAMES);
+    config.ai.max_ai_games_per_client = AI_V_AI_GAMES;
     let server = TestServer::start(config).await;
 
     let mut shows = Vec::new();

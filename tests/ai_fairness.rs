@@ -97,12 +97,12 @@ async fn delete_game(server: &TestServer, id: &str, token: Option<&str>) -> (u16
 /// proxy's header), an admin token, and AI moves too slow to end a game.
 fn capped(db: &TestDb, total: usize) -> rookery_server::Config {
     let mut config = test_config(db);
-    config.max_ai_games = Some(total);
-    config.max_ai_games_per_client = 2;
-    config.admin_token = Some(ADMIN.parse().expect("token"));
-    config.trusted_proxies = vec!["127.0.0.1".parse().expect("range")];
+    config.ai.max_ai_games = Some(total);
+    config.ai.max_ai_games_per_client = 2;
+    config.ops.admin_token = Some(ADMIN.parse().expect("token"));
+    config.http.trusted_proxies = vec!["127.0.0.1".parse().expect("range")];
     // One move a minute: no game ends by itself during the test.
-    config.ai_move_delay_ms = 60_000;
+    config.ai.ai_move_delay_ms = 60_000;
     config
 }
 

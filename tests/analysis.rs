@@ -55,7 +55,7 @@ async fn wait_analysis(server: &TestServer, id: &str, done: impl Fn(&Value) -> b
 
 fn config(db: &TestDb, nodes: u64) -> rookery_server::Config {
     let mut config = support::test_config(db);
-    config.analysis_nodes = nodes;
+    config.ai.analysis_nodes = nodes;
     config
 }
 
@@ -166,8 +166,8 @@ async fn analysis_errors_are_clear_and_change_nothing() {
 async fn analysis_yields_to_games_and_is_capped_per_client() {
     let db = TestDb::new();
     let mut config = config(&db, 50_000_000);
-    config.ai_threads = Some(1);
-    config.max_analyses_per_client = 1;
+    config.ai.ai_threads = Some(1);
+    config.ai.max_analyses_per_client = 1;
     let server = TestServer::start(config).await;
     let first = play_game(&server, &ITALIAN, true).await;
     let second = play_game(&server, &SCHOLARS_MATE, false).await;

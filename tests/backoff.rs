@@ -38,7 +38,7 @@ async fn failing_writes_are_retried_with_backoff() {
     .expect("the only subscriber");
     let db = TestDb::new();
     let mut config = test_config(&db);
-    config.db_busy_timeout_ms = 20;
+    config.storage.db_busy_timeout_ms = 20;
     let server = TestServer::start(config).await;
     let (game, _) = server
         .create_game(

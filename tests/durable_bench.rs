@@ -32,9 +32,9 @@ use support::*;
 async fn run(max_batch: usize, games: usize, seconds: u64) -> (f64, f64) {
     let db = TestDb::new();
     let mut config = test_config(&db);
-    config.max_write_batch = max_batch;
-    config.rate_limit = 1e9;
-    config.rate_burst = u32::MAX;
+    config.storage.max_write_batch = max_batch;
+    config.http.rate_limit = 1e9;
+    config.http.rate_burst = u32::MAX;
     let server = TestServer::start(config).await;
     let acknowledged = Arc::new(AtomicU64::new(0));
     let mut created = Vec::new();

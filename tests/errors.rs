@@ -431,8 +431,8 @@ async fn websocket_errors_keep_the_connection_and_the_game() {
 async fn floods_are_rate_limited_per_client() {
     let db = TestDb::new();
     let mut config = test_config(&db);
-    config.rate_burst = 5;
-    config.rate_limit = 0.01;
+    config.http.rate_burst = 5;
+    config.http.rate_limit = 0.01;
     let server = TestServer::start(config).await;
     // The limit is per client address (issue 8), and /healthz (the start-up
     // probe) is outside it: a fresh client has the whole burst.
@@ -462,8 +462,8 @@ async fn floods_are_rate_limited_per_client() {
 async fn websocket_floods_are_rate_limited() {
     let db = TestDb::new();
     let mut config = test_config(&db);
-    config.ws_rate_burst = 5;
-    config.ws_rate_limit = 0.01;
+    config.ws.ws_rate_burst = 5;
+    config.ws.ws_rate_limit = 0.01;
     let server = TestServer::start(config).await;
     // WebSocket messages have their own bucket.
     let (created, token) = server
@@ -495,8 +495,8 @@ async fn a_fast_scripted_game_is_not_a_flood() {
     let db = TestDb::new();
     let mut config = test_config(&db);
     let defaults = rookery_server::Config::defaults();
-    config.rate_limit = defaults.rate_limit;
-    config.rate_burst = defaults.rate_burst;
+    config.http.rate_limit = defaults.http.rate_limit;
+    config.http.rate_burst = defaults.http.rate_burst;
     let server = TestServer::start(config).await;
     let (id, white, black) = server.human_game(json!({})).await;
     let line = [

@@ -29,7 +29,7 @@ async fn try_move(
 async fn a_locked_database_answers_503_and_changes_nothing() {
     let db = TestDb::new();
     let mut config = test_config(&db);
-    config.db_busy_timeout_ms = 200;
+    config.storage.db_busy_timeout_ms = 200;
     let server = TestServer::start(config).await;
     let (id, white, black) = server
         .human_game(json!({"clock": {"initial": 600, "increment": 0}}))
@@ -114,8 +114,8 @@ async fn a_failed_commit_reloads_the_game_from_the_database() {
 async fn a_request_has_a_deadline() {
     let db = TestDb::new();
     let mut config = test_config(&db);
-    config.db_busy_timeout_ms = 3_000;
-    config.game_deadline_ms = 300;
+    config.storage.db_busy_timeout_ms = 3_000;
+    config.games.game_deadline_ms = 300;
     let server = TestServer::start(config).await;
     let (id, white, black) = server.human_game(json!({})).await;
     server.play(&id, &white, "d2d4").await;
@@ -140,8 +140,8 @@ async fn a_request_has_a_deadline() {
 async fn games_nobody_plays_end_by_themselves() {
     let db = TestDb::new();
     let mut config = test_config(&db);
-    config.waiting_expiry_secs = 1;
-    config.idle_game_secs = 2;
+    config.games.waiting_expiry_secs = 1;
+    config.games.idle_game_secs = 2;
     let server = TestServer::start(config).await;
     // Nobody joins this one.
     let (waiting, _) = server
@@ -207,8 +207,8 @@ async fn a_game_nobody_needs_leaves_memory_and_comes_back_when_asked() {
     const ADMIN: &str = "operator-secret-stats-0123456";
     let db = TestDb::new();
     let mut config = test_config(&db);
-    config.admin_token = Some(ADMIN.parse().expect("token"));
-    config.unload_after_ms = 300;
+    config.ops.admin_token = Some(ADMIN.parse().expect("token"));
+    config.games.unload_after_ms = 300;
     let server = TestServer::start(config).await;
     assert_eq!(admin_stats(&server, None).await.0, 401);
     assert_eq!(

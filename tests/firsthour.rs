@@ -12,8 +12,8 @@ use support::*;
 
 fn config(db: &TestDb) -> rookery_server::Config {
     let mut config = test_config(db);
-    config.first_move_ms = 1_500;
-    config.seek_grace_ms = 400;
+    config.games.first_move_ms = 1_500;
+    config.games.seek_grace_ms = 400;
     config
 }
 

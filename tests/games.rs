@@ -317,7 +317,7 @@ async fn ai_v_ai_plays_on_its_own_and_stops_with_the_server() {
 async fn ai_v_ai_is_paced_off_the_clock() {
     let db = TestDb::new();
     let mut config = test_config(&db);
-    config.ai_move_delay_ms = 800;
+    config.ai.ai_move_delay_ms = 800;
     let server = TestServer::start(config).await;
     let started = std::time::Instant::now();
     let (game, _) = server
@@ -531,7 +531,7 @@ async fn json_bodies_are_read_whatever_their_content_type() {
 async fn an_in_memory_database_works() {
     let db = TestDb::new();
     let mut config = test_config(&db);
-    config.database = "sqlite::memory:".into();
+    config.storage.database = "sqlite::memory:".into();
     let server = TestServer::start(config).await;
     let (id, white, black) = server.human_game(json!({})).await;
     server.play(&id, &white, "e2e4").await;

@@ -15,8 +15,8 @@ use tokio_tungstenite::tungstenite::Message;
 
 /// A rate limit of `burst` requests and then (practically) none.
 fn tight(config: &mut rookery_server::Config, burst: u32) {
-    config.rate_limit = 0.001;
-    config.rate_burst = burst;
+    config.http.rate_limit = 0.001;
+    config.http.rate_burst = burst;
 }
 
 /// A GET of `/api/levels` claiming to come, through a proxy, from `client`.
@@ -39,7 +39,7 @@ async fn forwarded_headers_count_only_from_a_trusted_proxy() {
     let db = TestDb::new();
     let mut config = test_config(&db);
     tight(&mut config, 2);
-    config.trusted_proxies = vec!["127.0.0.0/8".parse().expect("range")];
+    config.http.trusted_proxies = vec!["127.0.0.0/8".parse().expect("range")];
     let server = TestServer::start(config).await;
     let mut statuses = Vec::new();
     for client in [
@@ -71,8 +71,8 @@ async fn forwarded_headers_count_only_from_a_trusted_proxy() {
 async fn websocket_messages_share_one_budget_per_address() {
     let db = TestDb::new();
     let mut config = test_config(&db);
-    config.ws_rate_limit = 0.001;
-    config.ws_rate_burst = 3;
+    config.ws.ws_rate_limit = 0.001;
+    config.ws.ws_rate_burst = 3;
     let server = TestServer::start(config).await;
     let (id, white, _black) = server.human_game(json!({})).await;
     let mut first = WsClient::connect(&server, &id, Some(&white)).await;
@@ -162,7 +162,7 @@ async fn served_again(server: &TestServer) {
 async fn the_per_ip_connection_cap_refuses_extra_connections() {
     let db = TestDb::new();
     let mut config = test_config(&db);
-    config.max_connections_per_ip = 3;
+    config.http.max_connections_per_ip = 3;
     let server = TestServer::start(config).await;
     let (refused, mut held) = hold_until_refused(&server, 3).await;
     assert_refused(&refused, 429, "rate_limited");
@@ -178,7 +178,7 @@ async fn the_per_ip_connection_cap_refuses_extra_connections() {
 async fn the_global_connection_cap_refuses_extra_connections() {
     let db = TestDb::new();
     let mut config = test_config(&db);
-    config.max_connections = 3;
+    config.http.max_connections = 3;
     let server = TestServer::start(config).await;
     let (refused, mut held) = hold_until_refused(&server, 3).await;
     assert_refused(&refused, 503, "unavailable");
@@ -192,8 +192,8 @@ async fn the_global_connection_cap_refuses_extra_connections() {
 async fn slow_and_idle_connections_are_closed_after_their_timers() {
     let db = TestDb::new();
     let mut config = test_config(&db);
-    config.header_timeout_ms = 300;
-    config.keepalive_idle_ms = 300;
+    config.http.header_timeout_ms = 300;
+    config.http.keepalive_idle_ms = 300;
     let server = TestServer::start(config).await;
     let cases: [(&str, &[u8]); 3] = [
         (
@@ -263,8 +263,8 @@ async fn keep_alive_idle_has_its_own_timer_apart_from_the_header_timer() {
     // connection is closed by the idle timer; an active one is kept.
     let db = TestDb::new();
     let mut config = test_config(&db);
-    config.header_timeout_ms = 60_000;
-    config.keepalive_idle_ms = 300;
+    config.http.header_timeout_ms = 60_000;
+    config.http.keepalive_idle_ms = 300;
     let server = TestServer::start(config).await;
     let mut idle = TcpStream::connect(server.addr).await.expect("connect");
     let answer = healthz_on(&mut idle).await.expect("first answer");
@@ -299,8 +299,8 @@ async fn keep_alive_idle_has_its_own_timer_apart_from_the_header_timer() {
     // still serves its next request.
     let db = TestDb::new();
     let mut config = test_config(&db);
-    config.header_timeout_ms = 200;
-    config.keepalive_idle_ms = 60_000;
+    config.http.header_timeout_ms = 200;
+    config.http.keepalive_idle_ms = 60_000;
     let server = TestServer::start(config).await;
     let mut stream = TcpStream::connect(server.addr).await.expect("connect");
     assert!(healthz_on(&mut stream).await.is_some());
@@ -337,7 +337,7 @@ fn foreign_create(server: &TestServer, origin: Option<&str>) -> reqwest::Request
 async fn cross_site_requests_are_refused_unless_allowed() {
     let db = TestDb::new();
     let mut config = test_config(&db);
-    config.allowed_origins = vec!["https://chess.example.org".parse().expect("origin")];
+    config.http.allowed_origins = vec!["https://chess.example.org".parse().expect("origin")];
     let server = TestServer::start(config).await;
     let own = format!("http://{}", server.addr);
     let cases: [(Option<&str>, u16); 5] = [

@@ -10,7 +10,7 @@ use support::*;
 async fn readiness_follows_the_database_write_path() {
     let db = TestDb::new_sqlite();
     let mut config = test_config(&db);
-    config.db_busy_timeout_ms = 100;
+    config.storage.db_busy_timeout_ms = 100;
     let server = TestServer::start(config).await;
     assert_eq!(
         server.get("/readyz").await,
@@ -46,7 +46,7 @@ async fn readiness_follows_the_database_write_path() {
 async fn metrics_scrape_passes_promtool_and_counts_what_happened() {
     let db = TestDb::new();
     let mut config = test_config(&db);
-    config.admin_token = Some(rookery_server::config::AdminToken(
+    config.ops.admin_token = Some(rookery_server::config::AdminToken(
         "metrics-secret-0123456789".into(),
     ));
     let server = TestServer::start(config).await;

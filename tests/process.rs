@@ -1,7 +1,7 @@
 //! The real `rookery-server` binary as a process: the `listening on` line,
 //! graceful exit 0 on SIGTERM with streams and WebSockets open, and SIGKILL
 //! in the middle of games followed by a restart with no acknowledged move
-//! missing.
+//! missing; and the `worker` subcommand's help and usage error.
 
 mod support;
 
@@ -330,4 +330,66 @@ async fn environment_and_the_default_database() {
     assert!(other.exists());
     server.signal(libc::SIGTERM);
     assert_eq!(server.wait_exit().await.code(), Some(0));
+}
+
+/// The AI worker as a subcommand, `rookery-server worker --nats URL`, has
+/// its own help, and without `--nats` (nor `ROOKERY_NATS`) it stops at once
+/// with a usage error (exit 2) that names the flag. `--role worker` and
+/// `ROOKERY_ROLE=worker` keep their own error for a missing `--nats`.
+#[tokio::test]
+async fn the_worker_subcommand_and_its_missing_nats() {
+    let run = |args: &[&str], role: Option<&str>| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_rookery-server"));
+        command
+            .args(args)
+            .env_remove("ROOKERY_NATS")
+            .env_remove("ROOKERY_ROLE")
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null())
+            .kill_on_drop(true);
+        if let Some(role) = role {
+            command.env("ROOKERY_ROLE", role);
+        }
+        async move {
+            let output = tokio::time::timeout(Duration::from_secs(30), command.output())
+                .await
+                .expect("the process exits at once")
+                .expect("run rookery-server");
+            let text = |bytes: Vec<u8>| String::from_utf8(bytes).expect("UTF-8");
+            (
+                output.status.code(),
+                text(output.stdout),
+                text(output.stderr),
+            )
+        }
+    };
+
+    let (code, help, _) = run(&["worker", "--help"], None).await;
+    assert_eq!(code, Some(0), "{help}");
+    assert!(help.contains("Usage: rookery-server worker"), "{help}");
+    assert!(help.contains("--nats <URL>"), "{help}");
+    assert!(help.contains("--ai-threads"), "{help}");
+    assert!(help.contains("[env: ROOKERY_NATS="), "{help}");
+    let (code, help, _) = run(&["--help"], None).await;
+    assert_eq!(code, Some(0));
+    assert!(help.contains("worker  Runs an AI worker"), "{help}");
+
+    let (code, stdout, stderr) = run(&["worker"], None).await;
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stdout.is_empty(), "no ready line: {stdout}");
+    assert!(
+        stderr.contains("the following required arguments were not provided")
+            && stderr.contains("--nats <URL>"),
+        "{stderr}"
+    );
+
+    for (args, role) in [(&["--role", "worker"][..], None), (&[][..], Some("worker"))] {
+        let (code, stdout, stderr) = run(args, role).await;
+        assert_eq!(code, Some(1), "{stderr}");
+        assert!(stdout.is_empty(), "no ready line: {stdout}");
+        assert!(
+            stderr.contains("a worker needs --nats URL (or ROOKERY_NATS)"),
+            "{stderr}"
+        );
+    }
 }

@@ -76,7 +76,7 @@ async fn ai_seats_think_again_after_a_restart() {
     // A long pacing delay holds the first AI move: the game is stored with
     // the AI to move and no move made.
     let mut config = test_config(&db);
-    config.ai_move_delay_ms = 60_000;
+    config.ai.ai_move_delay_ms = 60_000;
     let server = TestServer::start(config).await;
     let (game, _) = server
         .create_game(

@@ -163,9 +163,9 @@ async fn a_state_reaches_a_thousand_subscribers_while_every_search_thread_is_bus
     raise_open_files_limit();
     let db = TestDb::new();
     let mut config = test_config(&db);
-    config.ai_threads = Some(2);
-    config.max_ai_games = Some(SHOWS);
-    config.max_ai_games_per_client = SHOWS;
+    config.ai.ai_threads = Some(2);
+    config.ai.max_ai_games = Some(SHOWS);
+    config.ai.max_ai_games_per_client = SHOWS;
     let server = TestServer::start(config).await;
     let mut shows = Vec::new();
     for _ in 0..SHOWS {

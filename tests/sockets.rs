@@ -138,8 +138,8 @@ async fn a_seat_connecting_sends_spectators_a_whole_state() {
 async fn a_peer_that_ignores_pings_is_closed_and_its_seat_shows_disconnected() {
     let db = TestDb::new();
     let mut config = test_config(&db);
-    config.ws_ping_interval_ms = 100;
-    config.ws_pong_timeout_ms = 300;
+    config.ws.ws_ping_interval_ms = 100;
+    config.ws.ws_pong_timeout_ms = 300;
     let server = TestServer::start(config).await;
     let (id, white, _) = server.human_game(json!({})).await;
 
@@ -308,9 +308,9 @@ async fn the_token_can_come_as_a_subprotocol() {
 async fn a_reader_that_falls_behind_is_closed_with_4008() {
     let db = TestDb::new();
     let mut config = test_config(&db);
-    config.ws_max_lag = 4;
+    config.ws.ws_max_lag = 4;
     // Lag, not the write timeout, is what this test is about.
-    config.ws_write_timeout_ms = 120_000;
+    config.ws.ws_write_timeout_ms = 120_000;
     // Small kernel buffers on both ends.
     let server = TestServer::start_on(small_buffer_listener(), config).await;
     let (id, white, black) = server.human_game(json!({})).await;
@@ -360,8 +360,8 @@ async fn a_reader_that_falls_behind_is_closed_with_4008() {
 async fn pings_and_binary_frames_spend_the_rate_budget() {
     let db = TestDb::new();
     let mut config = test_config(&db);
-    config.ws_rate_burst = 3;
-    config.ws_rate_limit = 0.001;
+    config.ws.ws_rate_burst = 3;
+    config.ws.ws_rate_limit = 0.001;
     let server = TestServer::start(config).await;
     let (id, white, _) = server.human_game(json!({})).await;
     let mut ws = WsClient::connect(&server, &id, Some(&white)).await;

@@ -59,8 +59,8 @@ impl TlsServer {
         let pki_dir = tempfile::tempdir().expect("temporary directory");
         let pki = make_pki(pki_dir.path());
         let ca_pem = std::fs::read(&pki.ca).expect("read the CA");
-        config.tls_cert = Some(pki.cert.clone());
-        config.tls_key = Some(pki.key.clone());
+        config.site.tls_cert = Some(pki.cert.clone());
+        config.site.tls_key = Some(pki.key.clone());
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("local address");
         let (stop, stopped) = oneshot::channel::<()>();
@@ -288,7 +288,7 @@ async fn plain_http_at_the_https_port_is_told_and_the_server_goes_on() {
 async fn a_handshake_that_never_finishes_is_closed_by_the_header_timer() {
     let db = TestDb::new();
     let mut config = test_config(&db);
-    config.header_timeout_ms = 200;
+    config.http.header_timeout_ms = 200;
     let server = TlsServer::start(config).await;
 
     // The first bytes of a ClientHello, then nothing: a slowloris
@@ -335,8 +335,8 @@ async fn unusable_certificate_files_stop_the_start() {
     ];
     for (cert, key, reason) in cases {
         let mut config = test_config(&db);
-        config.tls_cert = Some(cert.clone());
-        config.tls_key = Some(key.clone());
+        config.site.tls_cert = Some(cert.clone());
+        config.site.tls_key = Some(key.clone());
         let error = format!(
             "{:#}",
             rookery_server::App::start(config).await.err().unwrap()

@@ -1,6 +1,7 @@
 //! AI workers over NATS (issue 13), with a real `nats-server` and real
 //! `rookery-server` processes: a node (`--nats`) and workers (`--role
-//! worker`). What each process did is read from its log (stderr).
+//! worker`, or the `worker` subcommand). What each process did is read from
+//! its log (stderr).
 
 mod support;
 
@@ -13,14 +14,26 @@ use support::*;
 use tokio::io::AsyncBufReadExt;
 
 impl Proc {
-    /// A worker, once it says it is subscribed.
+    /// A worker (`--role worker`), once it says it is subscribed.
     async fn worker(name: &str, nats: &Nats) -> Proc {
         let url = nats.url();
-        let mut worker = Proc::spawn(
+        let worker = Proc::spawn(
             name,
             &["--role", "worker", "--nats", &url, "--ai-threads", "1"],
         );
-        let stdout = worker.child.stdout.take().expect("piped stdout");
+        worker.ready().await
+    }
+
+    /// A worker started by the `worker` subcommand, once subscribed.
+    async fn worker_subcommand(name: &str, nats: &Nats) -> Proc {
+        let url = nats.url();
+        let worker = Proc::spawn(name, &["worker", "--nats", &url, "--ai-threads", "1"]);
+        worker.ready().await
+    }
+
+    /// The worker once it printed its ready line.
+    async fn ready(mut self) -> Proc {
+        let stdout = self.child.stdout.take().expect("piped stdout");
         let line = within(WAIT, "the worker's ready line", async {
             tokio::io::BufReader::new(stdout)
                 .lines()
@@ -31,7 +44,7 @@ impl Proc {
         })
         .await;
         assert!(line.ends_with(" ready"), "{line:?}");
-        worker
+        self
     }
 
     /// A node on a fresh SQLite file, sending searches to `nats`.
@@ -126,6 +139,28 @@ async fn a_game_against_the_ai_is_served_by_a_worker() {
     assert_eq!(field(&answered, "uci"), Some(reply.as_str()), "{answered}");
     assert!(node.lines("runs on this node").is_empty());
     assert!(node.lines("stale AI answer dropped").is_empty());
+}
+
+/// `rookery-server worker --nats URL` is the same worker as `--role worker`.
+#[tokio::test]
+async fn the_worker_subcommand_serves_a_game_too() {
+    let nats = Nats::start();
+    let db = TestDb::new_sqlite();
+    let worker = Proc::worker_subcommand("worker", &nats).await;
+    let (node, base) = Proc::node(&db, &nats).await;
+    let http = reqwest::Client::new();
+    let id = game_vs_ai(&http, &base, 1).await;
+    let reply = ai_reply(&http, &base, &id).await;
+    let answered = worker
+        .wait_line("the worker's answer", "job answered")
+        .await;
+    assert_eq!(field(&answered, "uci"), Some(reply.as_str()), "{answered}");
+    let ready = worker.lines("worker ready");
+    assert!(
+        ready.iter().any(|line| line.contains("threads=1")),
+        "{ready:?}"
+    );
+    assert!(node.lines("runs on this node").is_empty());
 }
 
 #[tokio::test]

@@ -94,7 +94,7 @@ impl App {
     /// Opens the database (running migrations) and starts its writer.
     pub async fn start(config: Config) -> anyhow::Result<App> {
         let tls = http::tls::from_config(&config)?;
-        let store = Store::open_with(&config.database, config.store_options()).await?;
+        let store = Store::open_with(&config.storage.database, config.store_options()).await?;
         // A cluster's database, but no --nats: this node would write games
         // other nodes own, with no lease to fence it (issue 23).
         if !config.clustered() {
@@ -108,10 +108,10 @@ impl App {
                 );
             }
         }
-        let ai = match &config.nats {
+        let ai = match &config.cluster.nats {
             Some(url) => AiScheduler::with_workers(
                 config.ai_threads(),
-                config.ai_remote_slots,
+                config.cluster.ai_remote_slots,
                 config.search_priority(),
                 config.ai_move_delay(),
                 crate::ai::remote::RemoteSearch::connect(url, config.ai_job_grace()).await?,
@@ -130,16 +130,16 @@ impl App {
         // A cluster member shares its games with the other nodes; with
         // SQLite, `--nats` only sends the AI's searches to workers.
         let cluster = if config.clustered() {
-            let url = config.nats.as_deref().unwrap_or_default();
+            let url = config.cluster.nats.as_deref().unwrap_or_default();
             Some(Cluster::connect(url, store.clone(), config.lease()).await?)
         } else {
-            if config.nats.is_some() {
+            if config.cluster.nats.is_some() {
                 tracing::info!("SQLite: games stay on this node (a cluster needs PostgreSQL)");
             }
             None
         };
         let registry = Registry::with_cluster(store, ai, config.registry_options(), cluster);
-        registry.set_max_lag(config.ws_max_lag);
+        registry.set_max_lag(config.ws.ws_max_lag);
         let limits = Limits {
             http: ClientBuckets::new(config.http_rate()),
             ws: ClientBuckets::new(config.ws_rate()),
@@ -197,8 +197,8 @@ impl App {
         let router = self.router();
         let config = &self.state.config;
         let limits = ConnectionLimits {
-            max_connections: config.max_connections.max(1),
-            max_connections_per_ip: config.max_connections_per_ip.max(1),
+            max_connections: config.http.max_connections.max(1),
+            max_connections_per_ip: config.http.max_connections_per_ip.max(1),
             header_timeout: config.header_timeout(),
             keepalive_idle: config.keepalive_idle(),
             trusted: config.trusted(),

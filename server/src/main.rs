@@ -1,6 +1,8 @@
 //! `rookery-server`: parses flags, sets up logging, binds, prints the
-//! `listening on` line and serves until SIGINT or SIGTERM. Everything else
-//! is in the library (`rookery_server::App`).
+//! `listening on` line and serves until SIGINT or SIGTERM; or runs a
+//! subcommand instead (`backup`, or `worker`, the AI worker that
+//! `--role worker` also starts). Everything else is in the library
+//! (`rookery_server::App`).
 
 use std::io::{IsTerminal, Write};
 
@@ -18,12 +20,12 @@ async fn main() -> anyhow::Result<()> {
     let logs = tracing_subscriber::fmt()
         .with_env_filter(rookery_server::http::logging::env_filter())
         .with_writer(std::io::stderr);
-    match config.log_format {
+    match config.ops.log_format {
         LogFormat::Text => logs.with_ansi(std::io::stderr().is_terminal()).init(),
         LogFormat::Json => logs.json().with_current_span(true).init(),
     }
     if let Some(Task::Backup { database, to }) = &config.command {
-        let url = database.as_deref().unwrap_or(&config.database);
+        let url = database.as_deref().unwrap_or(&config.storage.database);
         let bytes = rookery_server::store::backup(url, to).await?;
         println!("backed up {url} to {} ({bytes} bytes)", to.display());
         return Ok(());
@@ -33,18 +35,16 @@ async fn main() -> anyhow::Result<()> {
     // Handlers first, so a SIGTERM that arrives while the database opens
     // still means a clean exit 0 rather than the default death.
     let shutdown = shutdown_signal();
-    if config.role == rookery_server::config::Role::Worker {
-        let url = config
-            .nats
-            .as_deref()
-            .context("a worker needs --nats URL (or ROOKERY_NATS)")?;
-        return rookery_server::ai::remote::run_worker(url, config.ai_threads(), shutdown).await;
+    // `rookery-server worker …` or `--role worker`: an AI worker.
+    if let Some(worker) = config.worker()? {
+        return rookery_server::ai::remote::run_worker(&worker.nats, worker.threads, shutdown)
+            .await;
     }
     let listener = TcpListener::bind(&config.addr)
         .await
         .with_context(|| format!("binding {}", config.addr))?;
     let addr = listener.local_addr().context("reading the bound address")?;
-    let metrics_listener = match &config.metrics_addr {
+    let metrics_listener = match &config.ops.metrics_addr {
         Some(addr) => Some(
             TcpListener::bind(addr)
                 .await

@@ -166,7 +166,7 @@ pub async fn scrape(
     State(state): State<AppState>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    if let Some(admin) = &state.config.admin_token {
+    if let Some(admin) = &state.config.ops.admin_token {
         let given = crate::http::auth::required_bearer(&headers)?;
         if crate::token::TokenHash::of(&given) != crate::token::TokenHash::of(&admin.0) {
             return Err(ApiError::Unauthorized);

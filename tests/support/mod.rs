@@ -100,18 +100,18 @@ impl TestDb {
 pub fn test_config(db: &TestDb) -> Config {
     let mut config = Config::defaults();
     config.addr = "127.0.0.1:0".into();
-    config.database = db.url();
-    config.ai_move_delay_ms = 0;
-    config.rate_limit = 1000.0;
-    config.rate_burst = 1000;
-    config.ws_rate_limit = 1000.0;
-    config.ws_rate_burst = 1000;
+    config.storage.database = db.url();
+    config.ai.ai_move_delay_ms = 0;
+    config.http.rate_limit = 1000.0;
+    config.http.rate_burst = 1000;
+    config.ws.ws_rate_limit = 1000.0;
+    config.ws.ws_rate_burst = 1000;
     config.web_dir = db.dir.path().join("web");
     // Every test client is 127.0.0.1: room for the tests that open
     // hundreds of sockets from it (the connection caps have their own
     // tests, which set them low).
-    config.max_connections = 10_000;
-    config.max_connections_per_ip = 10_000;
+    config.http.max_connections = 10_000;
+    config.http.max_connections_per_ip = 10_000;
     config
 }
 

@@ -41,7 +41,7 @@ pub async fn read_whole_body(
     request: Request,
     next: Next,
 ) -> Response {
-    let limit = state.config.max_body_bytes;
+    let limit = state.config.http.max_body_bytes;
     // A body announced larger than the limit is refused at once, without
     // waiting for it (a client announcing 10 GB and sending a byte would
     // otherwise hold the request until the body timer); the connection is

@@ -95,7 +95,7 @@ pub async fn check_origin(State(state): State<AppState>, request: Request, next:
             let host = request.headers().get(HOST).and_then(|h| h.to_str().ok());
             let allowed = origin
                 .to_str()
-                .is_ok_and(|origin| is_allowed(origin, host, &state.config.allowed_origins));
+                .is_ok_and(|origin| is_allowed(origin, host, &state.config.http.allowed_origins));
             if !allowed {
                 let shown = String::from_utf8_lossy(origin.as_bytes()).into_owned();
                 return ApiError::Forbidden(format!(

@@ -27,7 +27,7 @@ use crate::Config;
 /// The acceptor for `--tls-cert`/`--tls-key`, or `None` when the server
 /// speaks plain HTTP.
 pub fn from_config(config: &Config) -> anyhow::Result<Option<TlsAcceptor>> {
-    match (&config.tls_cert, &config.tls_key) {
+    match (&config.site.tls_cert, &config.site.tls_key) {
         (Some(cert), Some(key)) => acceptor(cert, key).map(Some),
         (None, None) => Ok(None),
         // clap's `requires` keeps the two together on the command line; a
@@ -89,7 +89,7 @@ mod tests {
 
         let mut config = Config::defaults();
         assert!(from_config(&config).unwrap().is_none());
-        config.tls_cert = Some(empty);
+        config.site.tls_cert = Some(empty);
         assert!(from_config(&config).is_err());
     }
 }

@@ -133,7 +133,7 @@ async fn upgrade(
     // A seat found through the account is announced, since the client did
     // not ask for one.
     let announce = by_account && seat.is_some();
-    let cap = HARD_MESSAGE_CAP.max(state.config.max_ws_message_bytes);
+    let cap = HARD_MESSAGE_CAP.max(state.config.ws.max_ws_message_bytes);
     Ok(ws
         .protocols([PROTOCOL])
         .read_buffer_size(READ_BUFFER)
@@ -334,7 +334,7 @@ impl Connection<'_> {
                 // 1009 (message too big).
                 let reason = format!(
                     "messages are limited to {} bytes",
-                    self.state.config.max_ws_message_bytes
+                    self.state.config.ws.max_ws_message_bytes
                 );
                 self.close(1009, &reason).await;
                 return Err(Gone);
@@ -382,7 +382,7 @@ impl Connection<'_> {
         if !self.take_token() {
             return Err(ApiError::RateLimited);
         }
-        let limit = self.state.config.max_ws_message_bytes;
+        let limit = self.state.config.ws.max_ws_message_bytes;
         if text.len() > limit {
             return Err(ApiError::TooLarge(format!(
                 "messages are limited to {limit} bytes"

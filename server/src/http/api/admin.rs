@@ -23,7 +23,7 @@ use crate::AppState;
 
 /// Checks the request's Bearer token against the admin token.
 fn require_admin(state: &AppState, headers: &HeaderMap) -> Result<(), ApiError> {
-    let Some(admin) = &state.config.admin_token else {
+    let Some(admin) = &state.config.ops.admin_token else {
         return Err(ApiError::Forbidden(
             "operator actions are disabled: start the server with --admin-token".into(),
         ));

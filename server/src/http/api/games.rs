@@ -150,7 +150,7 @@ async fn reserve_ai_game(state: &AppState, id: Uuid, client: IpAddr) -> Result<(
         id,
         client,
         state.config.max_ai_games(),
-        state.config.max_ai_games_per_client,
+        state.config.ai.max_ai_games_per_client,
     )
 }
 

@@ -129,7 +129,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/{*rest}", any(not_found))
         .method_not_allowed_fallback(method_not_allowed)
         .route_layer(axum::middleware::from_fn(crate::metrics::track_requests))
-        .layer(DefaultBodyLimit::max(state.config.max_body_bytes))
+        .layer(DefaultBodyLimit::max(state.config.http.max_body_bytes))
         .layer(axum::middleware::from_fn(
             crate::http::extract::require_decodable_path,
         ))
