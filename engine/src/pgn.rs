@@ -295,7 +295,7 @@ impl<'a> Reader<'a> {
     /// `[Name "value"]`, with `\"` and `\\` escapes in the value.
     fn read_tag(&mut self) -> Result<(String, String), PgnError> {
         let start = self.at;
-        let bad = |r: &Reader| PgnError::Tag(r.rest(start));
+        let bad = |r: &Reader<'_>| PgnError::Tag(r.rest(start));
         self.at += 1; // '['
         self.skip_space();
         let name_start = self.at;
