@@ -30,11 +30,11 @@
 //! - [`remote`]: searches sent to worker processes over NATS.
 //! - [`analysis`]: post-game analysis jobs.
 //!
-//! - [`ledger`]: the AI v AI admission caps (how many shows may run at
-//!   once, in total and per client).
+//! The AI v AI admission caps (how many shows may run at once, in total and
+//! per client) are a limit at the edge:
+//! [`crate::http::rate_limit::AiGameLedger`].
 
 pub mod analysis;
-pub mod ledger;
 mod pool;
 mod queue;
 pub mod remote;
@@ -43,7 +43,6 @@ pub mod slots;
 #[cfg(test)]
 mod testing;
 
-pub use ledger::AiGameLedger;
 pub use scheduler::{
     AiAnswer, AiScheduler, AiStats, ClockSnapshot, Priority, SearchFailed, SearchFn,
     SearchPriority, SearchRequest, SearchResult, Thinking, DEFAULT_NICE, RETRIES,
