@@ -96,8 +96,9 @@ pub struct SearchRequest {
     pub level: u8,
     pub clock: Option<ClockSnapshot>,
     pub priority: Priority,
-    /// The client whose game this is ([`crate::live::LiveGame::client`]):
-    /// human searches of different clients are served in turn.
+    /// The client whose game this is
+    /// ([`crate::live::game::LiveGame::client`]): human searches of
+    /// different clients are served in turn.
     pub client: Option<IpAddr>,
 }
 
