@@ -53,10 +53,10 @@ use axum::Router;
 use tokio::net::TcpListener;
 
 use crate::ai::analysis::Analyses;
-use crate::ai::{AiGameLedger, AiScheduler};
+use crate::ai::AiScheduler;
 use crate::cluster::Cluster;
 pub use crate::config::Config;
-use crate::http::rate_limit::{ClientBuckets, Limits};
+use crate::http::rate_limit::{AiGameLedger, ClientBuckets, Limits};
 use crate::http::serve::ConnectionLimits;
 use crate::live::Registry;
 use crate::store::Store;

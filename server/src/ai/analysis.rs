@@ -6,9 +6,9 @@
 //! result depends on the position, its history and the budget alone: a job
 //! interrupted (by a game's search taking the thread back, or by a restart)
 //! and searched again gives the same numbers. Each search runs on a thread
-//! leased from the AI scheduler at its lowest priority
-//! ([`crate::ai::AiScheduler::lease`]); a preempted search is thrown away
-//! and run again when a thread is free.
+//! lent by the AI scheduler at its lowest priority, an analysis slot
+//! ([`crate::ai::AiScheduler::analysis_slot`]); a preempted search is thrown
+//! away and run again when a thread is free.
 //!
 //! Bounds: at most `--max-analyses` jobs search at once (the others wait
 //! their turn, `queued`), at most [`MAX_WAITING`] jobs are unfinished, and
@@ -426,20 +426,20 @@ impl Analyses {
         Ok(())
     }
 
-    /// One position's search on a leased thread, run again whenever a
+    /// One position's search on an analysis slot, run again whenever a
     /// game's search takes the thread back.
     async fn search(&self, game: Game) -> Result<(Eval, Option<rookery_engine::Move>), ApiError> {
         let nodes = self.inner.options.nodes_per_ply;
         let game = Arc::new(game);
         loop {
-            let lease = self.inner.ai.lease().await;
-            let stop = lease.stop_flag();
+            let slot = self.inner.ai.analysis_slot().await;
+            let stop = slot.stop_flag();
             let position = game.clone();
             let found = tokio::task::spawn_blocking(move || evaluate(&position, nodes, stop.get()))
                 .await
                 .map_err(ApiError::internal)?;
-            let preempted = lease.was_preempted();
-            drop(lease);
+            let preempted = slot.was_preempted();
+            drop(slot);
             match found {
                 Some(found) if !preempted => return Ok(found),
                 _ => tracing::debug!("analysis search preempted: run again"),
