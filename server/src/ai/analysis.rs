@@ -34,7 +34,7 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::ai::AiScheduler;
-use crate::http::error::ApiError;
+use crate::live::error::LiveError;
 use crate::store::analysis::{AnalysisWrite, MoveJudgement, PositionRow};
 use crate::store::{now_ms, Store};
 
@@ -203,21 +203,21 @@ impl Analyses {
         id: Uuid,
         positions: usize,
         client: IpAddr,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), LiveError> {
         {
             let mut jobs = self.jobs();
             if jobs.contains_key(&id) {
                 return Ok(());
             }
             if jobs.len() >= MAX_WAITING {
-                return Err(ApiError::Limited(format!(
+                return Err(LiveError::Limited(format!(
                     "the server already has {} analyses waiting, its limit: try again later",
                     jobs.len()
                 )));
             }
             let mine = jobs.values().filter(|who| **who == Some(client)).count();
             if mine >= self.inner.options.max_per_client {
-                return Err(ApiError::Limited(format!(
+                return Err(LiveError::Limited(format!(
                     "you already have {mine} analyses waiting or running, the limit per client: \
                      wait for one to finish"
                 )));
@@ -303,18 +303,18 @@ impl Analyses {
     }
 
     /// One job, from its first unevaluated position to the end.
-    async fn run(&self, id: Uuid) -> Result<(), ApiError> {
+    async fn run(&self, id: Uuid) -> Result<(), LiveError> {
         let inner = &self.inner;
         let _permit = inner
             .running
             .acquire()
             .await
-            .map_err(|_| ApiError::Unavailable)?;
+            .map_err(|_| LiveError::ShuttingDown)?;
         let live = inner
             .store
             .load_game(id, Instant::now())
             .await?
-            .ok_or_else(ApiError::game_not_found)?;
+            .ok_or(LiveError::NoSuchGame)?;
         let game = live.game().clone();
         let stored = inner
             .store
@@ -349,7 +349,7 @@ impl Analyses {
                         .position()
                         .parse_uci(uci)
                         .map_err(|err| {
-                            ApiError::internal(format!("stored best move {uci}: {err}"))
+                            LiveError::internal(format!("stored best move {uci}: {err}"))
                         })?,
                 ),
                 None => None,
@@ -428,7 +428,7 @@ impl Analyses {
 
     /// One position's search on an analysis slot, run again whenever a
     /// game's search takes the thread back.
-    async fn search(&self, game: Game) -> Result<(Eval, Option<rookery_engine::Move>), ApiError> {
+    async fn search(&self, game: Game) -> Result<(Eval, Option<rookery_engine::Move>), LiveError> {
         let nodes = self.inner.options.nodes_per_ply;
         let game = Arc::new(game);
         loop {
@@ -437,7 +437,7 @@ impl Analyses {
             let position = game.clone();
             let found = tokio::task::spawn_blocking(move || evaluate(&position, nodes, stop.get()))
                 .await
-                .map_err(ApiError::internal)?;
+                .map_err(LiveError::internal)?;
             let preempted = slot.was_preempted();
             drop(slot);
             match found {

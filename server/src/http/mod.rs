@@ -1,8 +1,9 @@
 //! The HTTP edge: everything between a TCP connection and the game's
 //! floors. The accept loop ([`serve`]) with its connection caps and timers
 //! ([`timers`]), HTTPS ([`tls`]), who the client is ([`client_ip`]), the
-//! cross-site check ([`origin`]), per-client token buckets ([`rate_limit`]),
-//! bodies read whole before routing ([`body`]), the log filter and request
+//! cross-site check ([`origin`]), per-client token buckets and the AI v AI
+//! game caps ([`rate_limit`]), bodies read whole before routing
+//! ([`body`]), the log filter and request
 //! span with secrets redacted ([`logging`]), credentials in headers
 //! ([`auth`]), axum's extractors answering in the contract's shape
 //! ([`extract`]), and the one error every answer is built from
