@@ -2,7 +2,7 @@
 
 use rookery_engine::game::Termination;
 
-/// Why a [`LiveGame`] refused a change. The game is untouched. The HTTP
+/// Why a [`LiveGame`](super::LiveGame) refused a change. The game is untouched. The HTTP
 /// and WebSocket answers are built from it by `From<GameError> for
 /// ApiError`, which decides each code; the messages here are the ones the
 /// client reads.
