@@ -16,7 +16,7 @@
 //! `seats` who sits where and who watches, `offers` draw offers and the
 //! answers to every offer, `takebacks`, `rematch`, `timing` the
 //! first-move rule, open seeks' grace and the flag, `view` the state sent
-//! on the wire, and `error` why a change was refused.
+//! on the wire (for stored games too), and `error` why a change was refused.
 
 mod error;
 mod finish;
@@ -47,6 +47,7 @@ pub use self::offers::Answer;
 pub use self::rematch::{Rematch, RematchStep};
 pub use self::seats::{LiveSeat, PlayerRef};
 pub use self::timing::{Timing, SLOW_GAME_INITIAL_MS};
+pub use self::view::{view, GameSnapshot, LiveOnly};
 
 /// The shortest initial clock of a rated game. Below it a game is decided by
 /// the network and the server's reaction time more than by chess (and a
