@@ -12,11 +12,10 @@ use super::error::StoreError;
 use super::ratings::{DEFAULT_DEVIATION, DEFAULT_RATING};
 use super::Store;
 use crate::live::game::{
-    Ending, LiveGame, LiveSeat, PlayedMove, PlayerRef, Rematch, SavedClock, SavedGame,
+    view, Ending, GameSnapshot, LiveGame, LiveOnly, LiveSeat, PlayedMove, PlayerRef, Rematch,
+    SavedClock, SavedGame,
 };
-use crate::protocol::{
-    ClockSettings, ClockView, GameState, SeatRating, SeatView, Side, Status, Visibility,
-};
+use crate::protocol::{ClockSettings, ClockView, GameState, SeatRating, Side, Status, Visibility};
 use crate::token::TokenHash;
 
 /// One seat's columns.
@@ -551,8 +550,9 @@ impl ListRow {
         )
     }
 
-    /// The game's public state at `now_ms`. Nobody is counted as connected:
-    /// presence lives only in a live game's actor.
+    /// The game's public state at `now_ms`, through the one view builder
+    /// ([`view`]). Nobody is counted as connected: presence lives only in a
+    /// live game's actor ([`LiveOnly::STORED`]).
     pub fn state(&self, store: &Store, now_ms: i64, now: Instant) -> Result<GameState, StoreError> {
         let row = &self.game;
         let Some(fen) = &row.fen else {
@@ -564,16 +564,6 @@ impl ListRow {
         let position = Position::from_fen(fen).map_err(|_| row.bad("FEN"))?;
         let status = Status::parse(&row.status).ok_or_else(|| row.bad("status"))?;
         let turn = Side::from(position.turn());
-        let finished = status == Status::Finished;
-        let seat_view = |seat: LiveSeat| match seat {
-            LiveSeat::Ai { level } => SeatView::Ai { level },
-            LiveSeat::Human { token, player, .. } => SeatView::Human {
-                connected: false,
-                taken: token.is_some(),
-                rating: player.as_ref().map(|p| p.rating),
-                name: player.map(|p| p.name),
-            },
-        };
         let [white, black] = row.seats()?;
         let clock = row.clock_settings().map(|settings| {
             let saved = row.saved_clock(store, now_ms);
@@ -592,45 +582,27 @@ impl ListRow {
             }
         });
         let ending = row.ending()?;
-        Ok(GameState {
+        let rematch = row.rematch();
+        Ok(view(GameSnapshot {
             id: row.id.clone(),
             status,
-            white: seat_view(white),
-            black: seat_view(black),
+            seats: [&white, &black],
             initial_fen: row.initial_fen.clone(),
+            position: &position,
             fen: fen.clone(),
-            turn,
             moves: words(&self.moves_uci),
             san: words(&self.moves_san),
-            legal_moves: if finished {
-                Vec::new()
-            } else {
-                position
-                    .legal_moves()
-                    .iter()
-                    .map(|mv| mv.to_uci())
-                    .collect()
-            },
-            check: position.is_check(),
-            result: ending.and_then(|e| e.result()).map(str::to_string),
-            termination: ending.map(|e| e.termination.as_str().to_string()),
+            ending,
             clock,
             draw_offer: row.draw_offer.as_deref().and_then(Side::parse),
             takeback_offer: row.takeback_offer.as_deref().and_then(Side::parse),
             takebacks: row.takebacks(),
-            rematch_offer: row.rematch().filter(|r| !r.agreed).map(|r| r.offered_by),
-            rematch: row
-                .rematch()
-                .filter(|r| r.agreed)
-                .map(|r| r.game.to_string()),
-            spectators: 0,
+            rematch: rematch.as_ref(),
             created_at: row.created_at,
             rated: row.rated,
             visibility: row.visibility()?,
-            joinable: status == Status::Waiting && row.visibility()? == Visibility::Open,
-            first_move_ms: None,
-            offer_answer: None,
-        })
+            live: LiveOnly::STORED,
+        }))
     }
 }
 
