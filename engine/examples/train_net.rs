@@ -459,23 +459,35 @@ fn train(options: &Options) -> Result<(), String> {
         (1.0 - options.result_weight) * sigmoid(s.score / k) + options.result_weight * s.result
     };
 
-    // Baselines on the held-out positions: the hand-written evaluation,
-    // and the search score that made the labels.
-    let hce_loss = mean(&validation, |s, i| {
-        let record = &records[training.len() + i];
-        let cp = record
-            .position()
-            .map_or(s.score, |p| eval::evaluate(&p) as f32);
-        let e = sigmoid(cp / k) - target(s);
-        e * e
-    });
+    // Baselines on the held-out positions: the hand-written evaluation
+    // (at the data's K, and at the scale that suits it best, which favours
+    // it: that scale is fitted on these very positions), and the search
+    // score that made the labels.
+    let hce: Vec<f32> = records[training.len()..]
+        .iter()
+        .zip(&validation)
+        .map(|(record, s)| {
+            record
+                .position()
+                .map_or(s.score, |p| eval::evaluate(&p) as f32)
+        })
+        .collect();
+    let hce_loss = |scale: f32| {
+        mean(&validation, |s, i| {
+            let e = sigmoid(hce[i] / scale) - target(s);
+            e * e
+        })
+    };
+    let hce_k = golden_section(hce_loss);
     let search_loss = mean(&validation, |s, _| {
         let e = sigmoid(s.score / k) - target(s);
         e * e
     });
     println!(
-        "held-out loss of the hand-written evaluation {hce_loss:.6}, of the search score \
-         {search_loss:.6}"
+        "held-out loss of the hand-written evaluation {:.6} ({:.6} at its best scale, \
+         K = {hce_k:.0}), of the search score {search_loss:.6}",
+        hce_loss(k),
+        hce_loss(hce_k)
     );
 
     let mut rng = SplitMix64::new(options.seed);
@@ -599,11 +611,11 @@ fn mean(samples: &[Sample], mut f: impl FnMut(&Sample, usize) -> f32) -> f64 {
 }
 
 /// The scale `K` at which `sigmoid(score / K)` best predicts the results
-/// (least squares, golden-section search over 50..2000 centipawns).
+/// (least squares).
 fn fit_k(records: &[PackedRecord]) -> f32 {
     let step = (records.len() / 200_000).max(1);
     let samples: Vec<Sample> = records.iter().step_by(step).map(Sample::of).collect();
-    let error = |k: f32| {
+    golden_section(|k| {
         samples
             .iter()
             .map(|s| {
@@ -611,7 +623,12 @@ fn fit_k(records: &[PackedRecord]) -> f32 {
                 f64::from(e * e)
             })
             .sum::<f64>()
-    };
+    })
+}
+
+/// The scale from 50 to 2,000 centipawns where `error` is least
+/// (golden-section search: `error` is expected to have one minimum).
+fn golden_section(error: impl Fn(f32) -> f64) -> f32 {
     let ratio = (5.0f32.sqrt() - 1.0) / 2.0;
     let (mut low, mut high) = (50.0f32, 2000.0f32);
     for _ in 0..40 {
