@@ -17,7 +17,8 @@ pub struct MintedToken {
 }
 
 /// The hex SHA-256 of a token: what the database and the live games hold.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
 pub struct TokenHash(pub String);
 
 impl TokenHash {

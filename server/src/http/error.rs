@@ -316,3 +316,37 @@ impl From<crate::token::RandomUnavailable> for ApiError {
         ApiError::internal(err)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::live::messages::Reply;
+
+    /// An error crossing the wire keeps its code and message, so a client
+    /// of another node reads the answer the owner's own client would.
+    #[test]
+    fn errors_cross_the_wire_with_their_code_and_message() {
+        let cases = [
+            LiveError::Game(GameError::Illegal("e2e5".into())),
+            LiveError::Game(GameError::NotYourTurn),
+            LiveError::Game(GameError::SeatTaken),
+            LiveError::Unauthorized,
+            LiveError::Forbidden("this token holds a seat in another game".into()),
+            LiveError::Limited("too many".into()),
+            LiveError::Store(crate::store::StoreError::Unavailable { ambiguous: true }),
+        ];
+        for err in cases {
+            let here = ApiError::from(err.clone());
+            let json = serde_json::to_string(&Reply::Done(Err(err))).unwrap();
+            let Reply::Done(Err(there)) = serde_json::from_str::<Reply>(&json).unwrap() else {
+                panic!("not an error answer: {json}");
+            };
+            let there = ApiError::from(there);
+            assert_eq!(
+                (here.code(), here.status(), here.message()),
+                (there.code(), there.status(), there.message()),
+                "{json}"
+            );
+        }
+    }
+}

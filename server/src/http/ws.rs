@@ -45,7 +45,7 @@ use crate::http::client_ip::ClientIp;
 use crate::http::error::ApiError;
 use crate::http::extract::{game_id, ApiQuery};
 use crate::http::rate_limit::limit_requests;
-use crate::live::actor::{Action, Command, GameHandle, SeatSecret, StateReceiver};
+use crate::live::actor::{Action, Ask, Command, GameHandle, SeatSecret, StateReceiver};
 use crate::live::game::Answer;
 use crate::protocol::{
     server_text, Broadcast, ClientMessage, ServerMessage, SharedState, Side, WsQuery,
@@ -207,11 +207,7 @@ async fn session(
     sockets.increment(1.0);
     // Count this connection before subscribing, so the first state it gets
     // already shows it.
-    if handle
-        .send(Command::Presence { side, delta: 1 })
-        .await
-        .is_err()
-    {
+    if handle.tell(Ask::Presence { side, delta: 1 }).await.is_err() {
         tracing::debug!(game = %id, "presence before subscribe: actor gone");
     }
     let subscribed = state
@@ -223,7 +219,7 @@ async fn session(
         Err(err) => {
             err.log();
             // Undo the count; if the actor is gone there is none to undo.
-            let _ = handle.send(Command::Presence { side, delta: -1 }).await;
+            let _ = handle.tell(Ask::Presence { side, delta: -1 }).await;
             return;
         }
     };
@@ -248,7 +244,7 @@ async fn session(
     }
     let side = connection.seat.as_ref().map(|(side, _, _)| *side);
     if handle
-        .send(Command::Presence { side, delta: -1 })
+        .tell(Ask::Presence { side, delta: -1 })
         .await
         .is_err()
     {
@@ -480,7 +476,7 @@ impl Connection<'_> {
         for (side, delta) in [(None, -1), (Some(side), 1)] {
             if self
                 .handle
-                .send(Command::Presence { side, delta })
+                .tell(Ask::Presence { side, delta })
                 .await
                 .is_err()
             {

@@ -24,41 +24,15 @@ use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::game::{Answer, GameError, LiveGame, PlayedMove, PlayerRef, RematchStep};
+use super::game::{GameError, LiveGame, PlayedMove, RematchStep};
 use crate::ai::{AiAnswer, AiScheduler, ClockSnapshot, Priority, SearchRequest, Thinking};
 use crate::cluster::{Change, Cluster};
 use crate::live::error::LiveError;
+pub use crate::live::messages::{Action, Ask, Reply, SeatSecret};
 use crate::protocol::{self, Broadcast, GameState, SeatView, SharedState, Side, Status};
 use crate::store::{Fence, Store};
 use crate::token::TokenHash;
 use crate::util::sleep_until_opt;
-
-/// What a seat holder can do.
-#[derive(Debug, Clone)]
-pub enum Action {
-    Move(String),
-    Resign,
-    Draw,
-    DropDrawOffer(Answer),
-    Takeback,
-    DropTakeback(Answer),
-    /// Offer or accept a rematch; the seat's token (its secret) derives the
-    /// player's seat token in the new game.
-    Rematch(SeatSecret),
-    DropRematch(Answer),
-    Abort,
-}
-
-/// A seat token as the player sent it. Its `Debug` hides it, so an action
-/// can be logged.
-#[derive(Clone)]
-pub struct SeatSecret(pub String);
-
-impl std::fmt::Debug for SeatSecret {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("SeatSecret([redacted])")
-    }
-}
 
 /// Subscribers get every state as it changes, and presence changes, each
 /// serialised once for all of them.
@@ -69,69 +43,20 @@ pub type StateReceiver = broadcast::Receiver<Broadcast>;
 /// at once costs each subscriber a few small messages, not one per arrival.
 const PRESENCE_COALESCE: Duration = Duration::from_millis(100);
 
+/// What a game's actor (or, in a cluster, its proxy) is sent.
 pub enum Command {
-    State {
-        reply: oneshot::Sender<GameState>,
-    },
-    /// The state and the `(epoch, seq)` of the last change published to the
-    /// cluster (a proxy on another node starts from it).
-    Synced {
-        reply: oneshot::Sender<(GameState, (i64, u64))>,
+    /// A question or order ([`Ask`], the same on the cluster's wire);
+    /// `reply` is `None` for those told, not asked (presence).
+    Ask {
+        ask: Ask,
+        reply: Option<oneshot::Sender<Reply>>,
     },
     /// The game as a value (for PGN export).
-    Snapshot {
-        reply: oneshot::Sender<LiveGame>,
-    },
+    Snapshot { reply: oneshot::Sender<LiveGame> },
     /// The current state (serialised) and a receiver for every later
     /// change.
     Subscribe {
         reply: oneshot::Sender<(Arc<SharedState>, StateReceiver)>,
-    },
-    /// Which seat `token` holds in this game, if any.
-    Authorize {
-        token: TokenHash,
-        reply: oneshot::Sender<Option<Side>>,
-    },
-    /// The seat the registered player `player_id` holds in this game, if
-    /// any, with its token's hash (so an account acts for its own seat).
-    SeatOf {
-        player_id: String,
-        reply: oneshot::Sender<Option<(Side, TokenHash)>>,
-    },
-    Join {
-        token: TokenHash,
-        player: Option<PlayerRef>,
-        /// The hash of the invite secret sent, if any.
-        invite: Option<TokenHash>,
-        reply: oneshot::Sender<Result<(GameState, Side), LiveError>>,
-    },
-    Act {
-        token: TokenHash,
-        action: Action,
-        reply: oneshot::Sender<Result<GameState, LiveError>>,
-    },
-    /// Writes the game as it is now (after a restart, the clock restarted
-    /// charged only the thinking done before the stop).
-    Persist {
-        reply: oneshot::Sender<Result<(), LiveError>>,
-    },
-    /// Ends the game if it is still stale: waiting with no change for
-    /// `waiting_ms`, or untimed and active with no change for `idle_ms`.
-    /// Answers whether it ended the game.
-    Expire {
-        waiting_ms: i64,
-        idle_ms: i64,
-        reply: oneshot::Sender<bool>,
-    },
-    /// An operator ends the game (`aborted`).
-    Abort {
-        reply: oneshot::Sender<Result<GameState, LiveError>>,
-    },
-    /// A WebSocket opened (`delta` 1) or closed (-1) for a seat or, with
-    /// `side: None`, for a spectator.
-    Presence {
-        side: Option<Side>,
-        delta: i32,
     },
 }
 
@@ -234,9 +159,21 @@ impl GameHandle {
         answer.await.map_err(|_| ActorGone)
     }
 
-    /// Queues a command that has no reply.
-    pub async fn send(&self, command: Command) -> Result<(), ActorGone> {
-        self.commands.send(command).await.map_err(|_| ActorGone)
+    /// Asks the game `ask` and waits for its answer.
+    pub async fn ask(&self, ask: Ask) -> Result<Reply, ActorGone> {
+        self.call(|reply| Command::Ask {
+            ask,
+            reply: Some(reply),
+        })
+        .await
+    }
+
+    /// Queues `ask` with no reply (presence).
+    pub async fn tell(&self, ask: Ask) -> Result<(), ActorGone> {
+        self.commands
+            .send(Command::Ask { ask, reply: None })
+            .await
+            .map_err(|_| ActorGone)
     }
 }
 
@@ -435,13 +372,6 @@ impl GameActor {
         // Replies go to a requester who may have given up (a closed
         // connection); losing such a reply is fine.
         match command {
-            Command::State { reply } => {
-                let _ = reply.send(self.state());
-            }
-            Command::Synced { reply } => {
-                let epoch = self.ownership.as_ref().map_or(0, |o| o.fence.epoch);
-                let _ = reply.send((self.state(), (epoch, self.published)));
-            }
             Command::Snapshot { reply } => {
                 let _ = reply.send(self.live.clone());
             }
@@ -454,49 +384,50 @@ impl GameActor {
                 }
                 let _ = reply.send((SharedState::of(&state), self.states.subscribe()));
             }
-            Command::Authorize { token, reply } => {
-                let _ = reply.send(self.live.side_of(&token));
+            Command::Ask { ask, reply } => {
+                let answer = self.answer(ask).await;
+                if let (Some(reply), Some(answer)) = (reply, answer) {
+                    let _ = reply.send(answer);
+                }
             }
-            Command::SeatOf { player_id, reply } => {
-                let _ = reply.send(self.live.seat_of_player(&player_id));
+        }
+    }
+
+    /// Answers one [`Ask`] (`None` for those told, not asked).
+    async fn answer(&mut self, ask: Ask) -> Option<Reply> {
+        let reply = match ask {
+            Ask::State => Reply::State(Box::new(self.state())),
+            Ask::Synced => {
+                let epoch = self.ownership.as_ref().map_or(0, |o| o.fence.epoch);
+                Reply::Synced(Box::new(self.state()), (epoch, self.published))
             }
-            Command::Join {
+            Ask::Authorize { token } => Reply::Seat(self.live.side_of(&token)),
+            Ask::SeatOf { player_id } => Reply::SeatOf(self.live.seat_of_player(&player_id)),
+            Ask::Join {
                 token,
                 player,
                 invite,
-                reply,
-            } => {
-                let result = self
-                    .change(None, |live, now| {
-                        live.join(token, player, invite.as_ref(), now)
-                            .map(|side| (side, None))
-                    })
-                    .await
-                    .map(|side| (self.state(), side));
-                let _ = reply.send(result);
-            }
-            Command::Act {
-                token,
-                action,
-                reply,
-            } => {
-                let result = self.act(token, action).await;
-                let _ = reply.send(result);
-            }
-            Command::Persist { reply } => {
+            } => Reply::Joined(
+                self.change(None, |live, now| {
+                    live.join(token, player, invite.as_ref(), now)
+                        .map(|side| (side, None))
+                })
+                .await
+                .map(|side| (Box::new(self.state()), side)),
+            ),
+            Ask::Act { token, action } => Reply::Done(self.act(token, action).await.map(Box::new)),
+            Ask::Persist => {
                 // Only a running clock has anything new to store.
                 let running = self.live.clock().and_then(|c| c.running()).is_some();
-                let result = if running && !self.live.is_finished() {
+                Reply::Persisted(if running && !self.live.is_finished() {
                     self.change(None, |_, _| Ok(((), None))).await
                 } else {
                     Ok(())
-                };
-                let _ = reply.send(result);
+                })
             }
-            Command::Expire {
+            Ask::Expire {
                 waiting_ms,
                 idle_ms,
-                reply,
             } => {
                 let idle = crate::store::now_ms() - self.live.updated_at;
                 let stale = match self.live.status() {
@@ -504,29 +435,30 @@ impl GameActor {
                     Status::Active => idle >= idle_ms,
                     Status::Finished => false,
                 };
-                let ended = stale
-                    && matches!(
-                        self.change(None, |live, now| live.expire(now).map(|e| (e, None)))
-                            .await,
-                        Ok(true)
-                    );
-                let _ = reply.send(ended);
+                Reply::Expired(
+                    stale
+                        && matches!(
+                            self.change(None, |live, now| live.expire(now).map(|e| (e, None)))
+                                .await,
+                            Ok(true)
+                        ),
+                )
             }
-            Command::Abort { reply } => {
-                let result = self
-                    .change(None, |live, now| live.abort(now).map(|()| ((), None)))
+            Ask::Abort => Reply::Done(
+                self.change(None, |live, now| live.abort(now).map(|()| ((), None)))
                     .await
-                    .map(|()| self.state());
-                let _ = reply.send(result);
-            }
-            Command::Presence { side, delta } => {
+                    .map(|()| Box::new(self.state())),
+            ),
+            Ask::Presence { side, delta } => {
                 self.live.connect(side, delta, Instant::now());
                 self.handle.presence.record(&self.live);
                 if self.presence_due.is_none() {
                     self.presence_due = Some(Instant::now() + PRESENCE_COALESCE);
                 }
+                return None;
             }
-        }
+        };
+        Some(reply)
     }
 
     async fn act(&mut self, token: TokenHash, action: Action) -> Result<GameState, LiveError> {

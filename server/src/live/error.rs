@@ -149,6 +149,31 @@ impl LiveError {
     }
 }
 
+/// On the cluster's wire an error travels as its kind and message; the
+/// receiving node reads it back as [`LiveError::remote`].
+#[derive(Serialize, Deserialize)]
+struct WireError {
+    code: Refusal,
+    message: String,
+}
+
+impl Serialize for LiveError {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        WireError {
+            code: self.refusal(),
+            message: self.to_string(),
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for LiveError {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<LiveError, D::Error> {
+        let wire = WireError::deserialize(deserializer)?;
+        Ok(LiveError::remote(wire.code, wire.message))
+    }
+}
+
 impl From<StoreError> for LiveError {
     fn from(err: StoreError) -> LiveError {
         match err {

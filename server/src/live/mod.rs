@@ -20,6 +20,7 @@ pub mod clock;
 pub mod domain;
 pub mod error;
 pub mod game;
+pub mod messages;
 pub mod pgn;
 
 use std::collections::HashMap;
@@ -34,6 +35,8 @@ use uuid::Uuid;
 
 use self::actor::{Action, ActorContext, ActorGone, Command, GameHandle, Ownership};
 use self::game::LiveGame;
+use self::game::PlayerRef;
+use self::messages::{Ask, Reply};
 use crate::ai::AiScheduler;
 use crate::cluster::{serve_commands, spawn_proxy, Cluster, ProxyContext};
 use crate::live::error::LiveError;
@@ -455,19 +458,22 @@ impl Registry {
             .unwrap_or(Err(LiveError::Timeout))
     }
 
-    /// [`Registry::call`] for a command answered with a `Result`: when the
-    /// game's owner lost its lease meanwhile (a cluster), the command is
-    /// sent again to the new owner, within the same deadline.
-    pub async fn call_result<V>(
-        &self,
-        id: Uuid,
-        command: impl Fn(tokio::sync::oneshot::Sender<Result<V, LiveError>>) -> Command,
-    ) -> Result<V, LiveError> {
+    /// Asks game `id` `ask` and waits for the answer, at most the request
+    /// deadline. When the game's owner lost its lease meanwhile (a
+    /// cluster), the question is asked again of the new owner, within the
+    /// same deadline.
+    pub async fn ask(&self, id: Uuid, ask: Ask) -> Result<Reply, LiveError> {
         let attempts = async {
             loop {
-                match self.call(id, &command).await? {
-                    Err(LiveError::Moved) => tokio::time::sleep(Duration::from_millis(50)).await,
-                    other => return other,
+                let reply = self
+                    .call(id, |reply| Command::Ask {
+                        ask: ask.clone(),
+                        reply: Some(reply),
+                    })
+                    .await?;
+                match reply.error() {
+                    Some(LiveError::Moved) => tokio::time::sleep(Duration::from_millis(50)).await,
+                    _ => return Ok(reply),
                 }
             }
         };
@@ -476,17 +482,45 @@ impl Registry {
             .unwrap_or(Err(LiveError::Timeout))
     }
 
+    /// Joins game `id` with seat token `token` (as `player`, with the hash
+    /// of the invite secret sent, if any): the state and the seat taken.
+    pub async fn join(
+        &self,
+        id: Uuid,
+        token: TokenHash,
+        player: Option<PlayerRef>,
+        invite: Option<TokenHash>,
+    ) -> Result<(GameState, crate::protocol::Side), LiveError> {
+        let ask = Ask::Join {
+            token,
+            player,
+            invite,
+        };
+        match self.ask(id, ask).await? {
+            Reply::Joined(joined) => joined.map(|(state, side)| (*state, side)),
+            other => Err(other.unexpected()),
+        }
+    }
+
+    /// An operator ends game `id` (`aborted`).
+    pub async fn abort(&self, id: Uuid) -> Result<GameState, LiveError> {
+        match self.ask(id, Ask::Abort).await? {
+            Reply::Done(done) => done.map(|state| *state),
+            other => Err(other.unexpected()),
+        }
+    }
+
     /// The seat of game `id` that `token` holds, if any.
     pub async fn seat_of(
         &self,
         id: Uuid,
         token: &crate::token::TokenHash,
     ) -> Result<Option<crate::protocol::Side>, LiveError> {
-        self.call(id, |reply| Command::Authorize {
-            token: token.clone(),
-            reply,
-        })
-        .await
+        let token = token.clone();
+        match self.ask(id, Ask::Authorize { token }).await? {
+            Reply::Seat(side) => Ok(side),
+            other => Err(other.unexpected()),
+        }
     }
 
     /// The seat the registered player `player_id` holds in game `id`, with
@@ -496,11 +530,11 @@ impl Registry {
         id: Uuid,
         player_id: &str,
     ) -> Result<Option<(crate::protocol::Side, crate::token::TokenHash)>, LiveError> {
-        self.call(id, |reply| Command::SeatOf {
-            player_id: player_id.to_string(),
-            reply,
-        })
-        .await
+        let player_id = player_id.to_string();
+        match self.ask(id, Ask::SeatOf { player_id }).await? {
+            Reply::SeatOf(seat) => Ok(seat),
+            other => Err(other.unexpected()),
+        }
     }
 
     /// Runs a seat holder's action on game `id`. The token must be a seat
@@ -512,13 +546,14 @@ impl Registry {
         token: &TokenHash,
         action: Action,
     ) -> Result<GameState, LiveError> {
-        let result = self
-            .call_result(id, |reply| Command::Act {
-                token: token.clone(),
-                action: action.clone(),
-                reply,
-            })
-            .await;
+        let ask = Ask::Act {
+            token: token.clone(),
+            action,
+        };
+        let result = match self.ask(id, ask).await? {
+            Reply::Done(done) => done.map(|state| *state),
+            other => Err(other.unexpected()),
+        };
         match result {
             Err(LiveError::Unauthorized) if self.inner.store.is_seat_token(token).await? => Err(
                 LiveError::Forbidden("this token holds a seat in another game".into()),
@@ -530,8 +565,16 @@ impl Registry {
     /// A game's state: from its actor when it is live, otherwise from its
     /// database row, without starting an actor or replaying its moves.
     pub async fn state(&self, id: Uuid) -> Result<GameState, LiveError> {
-        if let Some(state) = self.call_live(id, |reply| Command::State { reply }).await? {
-            return Ok(state);
+        let state = self
+            .call_live(id, |reply| Command::Ask {
+                ask: Ask::State,
+                reply: Some(reply),
+            })
+            .await?;
+        match state {
+            Some(Reply::State(state)) => return Ok(*state),
+            Some(other) => return Err(other.unexpected()),
+            None => {}
         }
         self.inner
             .store
@@ -642,10 +685,12 @@ impl Registry {
             if self.is_shutting_down() {
                 break;
             }
-            match self
-                .call_result(id, |reply| Command::Persist { reply })
-                .await
-            {
+            let persisted = match self.ask(id, Ask::Persist).await {
+                Ok(Reply::Persisted(persisted)) => persisted,
+                Ok(other) => Err(other.unexpected()),
+                Err(err) => Err(err),
+            };
+            match persisted {
                 // The clock restarted charged only the thinking done before
                 // the stop: the actor stored that, so reads of the row
                 // (lists) agree with it.
@@ -705,14 +750,16 @@ impl Registry {
             if self.is_shutting_down() {
                 break;
             }
-            match self
-                .call(id, |reply| Command::Expire {
-                    waiting_ms,
-                    idle_ms,
-                    reply,
-                })
-                .await
-            {
+            let ask = Ask::Expire {
+                waiting_ms,
+                idle_ms,
+            };
+            let expired = match self.ask(id, ask).await {
+                Ok(Reply::Expired(ended)) => Ok(ended),
+                Ok(other) => Err(other.unexpected()),
+                Err(err) => Err(err),
+            };
+            match expired {
                 Ok(true) => {
                     ended += 1;
                     tracing::info!(game = %id, "stale game ended");

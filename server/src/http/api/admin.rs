@@ -15,7 +15,6 @@ use serde::Serialize;
 use crate::ai::AiStats;
 use crate::http::error::ApiError;
 use crate::http::extract::game_id;
-use crate::live::actor::Command;
 use crate::protocol::GameState;
 use crate::store::WriterStats;
 use crate::token::TokenHash;
@@ -70,10 +69,7 @@ pub async fn abort_game(
 ) -> Result<Json<GameState>, ApiError> {
     require_admin(&state, &headers)?;
     let id = game_id(&id)?;
-    let game = state
-        .registry
-        .call_result(id, |reply| Command::Abort { reply })
-        .await?;
+    let game = state.registry.abort(id).await?;
     state.ai_games.forget(id);
     tracing::info!(game = %id, "game aborted by an operator");
     Ok(Json(game))

@@ -174,12 +174,7 @@ pub async fn join(
     let token = token::mint()?;
     let (game, side) = state
         .registry
-        .call_result(id, |reply| Command::Join {
-            token: token.hash.clone(),
-            player: player.clone(),
-            invite: invite.clone(),
-            reply,
-        })
+        .join(id, token.hash.clone(), player, invite)
         .await?;
     Ok(Json(GameWithSeat {
         game,

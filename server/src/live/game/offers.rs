@@ -9,7 +9,8 @@ use super::{Ending, GameError, LiveGame};
 use crate::protocol::{OfferAnswer, OfferKind, OfferOutcome, Side};
 
 /// What a player does with a standing offer they do not accept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Answer {
     /// The opponent's offer: refuse it.
     Decline,

@@ -10,7 +10,7 @@ use crate::protocol::{SeatKind, SeatRating, Side, Status, Visibility};
 use crate::token::TokenHash;
 
 /// A registered player holding a seat.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PlayerRef {
     pub id: String,
     pub name: String,
