@@ -1,0 +1,199 @@
+//! Request validation at the edge: [`CreateGame::validate`] turns a parsed
+//! `POST /api/games` body into a [`NewGame`], or a 400 `bad_request` with a
+//! message that says what was wrong.
+//!
+//! This is the one file of `protocol/` that names the HTTP error
+//! ([`ApiError`]): validation answers the client directly.
+
+use crate::http::error::ApiError;
+
+use super::requests::{ClockRequest, CreateGame, SeatChoice, SeatRequest, Visibility};
+use super::{ClockSettings, SeatKind, Side};
+
+/// The longest clock a game may have (three hours) and the largest increment
+/// (three minutes): generous for real play, and keeps millisecond values far
+/// from overflow.
+const MAX_INITIAL_MS: u64 = 3 * 60 * 60 * 1000;
+const MAX_INCREMENT_MS: u64 = 3 * 60 * 1000;
+
+/// A validated game request.
+#[derive(Debug, Clone)]
+pub struct NewGame {
+    pub seats: [SeatKind; 2],
+    /// The human seat the creator takes, if any.
+    pub creator_side: Option<Side>,
+    /// Pass and play: the creator takes both human seats (`creator_side`
+    /// is then white).
+    pub both_seats: bool,
+    pub clock: Option<ClockSettings>,
+    pub fen: Option<String>,
+    /// Moves already played from `fen`, in UCI (an imported game's history).
+    pub history: Vec<String>,
+    pub visibility: Visibility,
+}
+
+/// The most moves (plies) a new game may start with.
+pub const MAX_HISTORY_PLIES: usize = 1_000;
+
+impl CreateGame {
+    pub fn validate(self) -> Result<NewGame, ApiError> {
+        let seat = |request: SeatRequest, side: Side| match request {
+            SeatRequest::Human => Ok(SeatKind::Human),
+            SeatRequest::Ai { level } => match u8::try_from(level) {
+                Ok(level) if rookery_engine::level::level(level).is_some() => {
+                    Ok(SeatKind::Ai { level })
+                }
+                _ => Err(ApiError::BadRequest(format!(
+                    "{}: AI level must be 1 to 8, not {level}",
+                    side.as_str()
+                ))),
+            },
+        };
+        let seats = [
+            seat(self.white, Side::White)?,
+            seat(self.black, Side::Black)?,
+        ];
+        let humans: Vec<Side> = Side::BOTH
+            .into_iter()
+            .filter(|side| seats[side.index()] == SeatKind::Human)
+            .collect();
+        let (creator_side, both_seats) = match (self.as_side, humans.as_slice()) {
+            (Some(SeatChoice::Both), [_, _]) => (Some(Side::White), true),
+            (Some(SeatChoice::Both), _) => {
+                return Err(ApiError::BadRequest(
+                    "\"as\": both needs two human seats".into(),
+                ))
+            }
+            (Some(choice), _) => {
+                let side = if choice == SeatChoice::White {
+                    Side::White
+                } else {
+                    Side::Black
+                };
+                if !humans.contains(&side) {
+                    return Err(ApiError::BadRequest(format!(
+                        "\"as\": {} is not a human seat",
+                        side.as_str()
+                    )));
+                }
+                (Some(side), false)
+            }
+            (None, []) => (None, false),
+            (None, [only]) => (Some(*only), false),
+            (None, _) => (Some(Side::White), false),
+        };
+        let clock = match self.clock {
+            None => None,
+            Some(clock) => Some(validate_clock(clock)?),
+        };
+        let fen = self
+            .fen
+            .map(|fen| fen.trim().to_string())
+            .filter(|fen| !fen.is_empty());
+        let history = self.moves.unwrap_or_default();
+        if history.len() > MAX_HISTORY_PLIES {
+            return Err(ApiError::BadRequest(format!(
+                "moves: at most {MAX_HISTORY_PLIES} plies"
+            )));
+        }
+        let (fen, history) = match self.pgn.as_deref().map(str::trim) {
+            None | Some("") => (fen, history),
+            Some(_) if fen.is_some() || !history.is_empty() => {
+                return Err(ApiError::BadRequest(
+                    "send either fen (with moves) or pgn, not both".into(),
+                ))
+            }
+            Some(pgn) => continue_from_pgn(pgn)?,
+        };
+        Ok(NewGame {
+            seats,
+            creator_side,
+            both_seats,
+            clock,
+            fen,
+            history,
+            visibility: self.visibility.unwrap_or_default(),
+        })
+    }
+}
+
+/// A PGN's game, to continue it: its start (`None`: the standard one) and
+/// its moves in UCI. 400 `bad_request` for a PGN that cannot be read or
+/// whose game is already over.
+fn continue_from_pgn(pgn: &str) -> Result<(Option<String>, Vec<String>), ApiError> {
+    let read = crate::live::pgn::read(pgn).map_err(ApiError::BadRequest)?;
+    if let Some(outcome) = read.game.outcome() {
+        return Err(ApiError::BadRequest(format!(
+            "the PGN's game is already over ({}): it can be replayed, not continued",
+            outcome.termination
+        )));
+    }
+    let start = read.game.initial_position().to_fen();
+    let fen = (start != rookery_engine::Position::startpos().to_fen()).then_some(start);
+    let moves = read.game.moves().iter().map(|mv| mv.to_uci()).collect();
+    Ok((fen, moves))
+}
+
+fn validate_clock(clock: ClockRequest) -> Result<ClockSettings, ApiError> {
+    let to_ms = |seconds: f64| -> Option<u64> {
+        if seconds.is_finite() && seconds >= 0.0 {
+            Some((seconds * 1000.0).round() as u64)
+        } else {
+            None
+        }
+    };
+    let initial_ms = to_ms(clock.initial)
+        .filter(|ms| (1..=MAX_INITIAL_MS).contains(ms))
+        .ok_or_else(|| {
+            ApiError::BadRequest(
+                "clock.initial must be more than 0 and at most 10800 seconds".into(),
+            )
+        })?;
+    let increment_ms = to_ms(clock.increment)
+        .filter(|ms| *ms <= MAX_INCREMENT_MS)
+        .ok_or_else(|| ApiError::BadRequest("clock.increment must be 0 to 180 seconds".into()))?;
+    Ok(ClockSettings {
+        initial_ms,
+        increment_ms,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `as` and the seats it leaves: (creator's seat, both seats), or an
+    /// error, for each kind of game.
+    #[test]
+    fn the_creator_seat_follows_as() {
+        let human = r#"{"kind":"human"}"#;
+        let ai = r#"{"kind":"ai","level":2}"#;
+        let cases = [
+            (human, human, None, Some((Some(Side::White), false))),
+            (
+                human,
+                human,
+                Some("black"),
+                Some((Some(Side::Black), false)),
+            ),
+            (human, human, Some("both"), Some((Some(Side::White), true))),
+            (ai, human, None, Some((Some(Side::Black), false))),
+            (ai, human, Some("both"), None),
+            (ai, human, Some("white"), None),
+            (ai, ai, None, Some((None, false))),
+            (ai, ai, Some("both"), None),
+        ];
+        for (white, black, choice, expected) in cases {
+            let choice = choice
+                .map(|c| format!(r#","as":"{c}""#))
+                .unwrap_or_default();
+            let text = format!(r#"{{"white":{white},"black":{black}{choice}}}"#);
+            let request: CreateGame = serde_json::from_str(&text).expect(&text);
+            let got = request
+                .validate()
+                .ok()
+                .map(|game| (game.creator_side, game.both_seats));
+            assert_eq!(got, expected, "{text}");
+        }
+    }
+}
