@@ -11,8 +11,9 @@
 //! - [`live`]: live games: registry, per-game actor, game state machine and
 //!   its error, clock, domain types (`Side`, `Status`, seats, clock
 //!   settings), PGN.
-//! - [`ai`]: the AI scheduler (searches on blocking threads, bounded), the
-//!   searches sent to workers over NATS, and post-game analysis jobs.
+//! - [`ai`]: the AI scheduler (searches on its own bounded pool of search
+//!   threads, off the async runtime), the searches sent to workers over
+//!   NATS, and post-game analysis jobs.
 //! - [`store`]: the database (SQLite or PostgreSQL through sqlx; migrations
 //!   in `migrations/`): games, moves, ratings, accounts, leases.
 //! - [`cluster`]: several nodes sharing one PostgreSQL database and NATS:

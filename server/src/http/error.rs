@@ -291,12 +291,6 @@ impl From<crate::store::StoreError> for ApiError {
     }
 }
 
-impl From<sqlx::Error> for ApiError {
-    fn from(err: sqlx::Error) -> ApiError {
-        ApiError::Internal(format!("database: {err}"))
-    }
-}
-
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         self.log();
