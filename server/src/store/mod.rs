@@ -6,8 +6,8 @@
 //! with `.bind()` and `$1`-style placeholders, rows read into
 //! `sqlx::FromRow` structs, so a clean CI machine builds without a database
 //! or an offline query cache. Every query of the service is in this module
-//! (here, in [`rows`], in `ratings` and in `analysis`), written once for
-//! both databases: see [`backend`] for how.
+//! (the files below), written once for both databases: see [`backend`] for
+//! how.
 //!
 //! PostgreSQL: every connection runs with `synchronous_commit = on`, so a
 //! commit (an acknowledged move) is flushed to the server's log before the
@@ -33,60 +33,84 @@
 //! Reads (lists, the scoreboard, loading a game, tokens) go through a
 //! separate read-only pool: in WAL mode they never wait for the writer, and a
 //! heavy read never delays a commit.
+//!
+//! The files of this module, each one concern (queries as `impl Store`
+//! blocks beside their rows):
+//!
+//! - `mod.rs`: the [`Store`] itself, opening (pools, migrations, the
+//!   one-time rating backfill) and closing, the clock across restarts.
+//! - `accounts.rs`: accounts, passwords, sessions and personal API tokens.
+//! - `analysis.rs`: post-game analysis jobs and their evaluations.
+//! - `backend.rs`: SQLite or PostgreSQL behind one pool type and one query.
+//! - `challenges.rs`: challenges by name, and the game an accepted one makes.
+//! - `error.rs`: [`StoreError`], what can go wrong below the game's floor.
+//! - `games.rs`: a game's rows: insert, record a change, load by replay;
+//!   the games to resume and the stale ones.
+//! - `leases.rs`: a cluster's game leases and their fences.
+//! - `lichess.rs`: what the lichess-compatible API keeps (bots, chat).
+//! - `lists.rs`: stored games as states without replay: one game, the
+//!   public lists, open seeks.
+//! - `ops.rs`: the readiness check and `rookery-server backup`.
+//! - `players.rs`: registered players: created, found by token or name,
+//!   their page and their games a page at a time ([`Cursor`]).
+//! - `ratings.rs`: counting a result once: Glicko-2, streaks, records, and
+//!   the backfill of results stored before ratings.
+//! - `rows.rs`: the typed rows written and read, with their SQL columns.
+//! - `scoreboard.rs`: the scoreboard and the records, with its cache.
+//! - `tests.rs`: unit tests of the writer (batches, refusals, fences), the
+//!   list queries, takebacks and the clock across restarts.
+//! - `writer.rs`: the one writer task: group commit, savepoints, heartbeat.
 
 pub mod accounts;
 pub mod analysis;
 mod backend;
 pub mod challenges;
 mod error;
+mod games;
 pub mod leases;
 pub mod lichess;
+mod lists;
+mod ops;
+mod players;
 mod ratings;
 mod rows;
+mod scoreboard;
 mod writer;
 
 use std::str::FromStr;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 #[cfg(test)]
 use tokio::sync::oneshot;
-use tokio::time::Instant;
 use uuid::Uuid;
 
 pub use self::error::StoreError;
-use crate::live::game::{LiveGame, PlayedMove, PlayerRef};
-use crate::protocol::{
-    AiScore, ColorScore, GameState, PlayerScore, Scoreboard, SeatRating, Status,
-    PROVISIONAL_DEVIATION,
-};
-use crate::token::TokenHash;
 
 use self::backend::{on_pool, Dialect, Pool};
 pub use self::leases::{Fence, Lease};
-pub use self::ratings::{Cursor, PlayerGamesFilter};
+pub use self::ops::backup;
+pub use self::players::{Cursor, PlayerGamesFilter};
 pub use self::rows::StoredGame;
-use self::rows::{GameRow, ListRow};
+use self::scoreboard::ScoreboardCache;
 pub use self::writer::WriterStats;
 use self::writer::{Write, WriteError, Writer};
 
+// What the unit tests (`tests.rs`, `use super::*`) name from the files
+// this module is split into.
+#[cfg(test)]
+use self::lists::{list_sql, open_seeks_sql};
+#[cfg(test)]
+use crate::live::game::LiveGame;
+#[cfg(test)]
+use crate::protocol::Status;
+#[cfg(test)]
+use tokio::time::Instant;
+
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
 static POSTGRES_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/postgres");
-
-/// How long a scoreboard answer is reused: it is a scan of every finished
-/// game. A game that finishes drops it at once, so the cache only spares
-/// the repeated reads between results (a page refreshed, many viewers).
-const SCOREBOARD_TTL: Duration = Duration::from_secs(2);
-
-/// The last scoreboard read and when; `generation` counts the finished
-/// games recorded, so a read that raced with one is not kept.
-#[derive(Default)]
-struct ScoreboardCache {
-    generation: u64,
-    board: Option<(Instant, Scoreboard)>,
-}
 
 /// Tuning of [`Store::open_with`].
 #[derive(Debug, Clone, Copy)]
@@ -129,7 +153,6 @@ impl std::fmt::Debug for Store {
     }
 }
 
-/// Milliseconds since the Unix epoch, now.
 /// Game ids read as text; a row that is not a UUID names no game.
 fn parse_ids(ids: &[String]) -> Vec<Uuid> {
     ids.iter()
@@ -137,6 +160,7 @@ fn parse_ids(ids: &[String]) -> Vec<Uuid> {
         .collect()
 }
 
+/// Milliseconds since the Unix epoch, now.
 pub fn now_ms() -> i64 {
     let since_epoch = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -228,375 +252,6 @@ impl Store {
     #[cfg(test)]
     fn submit_now(&self, write: Write) -> oneshot::Receiver<Result<(), WriteError>> {
         self.inner.writer.submit_now(write)
-    }
-
-    // ------------------------------------------------------------- players
-
-    pub async fn create_player(
-        &self,
-        id: Uuid,
-        name: &str,
-        token: &TokenHash,
-    ) -> Result<(), StoreError> {
-        let write = Write::CreatePlayer {
-            id: id.to_string(),
-            name: name.to_string(),
-            token_hash: token.0.clone(),
-            created_at: now_ms(),
-        };
-        match self.write(write).await {
-            Ok(()) => Ok(()),
-            Err(WriteError::Rejected(cause)) if cause.is_unique_violation() => {
-                Err(StoreError::NameTaken)
-            }
-            Err(err) => Err(err.into()),
-        }
-    }
-
-    pub async fn player_by_token(
-        &self,
-        token: &TokenHash,
-    ) -> Result<Option<PlayerRef>, StoreError> {
-        let row: Option<(String, String, f64, f64)> = on_pool!(&self.inner.read, pool =>
-            sqlx::query_as(
-                "SELECT id, name, rating, rating_deviation FROM players WHERE token_hash = $1",
-            )
-            .bind(&token.0)
-            .fetch_optional(pool)
-            .await)?;
-        Ok(row.map(|(id, name, rating, deviation)| PlayerRef {
-            id,
-            name,
-            rating: SeatRating::of(rating, deviation),
-        }))
-    }
-
-    /// Whether `token` is a seat token of some game (to tell a token for
-    /// another game, 403, from an unknown one, 401).
-    pub async fn is_seat_token(&self, token: &TokenHash) -> Result<bool, StoreError> {
-        let row: Option<String> = on_pool!(&self.inner.read, pool => sqlx::query_scalar(
-            "SELECT id FROM games WHERE white_token_hash = $1 OR black_token_hash = $1 LIMIT 1",
-        )
-        .bind(&token.0)
-        .fetch_optional(pool)
-        .await)?;
-        Ok(row.is_some())
-    }
-
-    // --------------------------------------------------------------- games
-
-    pub async fn insert_game(&self, live: &LiveGame) -> Result<(), StoreError> {
-        let now = now_ms();
-        let game = StoredGame::of(live, Instant::now(), now);
-        let history = live
-            .history()
-            .iter()
-            .map(|mv| rows::StoredMove::of(live.id, mv, now))
-            .collect();
-        Ok(self.write(Write::InsertGame { game, history }).await?)
-    }
-
-    /// Writes the changed game (and the move that changed it, if any) in one
-    /// transaction, with other games' writes. Returns once that transaction
-    /// is committed: durable.
-    pub async fn record(&self, live: &LiveGame, mv: Option<&PlayedMove>) -> Result<(), StoreError> {
-        self.record_change(live, mv, None, None, None).await
-    }
-
-    /// [`Store::record`], and in the same transaction: the plies from
-    /// `taken_back_from` on deleted (a takeback), a rematch game inserted.
-    /// With a `fence` (a cluster node's lease), the write is stored only if
-    /// the lease is still the fence's; otherwise it fails with
-    /// [`StoreError::LeaseLost`] and nothing of it is stored.
-    pub async fn record_change(
-        &self,
-        live: &LiveGame,
-        mv: Option<&PlayedMove>,
-        taken_back_from: Option<usize>,
-        rematch: Option<&LiveGame>,
-        fence: Option<&Fence>,
-    ) -> Result<(), StoreError> {
-        let now = now_ms();
-        let instant = Instant::now();
-        let game = StoredGame::of(live, instant, now);
-        let mv = mv.map(|mv| rows::StoredMove::of(live.id, mv, now));
-        let write = Write::UpdateGame {
-            game,
-            mv,
-            taken_back_from: taken_back_from.map(|ply| ply as i64),
-            rematch: rematch.map(|new| Box::new(StoredGame::of(new, instant, now))),
-            fence: fence.cloned(),
-        };
-        self.write(write).await?;
-        if live.is_finished() {
-            // A new result: the next scoreboard read counts it.
-            let mut cache = self.scoreboard_cache();
-            cache.generation += 1;
-            cache.board = None;
-        }
-        Ok(())
-    }
-
-    /// Loads a stored game, replaying its moves on a blocking thread. `None`
-    /// if there is no such game.
-    pub async fn load_game(&self, id: Uuid, now: Instant) -> Result<Option<LiveGame>, StoreError> {
-        let row: Option<GameRow> = on_pool!(&self.inner.read, pool =>
-            sqlx::query_as(&GameRow::select("WHERE g.id = $1"))
-                .bind(id.to_string())
-                .fetch_optional(pool)
-                .await)?;
-        let Some(row) = row else {
-            return Ok(None);
-        };
-        let moves: Vec<String> = on_pool!(&self.inner.read, pool =>
-            sqlx::query_scalar("SELECT uci FROM moves WHERE game_id = $1 ORDER BY ply")
-                .bind(id.to_string())
-                .fetch_all(pool)
-                .await)?;
-        let store = self.clone();
-        // A long game's replay is real work: keep it off the async workers.
-        tokio::task::spawn_blocking(move || row.restore(&moves, &store, now_ms(), now))
-            .await
-            .map_err(StoreError::internal)?
-            .map(Some)
-    }
-
-    /// The state of stored game `id`, built from its row (no replay for
-    /// games written since migration 0002). Presence is not stored: nobody
-    /// is counted as connected.
-    pub async fn game_state(&self, id: Uuid) -> Result<Option<GameState>, StoreError> {
-        let sql = ListRow::select(self.dialect(), "WHERE g.id = $1", "");
-        let row: Option<ListRow> = on_pool!(&self.inner.read, pool => sqlx::query_as(&sql)
-            .bind(id.to_string())
-            .fetch_optional(pool)
-            .await)?;
-        let Some(row) = row else {
-            return Ok(None);
-        };
-        let mut states = self.states_of(vec![row]).await?;
-        Ok(states.pop())
-    }
-
-    /// Games (as states), newest first, with one of `statuses`: one query,
-    /// through an index, without a sort of the table.
-    pub async fn list_games(
-        &self,
-        statuses: &[Status],
-        limit: u32,
-    ) -> Result<Vec<GameState>, StoreError> {
-        let sql = list_sql(self.dialect(), statuses)?;
-        let rows: Vec<ListRow> = on_pool!(&self.inner.read, pool => sqlx::query_as(&sql)
-            .bind(i64::from(limit))
-            .fetch_all(pool)
-            .await)?;
-        self.states_of(rows).await
-    }
-
-    /// Waiting open games (open seeks), as states, newest first: one query
-    /// through migration 0003's partial index.
-    pub async fn list_open_seeks(&self, limit: u32) -> Result<Vec<GameState>, StoreError> {
-        let sql = open_seeks_sql(self.dialect());
-        let rows: Vec<ListRow> = on_pool!(&self.inner.read, pool => sqlx::query_as(&sql)
-            .bind(i64::from(limit))
-            .fetch_all(pool)
-            .await)?;
-        self.states_of(rows).await
-    }
-
-    async fn states_of(&self, rows: Vec<ListRow>) -> Result<Vec<GameState>, StoreError> {
-        let store = self.clone();
-        // Legal moves of each position (and the replay of a game stored
-        // before 0002) are CPU work: off the async workers.
-        tokio::task::spawn_blocking(move || {
-            let now = now_ms();
-            let instant = Instant::now();
-            rows.into_iter()
-                .map(|row| row.state(&store, now, instant))
-                .collect()
-        })
-        .await
-        .map_err(StoreError::internal)?
-    }
-
-    /// Unfinished games whose clock runs or whose side to move may be a
-    /// computer: their actors must run again soon after a start.
-    pub async fn games_to_resume(&self) -> Result<Vec<Uuid>, StoreError> {
-        let ids: Vec<String> = on_pool!(&self.inner.read, pool => sqlx::query_scalar(
-            "SELECT id FROM games
-             WHERE status != 'finished' AND status = 'active'
-               AND (clock_initial_ms IS NOT NULL OR white_kind = 'ai' OR black_kind = 'ai')
-             ORDER BY created_at DESC",
-        )
-        .fetch_all(pool)
-        .await)?;
-        Ok(parse_ids(&ids))
-    }
-
-    /// Unfinished games with an AI in both seats: they count towards
-    /// `--max-ai-games` again after a restart.
-    pub async fn unfinished_ai_v_ai_games(&self) -> Result<Vec<Uuid>, StoreError> {
-        let ids: Vec<String> = on_pool!(&self.inner.read, pool => sqlx::query_scalar(
-            "SELECT id FROM games
-             WHERE status != 'finished' AND white_kind = 'ai' AND black_kind = 'ai'",
-        )
-        .fetch_all(pool)
-        .await)?;
-        Ok(parse_ids(&ids))
-    }
-
-    /// Games nobody has touched for a while: waiting games last changed
-    /// before `waiting_before`, untimed active games before `idle_before`
-    /// (ms since the epoch). At most `limit`.
-    pub async fn stale_games(
-        &self,
-        waiting_before: i64,
-        idle_before: i64,
-        limit: u32,
-    ) -> Result<Vec<Uuid>, StoreError> {
-        let ids: Vec<String> = on_pool!(&self.inner.read, pool => sqlx::query_scalar(
-            "SELECT id FROM games
-             WHERE status != 'finished' AND status = 'waiting' AND updated_at < $1
-             UNION ALL
-             SELECT id FROM games
-             WHERE status != 'finished' AND status = 'active' AND updated_at < $2
-               AND clock_initial_ms IS NULL
-             LIMIT $3",
-        )
-        .bind(waiting_before)
-        .bind(idle_before)
-        .bind(i64::from(limit))
-        .fetch_all(pool)
-        .await)?;
-        Ok(parse_ids(&ids))
-    }
-
-    /// The scoreboard from the recorded results, cached for
-    /// [`SCOREBOARD_TTL`]. Aborted games (no result) count nowhere; casual
-    /// games (`rated = 0`: a custom start or a clock under the minimum)
-    /// count only in the separate `casual` tally, so a custom-FEN mate in
-    /// one or a sub-second flag farms nothing.
-    pub async fn scoreboard(&self) -> Result<Scoreboard, StoreError> {
-        let generation = {
-            let cache = self.scoreboard_cache();
-            if let Some((at, board)) = &cache.board {
-                if at.elapsed() < SCOREBOARD_TTL {
-                    return Ok(board.clone());
-                }
-            }
-            cache.generation
-        };
-        let board = self.scoreboard_uncached().await?;
-        let mut cache = self.scoreboard_cache();
-        // A game finished while this was read: do not keep the older board.
-        if cache.generation == generation {
-            cache.board = Some((Instant::now(), board.clone()));
-        }
-        Ok(board)
-    }
-
-    fn scoreboard_cache(&self) -> std::sync::MutexGuard<'_, ScoreboardCache> {
-        // Every update of the cache is a single assignment: a poisoned lock
-        // still holds a valid cache.
-        self.inner
-            .scoreboard
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-    }
-
-    async fn scoreboard_uncached(&self) -> Result<Scoreboard, StoreError> {
-        // Which finished games count: one place, so a rule (e.g. casual
-        // games) is added once.
-        const FINISHED: &str = "status = 'finished' AND result IS NOT NULL";
-        const COUNTED: &str = "status = 'finished' AND result IS NOT NULL AND rated";
-        // `rated` is a boolean in PostgreSQL and 0/1 in SQLite: used only
-        // as a condition, it reads the same in both.
-        let colors_sql = format!(
-            "SELECT
-                 COUNT(*) FILTER (WHERE rated AND result = '1-0') AS white,
-                 COUNT(*) FILTER (WHERE rated AND result = '0-1') AS black,
-                 COUNT(*) FILTER (WHERE rated AND result = '1/2-1/2') AS draws,
-                 COUNT(*) FILTER (WHERE NOT rated AND result = '1-0') AS casual_white,
-                 COUNT(*) FILTER (WHERE NOT rated AND result = '0-1') AS casual_black,
-                 COUNT(*) FILTER (WHERE NOT rated AND result = '1/2-1/2') AS casual_draws
-             FROM games WHERE {FINISHED}"
-        );
-        let colors: rows::ColorRow = on_pool!(&self.inner.read, pool =>
-            sqlx::query_as(&colors_sql).fetch_one(pool).await)?;
-        // One row per seat of each counted game, scored from that seat's
-        // point of view.
-        let seats = format!(
-            "WITH seats AS (
-                SELECT white_kind AS kind, white_level AS level, white_player_id AS player,
-                       CASE result WHEN '1-0' THEN 1 WHEN '0-1' THEN -1 ELSE 0 END AS score
-                FROM games WHERE {COUNTED}
-                UNION ALL
-                SELECT black_kind, black_level, black_player_id,
-                       CASE result WHEN '0-1' THEN 1 WHEN '1-0' THEN -1 ELSE 0 END
-                FROM games WHERE {COUNTED}
-            )"
-        );
-        const TALLY: &str = "COUNT(*) AS games,
-            COUNT(*) FILTER (WHERE score = 1) AS wins,
-            COUNT(*) FILTER (WHERE score = -1) AS losses,
-            COUNT(*) FILTER (WHERE score = 0) AS draws";
-        let players_sql = format!(
-            "{seats}
-             SELECT p.name AS name, {TALLY},
-                    p.rating AS rating, p.rating_deviation AS rating_deviation
-             FROM seats JOIN players p ON p.id = seats.player
-             GROUP BY p.id
-             ORDER BY (COUNT(*) FILTER (WHERE score = 1) * 2
-                       + COUNT(*) FILTER (WHERE score = 0)) DESC,
-                      COUNT(*) DESC, p.name_key
-             LIMIT 100"
-        );
-        let players: Vec<rows::PlayerScoreRow> = on_pool!(&self.inner.read, pool =>
-            sqlx::query_as(&players_sql).fetch_all(pool).await)?;
-        let ai_sql = format!(
-            "{seats}
-             SELECT level, {TALLY}
-             FROM seats WHERE kind = 'ai'
-             GROUP BY level ORDER BY level"
-        );
-        let ai: Vec<rows::AiScoreRow> = on_pool!(&self.inner.read, pool =>
-            sqlx::query_as(&ai_sql).fetch_all(pool).await)?;
-        let records = self.records().await?;
-        Ok(Scoreboard {
-            colors: ColorScore {
-                white: colors.white,
-                black: colors.black,
-                draws: colors.draws,
-            },
-            casual: ColorScore {
-                white: colors.casual_white,
-                black: colors.casual_black,
-                draws: colors.casual_draws,
-            },
-            players: players
-                .into_iter()
-                .map(|row| PlayerScore {
-                    name: row.name,
-                    games: row.games,
-                    wins: row.wins,
-                    losses: row.losses,
-                    draws: row.draws,
-                    rating: row.rating.round() as i64,
-                    rating_deviation: row.rating_deviation.round() as i64,
-                    provisional: row.rating_deviation > PROVISIONAL_DEVIATION,
-                })
-                .collect(),
-            ai: ai
-                .into_iter()
-                .map(|row| AiScore {
-                    level: u8::try_from(row.level).unwrap_or(0),
-                    games: row.games,
-                    wins: row.wins,
-                    losses: row.losses,
-                    draws: row.draws,
-                })
-                .collect(),
-            records,
-        })
     }
 }
 
@@ -693,119 +348,5 @@ async fn open_postgres(url: &str) -> anyhow::Result<(Pool, Pool)> {
     Ok((Pool::Postgres(write_pool), Pool::Postgres(read)))
 }
 
-/// The query of a list of games with one of `statuses`, newest first. Each
-/// filter reads an index of migrations/0002 backwards (`created_at DESC,
-/// rowid DESC` with no sort): `status != 'finished'` selects the partial
-/// index of unfinished games.
-/// The query of the public list: private games (friend games, private
-/// rematches) are not listed (issue 21); they stay readable by their id.
-fn list_sql(dialect: Dialect, statuses: &[Status]) -> Result<String, StoreError> {
-    let has = |status| statuses.contains(&status);
-    let filter = match (
-        has(Status::Waiting),
-        has(Status::Active),
-        has(Status::Finished),
-    ) {
-        (true, true, true) => "WHERE g.visibility = 'open'",
-        (true, true, false) => "WHERE g.status != 'finished' AND g.visibility = 'open'",
-        (true, false, false) => "WHERE g.status = 'waiting' AND g.visibility = 'open'",
-        (false, true, false) => "WHERE g.status = 'active' AND g.visibility = 'open'",
-        (false, false, true) => "WHERE g.status = 'finished' AND g.visibility = 'open'",
-        _ => {
-            return Err(StoreError::internal(format!(
-                "list of {statuses:?} not supported"
-            )))
-        }
-    };
-    Ok(ListRow::select(
-        dialect,
-        filter,
-        "ORDER BY g.created_at DESC, g.rowid DESC LIMIT $1",
-    ))
-}
-
-/// The query of the open seeks (waiting open games), newest first.
-fn open_seeks_sql(dialect: Dialect) -> String {
-    ListRow::select(
-        dialect,
-        "WHERE g.status = 'waiting' AND g.visibility = 'open'",
-        "ORDER BY g.created_at DESC LIMIT $1",
-    )
-}
-
 #[cfg(test)]
 mod tests;
-
-/// What [`Store::readiness`] found wrong, if anything.
-impl Store {
-    /// The readiness check (`GET /readyz`): a write goes through the writer
-    /// (its batch stamps the heartbeat row, so a locked, read-only or full
-    /// database fails it), and every migration this build knows is
-    /// applied. `Ok(None)`: ready; `Ok(Some(reason))`: not ready.
-    pub async fn readiness(&self) -> Result<Option<String>, StoreError> {
-        if let Err(err) = self.write(Write::Probe).await {
-            return Ok(Some(format!(
-                "database write failed: {}",
-                StoreError::from(err)
-            )));
-        }
-        let known = match self.dialect() {
-            Dialect::Sqlite => MIGRATOR.iter().count(),
-            Dialect::Postgres => POSTGRES_MIGRATOR.iter().count(),
-        };
-        let applied: i64 = on_pool!(&self.inner.read, pool => sqlx::query_scalar(
-            "SELECT COUNT(*) FROM _sqlx_migrations WHERE success",
-        )
-        .fetch_one(pool)
-        .await)?;
-        if usize::try_from(applied).unwrap_or(0) < known {
-            return Ok(Some(format!(
-                "database migrations: {applied} of {known} applied"
-            )));
-        }
-        Ok(None)
-    }
-}
-
-/// `rookery-server backup` (issue 25): a consistent copy of a SQLite
-/// database, made while a server writes to it. `VACUUM INTO` reads the
-/// database in one read transaction (in WAL mode, writers go on meanwhile)
-/// and writes a compact copy: every write committed before it began is in
-/// the copy, none after. PostgreSQL databases are backed up with `pg_dump`
-/// (the README says how).
-pub async fn backup(url: &str, to: &std::path::Path) -> anyhow::Result<u64> {
-    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-        anyhow::bail!("this is a PostgreSQL database: back it up with pg_dump (see the README)");
-    }
-    if to.exists() {
-        anyhow::bail!(
-            "{} exists already: a backup never overwrites a file",
-            to.display()
-        );
-    }
-    let target = to
-        .to_str()
-        .ok_or_else(|| anyhow::anyhow!("the backup path must be UTF-8"))?
-        .to_string();
-    let url = if url.starts_with("sqlite:") {
-        url.to_string()
-    } else {
-        format!("sqlite://{url}")
-    };
-    let options = SqliteConnectOptions::from_str(&url)?
-        .create_if_missing(false)
-        .busy_timeout(Duration::from_secs(30));
-    let pool = SqlitePoolOptions::new()
-        .max_connections(1)
-        .connect_with(options)
-        .await
-        .map_err(|err| anyhow::anyhow!("opening {url}: {err}"))?;
-    let copied = sqlx::query("VACUUM INTO $1")
-        .bind(&target)
-        .execute(&pool)
-        .await
-        .map_err(|err| anyhow::anyhow!("copying {url} to {target}: {err}"));
-    pool.close().await;
-    copied?;
-    Ok(std::fs::metadata(to)?.len())
-}
