@@ -24,8 +24,9 @@
 //! transaction and acknowledges each once that transaction is committed. One
 //! fsync then covers the moves of many games, so the durable move rate grows
 //! with the number of games moving at once instead of being one fsync per
-//! move. Each write runs inside its own savepoint: a write the database
-//! refuses (a taken name, a broken constraint) is rolled back alone, while a
+//! move. A write the database refuses (a taken name, a broken constraint)
+//! fails alone: the batch is run again with a savepoint around each write
+//! (the first attempt has none, as refusals are rare), while a
 //! failure of the database itself (disk full, read-only, locked, I/O) fails
 //! the whole batch, and a failed `COMMIT` is reported as ambiguous (the
 //! writes may or may not be durable) so the game reloads what is stored.

@@ -167,7 +167,7 @@ impl Write {
 pub enum WriteError {
     /// The database refused this write (a constraint); nothing of it is
     /// stored, the rest of its batch is.
-    Rejected(Refusal),
+    Rejected(Constraint),
     /// The database failed; nothing of the batch is stored.
     Failed(String),
     /// The commit failed: the batch may or may not be stored.
@@ -179,20 +179,20 @@ pub enum WriteError {
     Closed,
 }
 
-/// A refused write's cause.
+/// A refused write's cause: the constraint the database enforced.
 #[derive(Debug)]
-pub struct Refusal {
+pub struct Constraint {
     message: String,
     unique: bool,
 }
 
-impl Refusal {
+impl Constraint {
     pub fn is_unique_violation(&self) -> bool {
         self.unique
     }
 }
 
-impl std::fmt::Display for Refusal {
+impl std::fmt::Display for Constraint {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.message)
     }
@@ -201,7 +201,7 @@ impl std::fmt::Display for Refusal {
 impl WriteError {
     fn copy(&self) -> WriteError {
         match self {
-            WriteError::Rejected(refusal) => WriteError::Rejected(Refusal {
+            WriteError::Rejected(refusal) => WriteError::Rejected(Constraint {
                 message: refusal.message.clone(),
                 unique: refusal.unique,
             }),
@@ -508,7 +508,7 @@ async fn run_transaction(
 /// The refusal of one write.
 fn refused(err: &sqlx::Error) -> WriteError {
     let unique = matches!(err, sqlx::Error::Database(db) if db.is_unique_violation());
-    WriteError::Rejected(Refusal {
+    WriteError::Rejected(Constraint {
         message: err.to_string(),
         unique,
     })
