@@ -78,6 +78,81 @@ async fn a_body_announced_too_large_is_refused_at_once() {
     server.stop().await;
 }
 
+/// Sends `request` on a fresh connection and reads the answer to its end
+/// (the server closes the connection after these refusals).
+async fn raw_answer(server: &TestServer, request: &[u8]) -> String {
+    let mut socket = tokio::net::TcpStream::connect(server.addr)
+        .await
+        .expect("connect");
+    socket.write_all(request).await.expect("send");
+    let mut answer = Vec::new();
+    within(Duration::from_secs(10), "the answer", async {
+        let mut buffer = [0u8; 4096];
+        loop {
+            let n = socket.read(&mut buffer).await.unwrap_or(0);
+            answer.extend_from_slice(&buffer[..n]);
+            if n == 0 || answer.windows(4).any(|w| w == b"\r\n\r\n") && answer.ends_with(b"}") {
+                break;
+            }
+        }
+    })
+    .await;
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+/// A request target too long, too many or too large headers, and an
+/// HTTP/1.1 request with no `Host` get the contract's error shape (414,
+/// 431, 400), not a bare status line; a request within the limits is
+/// served.
+#[tokio::test]
+async fn oversized_heads_and_hostless_requests_get_the_error_shape() {
+    let db = TestDb::new();
+    let server = TestServer::start(test_config(&db)).await;
+    let long_target = format!(
+        "GET /api/games?x={} HTTP/1.1\r\nHost: test\r\n\r\n",
+        "a".repeat(9 * 1024)
+    );
+    let text = raw_answer(&server, long_target.as_bytes()).await;
+    assert!(text.starts_with("HTTP/1.1 414"), "{text}");
+    assert!(text.contains("\"too_large\""), "{text}");
+
+    let many: String = (0..150).map(|i| format!("X-Filler-{i}: {i}\r\n")).collect();
+    let many_headers = format!("GET /api/games HTTP/1.1\r\nHost: test\r\n{many}\r\n");
+    let text = raw_answer(&server, many_headers.as_bytes()).await;
+    assert!(text.starts_with("HTTP/1.1 431"), "{text}");
+    assert!(text.contains("\"too_large\""), "{text}");
+
+    let big_header = format!(
+        "GET /api/games HTTP/1.1\r\nHost: test\r\nX-Big: {}\r\n\r\n",
+        "b".repeat(40 * 1024)
+    );
+    let text = raw_answer(&server, big_header.as_bytes()).await;
+    assert!(text.starts_with("HTTP/1.1 431"), "{text}");
+    assert!(text.contains("\"too_large\""), "{text}");
+
+    let text = raw_answer(&server, b"GET /api/games HTTP/1.1\r\n\r\n").await;
+    assert!(text.starts_with("HTTP/1.1 400"), "{text}");
+    assert!(text.contains("\"bad_request\""), "{text}");
+    assert!(text.contains("Host"), "{text}");
+
+    // HTTP/1.0 has no Host requirement; within the limits all is served.
+    let text = raw_answer(&server, b"GET /healthz HTTP/1.0\r\n\r\n").await;
+    assert!(
+        text.starts_with("HTTP/1.0 200") || text.starts_with("HTTP/1.1 200"),
+        "{text}"
+    );
+    let fine = format!(
+        "GET /api/games?x={} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n{}\r\n",
+        "a".repeat(1024),
+        (0..50)
+            .map(|i| format!("X-Filler-{i}: {i}\r\n"))
+            .collect::<String>()
+    );
+    let text = raw_answer(&server, fine.as_bytes()).await;
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    server.stop().await;
+}
+
 /// A node started on a cluster's database without `--nats` would be an
 /// unfenced second writer: it refuses to start, and says why.
 #[tokio::test]

@@ -244,9 +244,10 @@ pub fn build_router(state: AppState) -> Router {
         .merge(http::ws::router(state.clone()))
         .route("/healthz", axum::routing::get(|| async { "ok" }))
         .merge(web)
-        // Outermost last: trace, find the client, read the body, check
-        // the origin (after the body, so a refused request leaves its
-        // keep-alive connection usable), then the answer's deadline.
+        // Outermost last: trace, find the client, check the head (Host,
+        // sizes), read the body, check the origin (after the body, so a
+        // refused request leaves its keep-alive connection usable), then
+        // the answer's deadline.
         .layer(axum::middleware::from_fn_with_state(
             http::serve::RequestTimeout(state.config.request_timeout()),
             http::serve::limit_time,
@@ -259,6 +260,7 @@ pub fn build_router(state: AppState) -> Router {
             state.clone(),
             http::body::read_whole_body,
         ))
+        .layer(axum::middleware::from_fn(http::head::check_head))
         .layer(axum::middleware::from_fn_with_state(
             state.config.trusted(),
             http::client_ip::resolve_client,

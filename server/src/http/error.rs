@@ -75,6 +75,12 @@ pub enum ApiError {
     NoRematch(String),
     #[error("{0}")]
     TooLarge(String),
+    /// A request target over the limit (414 `too_large`, an addition).
+    #[error("{0}")]
+    UriTooLong(String),
+    /// A header section over the limit (431 `too_large`, an addition).
+    #[error("{0}")]
+    HeadersTooLarge(String),
     #[error("too many requests: slow down")]
     RateLimited,
     /// A cap was reached (429 `rate_limited`), with a message saying which.
@@ -143,6 +149,8 @@ impl ApiError {
             | ApiError::NothingToTakeBack(_)
             | ApiError::NoRematch(_) => StatusCode::CONFLICT,
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::UriTooLong(_) => StatusCode::URI_TOO_LONG,
+            ApiError::HeadersTooLarge(_) => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             ApiError::RateLimited | ApiError::Limited(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Unavailable
             | ApiError::Overloaded(_)
@@ -173,7 +181,9 @@ impl ApiError {
             ApiError::AbortTooLate => "abort_too_late",
             ApiError::NothingToTakeBack(_) => "nothing_to_take_back",
             ApiError::NoRematch(_) => "no_rematch",
-            ApiError::TooLarge(_) => "too_large",
+            ApiError::TooLarge(_) | ApiError::UriTooLong(_) | ApiError::HeadersTooLarge(_) => {
+                "too_large"
+            }
             ApiError::RateLimited | ApiError::Limited(_) => "rate_limited",
             ApiError::Unavailable
             | ApiError::Overloaded(_)

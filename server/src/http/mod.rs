@@ -1,13 +1,13 @@
 //! The HTTP edge: everything between a TCP connection and the game's
 //! floors. The accept loop ([`serve`]) with its connection caps and timers
 //! ([`timers`]), HTTPS ([`tls`]), who the client is ([`client_ip`]), the
-//! cross-site check ([`origin`]), per-client token buckets and the AI v AI
-//! game caps ([`rate_limit`]), bodies read whole before routing
-//! ([`body`]), the log filter and request
-//! span with secrets redacted ([`logging`]), credentials in headers
-//! ([`auth`]), axum's extractors answering in the contract's shape
-//! ([`extract`]), and the one error every answer is built from
-//! ([`error`]). Then the surfaces: Rookery's own API per resource
+//! request's head (`Host`, its size: [`head`]), the cross-site check
+//! ([`origin`]), per-client token buckets and the AI v AI game caps
+//! ([`rate_limit`]), bodies read whole before routing ([`body`]), the log
+//! filter and request span with secrets redacted ([`logging`]),
+//! credentials in headers ([`auth`]), axum's extractors answering in the
+//! contract's shape ([`extract`]), and the one error every answer is built
+//! from ([`error`]). Then the surfaces: Rookery's own API per resource
 //! ([`api`]), lichess's dialect ([`lichess`]), the WebSocket endpoint
 //! ([`ws`]) and the static web client ([`web`]).
 
@@ -17,6 +17,7 @@ pub mod body;
 pub mod client_ip;
 pub mod error;
 pub mod extract;
+pub mod head;
 pub mod lichess;
 pub mod logging;
 pub mod origin;

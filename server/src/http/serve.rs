@@ -442,6 +442,7 @@ async fn serve_http<S>(
     builder
         .timer(TokioTimer::new())
         .header_read_timeout(None)
+        .max_headers(crate::http::head::HYPER_MAX_HEADERS)
         .keep_alive(true);
     let conn = builder
         .serve_connection(TokioIo::new(stream), TowerToHyperService::new(service))
