@@ -153,6 +153,123 @@ async fn oversized_heads_and_hostless_requests_get_the_error_shape() {
     server.stop().await;
 }
 
+/// The server's sockets on `port` (not the listener) and the bytes queued
+/// in their kernel send buffers, from /proc/net/tcp.
+fn server_send_queues(port: u16) -> (usize, usize) {
+    let table = std::fs::read_to_string("/proc/net/tcp").unwrap_or_default();
+    let mut sockets = 0;
+    let mut queued = 0;
+    for line in table.lines().skip(1) {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let (Some(local), Some(state), Some(queues)) =
+            (fields.get(1), fields.get(3), fields.get(4))
+        else {
+            continue;
+        };
+        let local_port = local
+            .rsplit(':')
+            .next()
+            .and_then(|hex| u16::from_str_radix(hex, 16).ok());
+        if local_port != Some(port) || *state == "0A" {
+            continue;
+        }
+        sockets += 1;
+        queued += queues
+            .split(':')
+            .next()
+            .and_then(|hex| usize::from_str_radix(hex, 16).ok())
+            .unwrap_or(0);
+    }
+    (sockets, queued)
+}
+
+/// Clients that stop reading cannot make the server hold unbounded memory:
+/// `--send-buffer-bytes` bounds each connection's kernel send buffer, and
+/// an NDJSON stream whose reader stopped taking lines is closed after the
+/// write timer (`--ws-write-timeout-ms`), as a WebSocket is.
+#[tokio::test]
+async fn non_reading_streams_hold_bounded_memory_and_are_closed() {
+    const STREAMS: usize = 200;
+    const SEND_BUFFER: usize = 16 * 1024;
+    let db = TestDb::new();
+    let mut config = test_config(&db);
+    config.http.max_connections_per_ip = 1000;
+    config.http.send_buffer_bytes = SEND_BUFFER;
+    config.ws.ws_write_timeout_ms = 2_000;
+    let server = TestServer::start(config).await;
+    let (id, white, black) = server.human_game(json!({})).await;
+    let mut stalled = Vec::new();
+    for _ in 0..STREAMS {
+        let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+        // A small receive window, so what the client does not read stays
+        // in the server's send queue rather than in its own buffer.
+        socket.set_recv_buffer_size(4096).expect("SO_RCVBUF");
+        let mut stream = socket.connect(server.addr).await.expect("connect");
+        stream
+            .write_all(
+                format!("GET /api/games/{id}/stream HTTP/1.1\r\nHost: test\r\n\r\n").as_bytes(),
+            )
+            .await
+            .expect("request");
+        stalled.push(stream);
+    }
+    // Moves until each stream owes its reader far more than the bound.
+    let mut state = server.state(&id).await;
+    let mut plies = 0;
+    for ply in 0..90usize {
+        let legal: Vec<String> = state["legal_moves"]
+            .as_array()
+            .expect("legal moves")
+            .iter()
+            .filter_map(|uci| uci.as_str().map(str::to_string))
+            .collect();
+        if state["status"] != "active" || legal.is_empty() {
+            break;
+        }
+        let token = if ply % 2 == 0 { &white } else { &black };
+        state = server
+            .play(&id, token, &legal[(ply * 7 + 3) % legal.len()])
+            .await;
+        plies += 1;
+    }
+    assert!(plies >= 60, "only {plies} plies before the game ended");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let (sockets, queued) = server_send_queues(server.addr.port());
+    eprintln!("{sockets} server sockets, {queued} bytes in their send queues after {plies} plies");
+    // The kernel doubles SO_SNDBUF for its bookkeeping: at most twice the
+    // flag per socket, plus slack.
+    let bound = STREAMS * (2 * SEND_BUFFER + 8 * 1024);
+    assert!(queued <= bound, "{queued} bytes queued, over {bound}");
+    // The write timer closes each stalled stream: reading now gets what
+    // was queued, then the end.
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let mut ended = 0;
+    for mut stream in stalled {
+        let read_all = async {
+            let mut buffer = vec![0u8; 64 * 1024];
+            loop {
+                match stream.read(&mut buffer).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) => {}
+                }
+            }
+        };
+        if tokio::time::timeout(Duration::from_secs(5), read_all)
+            .await
+            .is_ok()
+        {
+            ended += 1;
+        }
+    }
+    assert_eq!(ended, STREAMS, "streams still open after the write timer");
+    // The game itself went on untouched.
+    assert_eq!(
+        server.state(&id).await["moves"].as_array().map(Vec::len),
+        Some(plies)
+    );
+    server.stop().await;
+}
+
 /// A node started on a cluster's database without `--nats` would be an
 /// unfenced second writer: it refuses to start, and says why.
 #[tokio::test]

@@ -204,6 +204,9 @@ impl App {
             keepalive_idle: config.keepalive_idle(),
             trusted: config.trusted(),
             shutdown_grace: config.shutdown_grace(),
+            write_timeout: config.ws_write_timeout(),
+            send_buffer: (config.http.send_buffer_bytes > 0)
+                .then_some(config.http.send_buffer_bytes),
         };
         let stop_games = registry.clone();
         let analyses = self.state.analyses.clone();

@@ -46,6 +46,12 @@ pub struct HttpFlags {
     #[arg(long, env = "ROOKERY_MAX_BODY_BYTES", default_value_t = 16 * 1024)]
     pub max_body_bytes: usize,
 
+    /// The kernel's send buffer of each connection (SO_SNDBUF), in bytes:
+    /// bounds what a client that stops reading can hold in the server's
+    /// memory. 0 leaves the kernel's own size and autotuning.
+    #[arg(long, env = "ROOKERY_SEND_BUFFER_BYTES", default_value_t = 0)]
+    pub send_buffer_bytes: usize,
+
     /// HTTP requests per second each client address may make, sustained
     /// (all its connections together; behind `--trusted-proxy`, the
     /// forwarded address).
@@ -84,6 +90,7 @@ impl Default for HttpFlags {
             keepalive_idle_ms: 10_000,
             request_timeout_ms: 30_000,
             max_body_bytes: 16 * 1024,
+            send_buffer_bytes: 0,
             rate_limit: 50.0,
             rate_burst: 200,
             trusted_proxies: Vec::new(),
@@ -118,7 +125,8 @@ pub struct WsFlags {
     #[arg(long, env = "ROOKERY_WS_PONG_TIMEOUT_MS", default_value_t = 20_000)]
     pub ws_pong_timeout_ms: u64,
 
-    /// A WebSocket frame the client does not take within this many
+    /// A WebSocket frame, or a part of an HTTP response (an NDJSON
+    /// stream's line), the client does not take within this many
     /// milliseconds ends the connection.
     #[arg(long, env = "ROOKERY_WS_WRITE_TIMEOUT_MS", default_value_t = 10_000)]
     pub ws_write_timeout_ms: u64,

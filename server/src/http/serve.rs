@@ -63,6 +63,11 @@ use crate::http::rate_limit::Connection;
 use crate::http::timers::{ConnectionTimers, ServedBody};
 use crate::util::sleep_until_opt;
 
+/// hyper's read and write buffer limit per connection: room for the
+/// largest head [`crate::http::head`] answers itself (8 KiB of target and
+/// 32 KiB of headers) and for a few NDJSON lines.
+const HYPER_MAX_BUF: usize = 64 * 1024;
+
 /// The limits the accept loop enforces.
 #[derive(Debug, Clone)]
 pub struct ConnectionLimits {
@@ -76,6 +81,12 @@ pub struct ConnectionLimits {
     /// How long shutdown waits for open connections (`--shutdown-grace-ms`,
     /// default [`SHUTDOWN_GRACE`]).
     pub shutdown_grace: Duration,
+    /// How long a part of a response may wait for the client to take it
+    /// (`--ws-write-timeout-ms`).
+    pub write_timeout: Duration,
+    /// Each connection's kernel send buffer (`--send-buffer-bytes`; `None`:
+    /// the kernel's own).
+    pub send_buffer: Option<usize>,
 }
 
 /// Open connections, in total and by client key.
@@ -231,7 +242,11 @@ pub async fn serve(
         };
         match admit(&open, &limits, remote.ip()) {
             Ok(admitted) => {
-                let timers = ConnectionTimers::new(limits.header_timeout, limits.keepalive_idle);
+                let timers = ConnectionTimers::new(
+                    limits.header_timeout,
+                    limits.keepalive_idle,
+                    limits.write_timeout,
+                );
                 let stream = CountedStream {
                     inner: stream,
                     _admitted: admitted,
@@ -244,6 +259,7 @@ pub async fn serve(
                     timers,
                     stopping_rx.clone(),
                     tls.clone(),
+                    limits.send_buffer,
                 ));
             }
             Err(refusal) => {
@@ -331,9 +347,15 @@ async fn serve_connection(
     timers: Arc<ConnectionTimers>,
     mut stopping: watch::Receiver<bool>,
     tls: Option<TlsAcceptor>,
+    send_buffer: Option<usize>,
 ) {
     if let Err(err) = stream.inner.set_nodelay(true) {
         tracing::debug!(%err, "TCP_NODELAY");
+    }
+    if let Some(bytes) = send_buffer {
+        if let Err(err) = socket2::SockRef::from(&stream.inner).set_send_buffer_size(bytes) {
+            tracing::debug!(%err, "SO_SNDBUF");
+        }
     }
     match tls {
         None => serve_http(stream, remote, router, timers, stopping).await,
@@ -443,6 +465,10 @@ async fn serve_http<S>(
         .timer(TokioTimer::new())
         .header_read_timeout(None)
         .max_headers(crate::http::head::HYPER_MAX_HEADERS)
+        // Also what hyper buffers of a response before it waits for the
+        // socket: a client that stops reading holds at most this (and the
+        // kernel's send buffer) until the write timer closes it.
+        .max_buf_size(HYPER_MAX_BUF)
         .keep_alive(true);
     let conn = builder
         .serve_connection(TokioIo::new(stream), TowerToHyperService::new(service))
@@ -462,8 +488,9 @@ async fn serve_http<S>(
             () = timers.changed() => {}
             () = sleep_until_opt(deadline) => {
                 if let Some(expired) = timers.expired(Instant::now()) {
-                    // No request is being served (the timers do not run
-                    // then): dropping the connection loses nothing.
+                    // Between requests or in a head, dropping the
+                    // connection loses nothing; a response the client
+                    // stopped taking (the write timer) is given up.
                     tracing::debug!(%remote, ?expired, "connection timer ran out: closed");
                     return;
                 }
@@ -514,6 +541,8 @@ mod tests {
             keepalive_idle: Duration::from_secs(1),
             trusted: TrustedProxies::new(vec!["10.0.0.1".parse().unwrap()]),
             shutdown_grace: SHUTDOWN_GRACE,
+            write_timeout: Duration::from_secs(1),
+            send_buffer: None,
         }
     }
 

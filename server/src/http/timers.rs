@@ -13,8 +13,12 @@
 //! moves through [`Phase`]s: its socket reports the first byte read while
 //! idle, the service reports a request taken and its response's body
 //! finished (or dropped). While a request is served no connection timer
-//! runs: the body timer ([`crate::http::body`]) and the request timer
-//! ([`crate::http::serve::limit_time`]) cover that.
+//! runs but the **write timer** (`--ws-write-timeout-ms`): a part of the
+//! response (an NDJSON stream's line) handed to hyper and not taken by the
+//! client within it (hyper did not come back for the next part: the
+//! socket's send buffer is full) closes the connection, as for a
+//! WebSocket. The body timer ([`crate::http::body`]) and the request timer
+//! ([`crate::http::serve::limit_time`]) cover the rest of serving.
 
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -35,8 +39,12 @@ enum Phase {
     /// was accepted then), and the head is not complete.
     Head { since: Instant },
     /// `count` requests are being served (HTTP/1.1: one, unless a client
-    /// pipelines).
-    Serving { count: usize },
+    /// pipelines); `handed`: when a part of the response went to hyper
+    /// that it has not come back after (the write timer runs from then).
+    Serving {
+        count: usize,
+        handed: Option<Instant>,
+    },
 }
 
 /// The phase of one connection, shared by its socket, its service and its
@@ -48,6 +56,7 @@ pub struct ConnectionTimers {
     changed: Notify,
     header_timeout: Duration,
     idle_timeout: Duration,
+    write_timeout: Duration,
 }
 
 /// Why a connection's timer closed it.
@@ -57,11 +66,18 @@ pub enum Expired {
     Header,
     /// No request came within the keep-alive idle timer.
     Idle,
+    /// The client did not take a part of its response within the write
+    /// timer.
+    Write,
 }
 
 impl ConnectionTimers {
     /// A fresh connection, accepted now: the header timer runs.
-    pub fn new(header_timeout: Duration, idle_timeout: Duration) -> Arc<ConnectionTimers> {
+    pub fn new(
+        header_timeout: Duration,
+        idle_timeout: Duration,
+        write_timeout: Duration,
+    ) -> Arc<ConnectionTimers> {
         Arc::new(ConnectionTimers {
             phase: Mutex::new(Phase::Head {
                 since: Instant::now(),
@@ -69,6 +85,7 @@ impl ConnectionTimers {
             changed: Notify::new(),
             header_timeout,
             idle_timeout,
+            write_timeout,
         })
     }
 
@@ -78,12 +95,13 @@ impl ConnectionTimers {
         self.phase.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// When the current phase's timer runs out (none while serving).
+    /// When the current phase's timer runs out (while serving, only the
+    /// write timer, when a part of the response waits for the client).
     pub fn deadline(&self) -> Option<Instant> {
         match *self.phase() {
             Phase::Idle { since } => Some(since + self.idle_timeout),
             Phase::Head { since } => Some(since + self.header_timeout),
-            Phase::Serving { .. } => None,
+            Phase::Serving { handed, .. } => handed.map(|since| since + self.write_timeout),
         }
     }
 
@@ -94,7 +112,9 @@ impl ConnectionTimers {
             Phase::Head { since } => {
                 (now >= since + self.header_timeout).then_some(Expired::Header)
             }
-            Phase::Serving { .. } => None,
+            Phase::Serving { handed, .. } => handed
+                .is_some_and(|since| now >= since + self.write_timeout)
+                .then_some(Expired::Write),
         };
         expired
     }
@@ -128,10 +148,13 @@ impl ConnectionTimers {
     /// the response's body is sent.
     pub fn serving(self: &Arc<Self>) -> Served {
         let count = match *self.phase() {
-            Phase::Serving { count } => count + 1,
+            Phase::Serving { count, .. } => count + 1,
             _ => 1,
         };
-        self.set(Phase::Serving { count });
+        self.set(Phase::Serving {
+            count,
+            handed: None,
+        });
         Served {
             timers: self.clone(),
         }
@@ -145,10 +168,50 @@ pub struct Served {
     timers: Arc<ConnectionTimers>,
 }
 
+impl Served {
+    /// A part of the response went to hyper: the write timer runs until
+    /// hyper asks for the next one.
+    fn handed(&self) {
+        let mut phase = self.timers.phase();
+        if let Phase::Serving {
+            count,
+            handed: None,
+        } = *phase
+        {
+            *phase = Phase::Serving {
+                count,
+                handed: Some(Instant::now()),
+            };
+            drop(phase);
+            self.timers.changed.notify_one();
+        }
+    }
+
+    /// hyper asked for the next part: the client took the last one.
+    fn taken(&self) {
+        let mut phase = self.timers.phase();
+        if let Phase::Serving {
+            count,
+            handed: Some(_),
+        } = *phase
+        {
+            // No wake-up needed: the loop finds no expiry at the old
+            // deadline and reads the new one.
+            *phase = Phase::Serving {
+                count,
+                handed: None,
+            };
+        }
+    }
+}
+
 impl Drop for Served {
     fn drop(&mut self) {
         let next = match *self.timers.phase() {
-            Phase::Serving { count } if count > 1 => Phase::Serving { count: count - 1 },
+            Phase::Serving { count, .. } if count > 1 => Phase::Serving {
+                count: count - 1,
+                handed: None,
+            },
             _ => Phase::Idle {
                 since: Instant::now(),
             },
@@ -181,11 +244,20 @@ impl http_body::Body for ServedBody {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        if let Some(served) = &self.served {
+            served.taken();
+        }
         let polled = Pin::new(&mut self.inner).poll_frame(cx);
-        if let Poll::Ready(None) = polled {
+        match &polled {
             // The whole body is out: the request is served now, not when
             // hyper gets round to dropping the body.
-            self.served = None;
+            Poll::Ready(None) => self.served = None,
+            Poll::Ready(Some(Ok(_))) => {
+                if let Some(served) = &self.served {
+                    served.handed();
+                }
+            }
+            _ => {}
         }
         polled
     }
@@ -208,7 +280,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn each_phase_has_its_own_timer() {
-        let timers = ConnectionTimers::new(HEADER, IDLE);
+        let timers = ConnectionTimers::new(HEADER, IDLE, Duration::from_secs(7));
         let accepted = Instant::now();
         assert_eq!(timers.deadline(), Some(accepted + HEADER));
         assert_eq!(timers.expired(accepted + HEADER), Some(Expired::Header));
@@ -237,7 +309,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_body_ends_its_request_when_it_is_sent() {
-        let timers = ConnectionTimers::new(HEADER, IDLE);
+        let timers = ConnectionTimers::new(HEADER, IDLE, Duration::from_secs(7));
         let body = ServedBody::wrap(Body::from("answer"), timers.serving());
         assert_eq!(timers.deadline(), None);
         let bytes = axum::body::to_bytes(body, 1024).await.unwrap();
