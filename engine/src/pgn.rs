@@ -240,19 +240,22 @@ pub struct PgnGames {
     pub more: bool,
 }
 
-/// Why a text of several games could not be read: the game (counted from
-/// 0) and what is wrong with it.
+/// Why a text of several games could not be read on: the game (counted
+/// from 0) and what is wrong with it, with the games read before it.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("game {}: {error}", .index + 1)]
 pub struct PgnGamesError {
     pub index: usize,
     #[source]
     pub error: PgnError,
+    /// The games before the bad one (`index` of them).
+    pub games: Vec<PgnGame>,
 }
 
 /// Reads every game of `text`, at most `max` of them (the rest is only
-/// noticed, as [`PgnGames::more`]). A text of one game gives one; a game
-/// that cannot be read fails the whole text, naming the game.
+/// noticed, as [`PgnGames::more`]). A text of one game gives one; reading
+/// stops at a game that cannot be read, and the error names it and keeps
+/// the games before it.
 pub fn read_pgn_games(text: &str, max: usize) -> Result<PgnGames, PgnGamesError> {
     let mut reader = Reader::new(text);
     let mut games = Vec::new();
@@ -273,6 +276,7 @@ pub fn read_pgn_games(text: &str, max: usize) -> Result<PgnGames, PgnGamesError>
                 return Err(PgnGamesError {
                     index: games.len(),
                     error,
+                    games,
                 })
             }
         }
@@ -284,6 +288,7 @@ pub fn read_pgn_games(text: &str, max: usize) -> Result<PgnGames, PgnGamesError>
         return Err(PgnGamesError {
             index: 0,
             error: PgnError::Empty,
+            games,
         });
     }
     Ok(PgnGames { games, more: false })
@@ -660,8 +665,15 @@ mod tests {
 
         let err = read_pgn_games("1. e4 *\n[Event \"x\"]\n1. e4 e5 2. Ke3 *", 10).unwrap_err();
         assert_eq!(err.index, 1);
-        assert_eq!(err.to_string(), "game 2: move 2. Ke3: illegal move here: Ke3");
-        assert_eq!(read_pgn_games(" \n", 10).unwrap_err().error, PgnError::Empty);
+        assert_eq!(err.games.len(), 1);
+        assert_eq!(
+            err.to_string(),
+            "game 2: move 2. Ke3: illegal move here: Ke3"
+        );
+        assert_eq!(
+            read_pgn_games(" \n", 10).unwrap_err().error,
+            PgnError::Empty
+        );
     }
 
     #[test]
