@@ -365,3 +365,81 @@ async fn a_pgn_is_read_and_continued() {
     );
     server.stop().await;
 }
+
+/// Issue 25: `POST /api/pgn` with a file of several games lists them (and
+/// reads the first, as before); `index` picks another, and `POST
+/// /api/games` continues the picked one with `pgn_index`. A text of one
+/// game is answered as before, without a list.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pgn_file_of_several_games_lists_them_and_one_is_picked() {
+    let db = TestDb::new();
+    let server = TestServer::start(config(&db, 1_000)).await;
+    let file = "[Event \"Club\"]\n[Date \"2026.11.01\"]\n[White \"alice\"]\n[Black \"bob\"]\n\
+        [Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n\
+        [Event \"Club\"]\n[Date \"2026.11.02\"]\n[White \"carol\"]\n[Black \"dave\"]\n\
+        [Result \"*\"]\n\n1. d4 d5 2. c4 *\n";
+    let (status, read) = server
+        .post("/api/pgn", None, Some(json!({"pgn": file})))
+        .await;
+    assert_eq!(status, 200, "{read}");
+    assert_eq!(read["index"], 0);
+    assert_eq!(read["white"], "alice");
+    assert_eq!(read["moves"].as_array().map(Vec::len), Some(7));
+    assert_eq!(
+        read["games"],
+        json!([
+            {"index": 0, "white": "alice", "black": "bob", "result": "1-0",
+             "date": "2026.11.01", "event": "Club", "moves": 7},
+            {"index": 1, "white": "carol", "black": "dave", "result": "*",
+             "date": "2026.11.02", "event": "Club", "moves": 3},
+        ])
+    );
+
+    let (status, second) = server
+        .post("/api/pgn", None, Some(json!({"pgn": file, "index": 1})))
+        .await;
+    assert_eq!(status, 200, "{second}");
+    assert_eq!(second["index"], 1);
+    assert_eq!(second["moves"], json!(["d2d4", "d7d5", "c2c4"]));
+    assert_eq!(second["san"], json!(["d4", "d5", "c4"]));
+    assert_eq!(second["white"], "carol");
+    assert_eq!(second["black"], "dave");
+    assert_eq!(second["result"], "*");
+    assert_eq!(second["over"], false);
+    assert_eq!(second["games"], read["games"]);
+
+    let answer = server
+        .post("/api/pgn", None, Some(json!({"pgn": file, "index": 2})))
+        .await;
+    assert_error(&answer, 400, "bad_request");
+
+    // The picked game continued: the first one is over, the second is not.
+    let (game, _) = server
+        .create_game(
+            json!({"white": {"kind": "human"}, "black": {"kind": "ai", "level": 1},
+                   "pgn": file, "pgn_index": 1}),
+            None,
+        )
+        .await;
+    assert_eq!(game["moves"], second["moves"]);
+    assert_eq!(game["turn"], "black");
+
+    // One game: the answer of before, no list.
+    let (status, one) = server
+        .post("/api/pgn", None, Some(json!({"pgn": "1. e4 e5 *"})))
+        .await;
+    assert_eq!(status, 200, "{one}");
+    assert!(one.get("games").is_none(), "{one}");
+    assert_eq!(one["index"], 0);
+
+    // A later game that cannot be read: the games before it, and why.
+    let broken = format!("{file}\n[Event \"bad\"]\n\n1. e4 e5 2. Ke3 *\n");
+    let (status, partial) = server
+        .post("/api/pgn", None, Some(json!({"pgn": broken})))
+        .await;
+    assert_eq!(status, 200, "{partial}");
+    assert_eq!(partial["games"].as_array().map(Vec::len), Some(2));
+    let why = partial["unreadable"].as_str().unwrap_or_default();
+    assert!(why.contains("game 3: move 2. Ke3"), "{partial}");
+    server.stop().await;
+}

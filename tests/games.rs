@@ -621,3 +621,168 @@ async fn many_spectators_see_the_same_moves() {
     }
     server.stop().await;
 }
+
+/// Every `[%clk h:mm:ss]` of a PGN's movetext, in order.
+fn pgn_clocks(pgn: &str) -> Vec<String> {
+    pgn.split("[%clk ")
+        .skip(1)
+        .map(|rest| rest.split(']').next().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// The value of tag `name` in a PGN, as written.
+fn pgn_tag(pgn: &str, name: &str) -> Option<String> {
+    let start = format!("[{name} \"");
+    pgn.lines()
+        .find_map(|line| line.strip_prefix(start.as_str()))
+        .map(|rest| rest.trim_end_matches("\"]").to_string())
+}
+
+fn clock_text(ms: u64) -> String {
+    let seconds = ms / 1000;
+    format!(
+        "{}:{:02}:{:02}",
+        seconds / 3600,
+        seconds / 60 % 60,
+        seconds % 60
+    )
+}
+
+/// `YYYY.MM.DD` and `HH:MM:SS` (UTC) of Unix milliseconds.
+fn utc_date_time(unix_ms: i64) -> (String, String) {
+    let days = unix_ms.div_euclid(86_400_000);
+    let seconds = unix_ms.div_euclid(1000).rem_euclid(86_400);
+    // Days to a civil date (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (
+        format!("{year:04}.{month:02}.{day:02}"),
+        format!(
+            "{:02}:{:02}:{:02}",
+            seconds / 3600,
+            seconds / 60 % 60,
+            seconds % 60
+        ),
+    )
+}
+
+/// Issue 25: the export of a timed, rated game between registered players
+/// carries each move's clock as `[%clk]` (the mover's clock the game showed
+/// after it), `UTCDate`/`UTCTime` of its start, the seats' ratings as
+/// `WhiteElo`/`BlackElo` and the game's address under `--public-url` as
+/// `Site`; lichess's export route carries the same.
+#[tokio::test]
+async fn pgn_export_carries_clocks_start_ratings_and_site() {
+    let db = TestDb::new();
+    let mut config = test_config(&db);
+    config.site.public_url = Some("https://chess.example.org/".into());
+    let server = TestServer::start(config).await;
+    let alice = register(&server, "alice").await;
+    let bob = register(&server, "bob").await;
+    let game_between = |white: String, black: String| {
+        let server = &server;
+        async move {
+            let (game, white_seat) = server
+                .create_game(
+                    json!({"white": {"kind": "human"}, "black": {"kind": "human"}, "as": "white",
+                           "clock": {"initial": 300, "increment": 0}}),
+                    Some(&white),
+                )
+                .await;
+            let id = game["id"].as_str().expect("id").to_string();
+            let (status, joined) = server
+                .post(&format!("/api/games/{id}/join"), Some(&black), None)
+                .await;
+            assert_eq!(status, 200, "{joined}");
+            let black_seat = joined["seat"]["token"].as_str().expect("seat").to_string();
+            (id, white_seat.expect("white seat"), black_seat)
+        }
+    };
+    // A first rated game, so the two ratings differ.
+    let (first, white, black) = game_between(alice.clone(), bob.clone()).await;
+    for (ply, uci) in ["f2f3", "e7e5", "g2g4", "d8h4"].iter().enumerate() {
+        server
+            .play(&first, if ply % 2 == 0 { &white } else { &black }, uci)
+            .await;
+    }
+
+    let (id, white, black) = game_between(bob.clone(), alice.clone()).await;
+    let mut shown = Vec::new();
+    for (ply, uci) in ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4"].iter().enumerate() {
+        if ply >= 2 {
+            // Time off the running clocks, so they differ from the start.
+            tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+        }
+        let state = server
+            .play(&id, if ply % 2 == 0 { &white } else { &black }, uci)
+            .await;
+        let clock = &state["clock"];
+        let mover = if ply % 2 == 0 { "white_ms" } else { "black_ms" };
+        shown.push(clock_text(clock[mover].as_u64().expect("a clock")));
+    }
+    assert_ne!(shown[4], shown[0], "the clock ran: {shown:?}");
+    let state = server.state(&id).await;
+    assert_eq!(state["rated"], true, "{state}");
+
+    let (status, _, pgn) = server.get_text(&format!("/api/games/{id}/pgn")).await;
+    assert_eq!(status, 200);
+    assert_eq!(pgn_clocks(&pgn), shown, "{pgn}");
+    assert!(
+        pgn.contains("1. e4 { [%clk "),
+        "a clock comment after each move: {pgn}"
+    );
+    let (date, time) = utc_date_time(state["created_at"].as_i64().expect("created_at"));
+    assert_eq!(pgn_tag(&pgn, "UTCDate"), Some(date), "{pgn}");
+    assert_eq!(pgn_tag(&pgn, "UTCTime"), Some(time), "{pgn}");
+    let rating = |side: &str| state[side]["rating"].as_i64().expect("rating").to_string();
+    assert_ne!(rating("white"), rating("black"), "{state}");
+    assert_eq!(pgn_tag(&pgn, "WhiteElo"), Some(rating("white")), "{pgn}");
+    assert_eq!(pgn_tag(&pgn, "BlackElo"), Some(rating("black")), "{pgn}");
+    assert_eq!(
+        pgn_tag(&pgn, "Site"),
+        Some(format!("https://chess.example.org/games/{id}")),
+        "{pgn}"
+    );
+    let parsed = read_pgn(&pgn).expect("the export parses");
+    assert_eq!(parsed.game.moves().len(), 5);
+
+    // lichess's export route: the same tags and clocks.
+    let (status, _, lichess) = server.get_text(&format!("/game/export/{id}")).await;
+    assert_eq!(status, 200);
+    assert_eq!(pgn_clocks(&lichess), shown, "{lichess}");
+    for tag in ["UTCDate", "UTCTime", "WhiteElo", "BlackElo", "Site"] {
+        assert_eq!(pgn_tag(&lichess, tag), pgn_tag(&pgn, tag), "{tag}");
+    }
+    server.stop().await;
+}
+
+/// Issue 25: an untimed game's export has no `[%clk]`, anonymous seats no
+/// `WhiteElo`/`BlackElo`, and without `--public-url` `Site` stays
+/// `Rookery`; `UTCDate`/`UTCTime` are there all the same.
+#[tokio::test]
+async fn pgn_export_of_an_untimed_anonymous_game() {
+    let db = TestDb::new();
+    let server = TestServer::start(test_config(&db)).await;
+    let (id, white, black) = server.human_game(json!({})).await;
+    server.play(&id, &white, "e2e4").await;
+    server.play(&id, &black, "e7e5").await;
+    let (status, _, pgn) = server.get_text(&format!("/api/games/{id}/pgn")).await;
+    assert_eq!(status, 200);
+    assert!(!pgn.contains("%clk"), "{pgn}");
+    assert!(pgn.contains("\n1. e4 e5 *"), "{pgn}");
+    assert_eq!(pgn_tag(&pgn, "Site").as_deref(), Some("Rookery"));
+    assert_eq!(pgn_tag(&pgn, "WhiteElo"), None, "{pgn}");
+    assert_eq!(pgn_tag(&pgn, "BlackElo"), None, "{pgn}");
+    let state = server.state(&id).await;
+    let (date, time) = utc_date_time(state["created_at"].as_i64().expect("created_at"));
+    assert_eq!(pgn_tag(&pgn, "UTCDate"), Some(date), "{pgn}");
+    assert_eq!(pgn_tag(&pgn, "UTCTime"), Some(time), "{pgn}");
+    server.stop().await;
+}

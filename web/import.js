@@ -1,6 +1,8 @@
 // Import a PGN (pasted or from a file): the server reads it (POST /api/pgn);
-// the card replays it on a board, or continues it against the computer or a
-// friend. A continued game keeps the whole imported history: POST /api/games
+// a file of several games gets a list to pick one from (the server answers
+// `games`, and reads the picked one given its `index`); the card replays it
+// on a board, or continues it against the computer or a friend. A continued
+// game keeps the whole imported history: POST /api/games
 // gets the imported start (`fen`, left out for the standard one) and every
 // imported move (`moves`, UCI), so the new game's move list, PGN and
 // analysis begin where the imported game began.
@@ -23,15 +25,32 @@ export function importCard() {
     if (chosen) text.value = await chosen.text();
   });
   const read = h('button', { type: 'button', class: 'primary' }, 'Import');
-  read.addEventListener('click', async () => {
+  // The text read last, and the game of it shown: a pick re-reads that text.
+  let pasted = '';
+  let reading = 0; // only the last read's answer is shown
+  const preview = h('div', { class: 'import-preview' });
+  // `fresh`: a new text (the list of its games is made again); else a pick
+  // from the list, which stays.
+  const load = async (index, fresh) => {
     error.textContent = '';
-    clear(result);
+    if (fresh) clear(result);
+    const mine = ++reading;
     try {
-      const game = await api('POST', '/api/pgn', { body: { pgn: text.value } });
-      showImported(result, game, error, await loadLevels());
+      const body = { pgn: pasted };
+      if (index > 0) body.index = index;
+      const game = await api('POST', '/api/pgn', { body });
+      const levels = await loadLevels();
+      if (mine !== reading) return;
+      if (fresh) clear(result, game.games ? gamePicker(game, (picked) => load(picked, false)) : null, preview);
+      showImported(preview, game, error, levels);
     } catch (failure) {
+      if (mine !== reading) return;
       error.textContent = failure.message;
     }
+  };
+  read.addEventListener('click', () => {
+    pasted = text.value;
+    load(0, true);
   });
   return h('section', { class: 'card import' }, h('h2', null, 'Import a PGN'),
     text, h('div', { class: 'actions' }, file, read), error, result);
@@ -50,6 +69,31 @@ function importedTitle(game) {
   const players = white || black ? `${white || 'Unknown'} v ${black || 'Unknown'}` : 'Imported game';
   const result = game.result && game.result !== '*' ? game.result : 'unfinished';
   return `${players} · ${movesText(game.moves.length, game.initial_fen)} · ${result}`;
+}
+
+// The games of a file of several: a list to pick the one to replay or
+// continue (the first is shown until another is picked).
+function gamePicker(game, load) {
+  const select = h('select', { id: 'pgn-game', name: 'pgn-game' },
+    game.games.map((entry) => h('option', { value: String(entry.index), selected: entry.index === game.index },
+      listedTitle(entry))));
+  select.addEventListener('change', () => load(Number(select.value)));
+  const notes = [];
+  if (game.more) notes.push(`Only the first ${game.games.length} games of the file are listed.`);
+  if (game.unreadable) notes.push(`The rest of the file could not be read (${game.unreadable}).`);
+  return h('div', { class: 'import-games' },
+    h('label', { class: 'field' }, h('span', null, `Game (${game.games.length} in the file)`), select),
+    notes.length ? h('p', { class: 'muted' }, notes.join(' ')) : null);
+}
+
+// "2. alice v bob · 2026.11.01 · 7 plies · 1-0", for the pick list.
+function listedTitle(entry) {
+  const white = tagName(entry.white);
+  const black = tagName(entry.black);
+  const players = white || black ? `${white || 'Unknown'} v ${black || 'Unknown'}` : 'Unnamed game';
+  const date = typeof entry.date === 'string' && !entry.date.includes('?') ? ` · ${entry.date}` : '';
+  const result = entry.result && entry.result !== '*' ? entry.result : 'unfinished';
+  return `${entry.index + 1}. ${players}${date} · ${entry.moves} ${entry.moves === 1 ? 'ply' : 'plies'} · ${result}`;
 }
 
 function showImported(root, game, error, levels) {

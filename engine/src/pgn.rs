@@ -11,7 +11,8 @@
 //! the end of the line), NAGs (`$14`), suffix annotations (`!?`), nested
 //! variations (skipped: only the main line is a game), move numbers with or
 //! without spaces (`1.e4`, `12...Nf6`), `%` escape lines, and a byte-order
-//! mark. It reads the first game of the text and stops at its result.
+//! mark. It reads the first game of the text and stops at its result;
+//! [`read_pgn_games`] reads each game of a text of several.
 
 use std::fmt::Write as _;
 
@@ -230,6 +231,69 @@ pub fn read_pgn(text: &str) -> Result<PgnGame, PgnError> {
     Reader::new(text).read()
 }
 
+/// The games of a PGN text of several (a database export, a tournament's
+/// file): at most the `max` first, in file order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PgnGames {
+    pub games: Vec<PgnGame>,
+    /// More games followed the `max` first (they were not read).
+    pub more: bool,
+}
+
+/// Why a text of several games could not be read on: the game (counted
+/// from 0) and what is wrong with it, with the games read before it.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("game {}: {error}", .index + 1)]
+pub struct PgnGamesError {
+    pub index: usize,
+    #[source]
+    pub error: PgnError,
+    /// The games before the bad one (`index` of them).
+    pub games: Vec<PgnGame>,
+}
+
+/// Reads every game of `text`, at most `max` of them (the rest is only
+/// noticed, as [`PgnGames::more`]). A text of one game gives one; reading
+/// stops at a game that cannot be read, and the error names it and keeps
+/// the games before it.
+pub fn read_pgn_games(text: &str, max: usize) -> Result<PgnGames, PgnGamesError> {
+    let mut reader = Reader::new(text);
+    let mut games = Vec::new();
+    loop {
+        reader.skip_space();
+        if reader.peek().is_none() {
+            break;
+        }
+        if games.len() >= max {
+            return Ok(PgnGames { games, more: true });
+        }
+        let from = reader.at;
+        match reader.read() {
+            Ok(game) => games.push(game),
+            // Only comments after the last game.
+            Err(PgnError::Empty) if !games.is_empty() => break,
+            Err(error) => {
+                return Err(PgnGamesError {
+                    index: games.len(),
+                    error,
+                    games,
+                })
+            }
+        }
+        if reader.at == from {
+            break; // never loop without reading on
+        }
+    }
+    if games.is_empty() {
+        return Err(PgnGamesError {
+            index: 0,
+            error: PgnError::Empty,
+            games,
+        });
+    }
+    Ok(PgnGames { games, more: false })
+}
+
 /// Characters that end a movetext symbol.
 fn is_delimiter(b: u8) -> bool {
     b.is_ascii_whitespace() || b"{}()[];$\"".contains(&b)
@@ -350,7 +414,7 @@ impl<'a> Reader<'a> {
         Ok((name, value))
     }
 
-    fn read(mut self) -> Result<PgnGame, PgnError> {
+    fn read(&mut self) -> Result<PgnGame, PgnError> {
         let mut tags = Vec::new();
         loop {
             self.skip_space();
@@ -576,6 +640,40 @@ mod tests {
             ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "O-O"]
         );
         assert_eq!(read.result(), Some("1-0"));
+    }
+
+    #[test]
+    fn reads_several_games() {
+        let text = "[Event \"one\"]\n[White \"a\"]\n\n1. e4 e5 1-0\n\n\
+            [Event \"two\"]\n\n1. d4 {x} d5 2. c4\n\n[Event \"three\"]\n1. Nf3 *\n{trailing}\n";
+        let read = read_pgn_games(text, 200).unwrap();
+        assert!(!read.more);
+        assert_eq!(read.games.len(), 3);
+        assert_eq!(read.games[0].tag("White"), Some("a"));
+        assert_eq!(read.games[0].result(), Some("1-0"));
+        assert_eq!(read.games[1].tag("Event"), Some("two"));
+        assert_eq!(read.games[1].game.san_moves(), ["d4", "d5", "c4"]);
+        assert_eq!(read.games[1].result(), None);
+        assert_eq!(read.games[2].game.san_moves(), ["Nf3"]);
+        assert_eq!(read.games[0], read_pgn(text).unwrap());
+
+        let first_two = read_pgn_games(text, 2).unwrap();
+        assert!(first_two.more);
+        assert_eq!(first_two.games, read.games[..2]);
+        assert_eq!(read_pgn_games("1. e4 *", 1).unwrap().games.len(), 1);
+        assert!(!read_pgn_games("1. e4 *\n", 1).unwrap().more);
+
+        let err = read_pgn_games("1. e4 *\n[Event \"x\"]\n1. e4 e5 2. Ke3 *", 10).unwrap_err();
+        assert_eq!(err.index, 1);
+        assert_eq!(err.games.len(), 1);
+        assert_eq!(
+            err.to_string(),
+            "game 2: move 2. Ke3: illegal move here: Ke3"
+        );
+        assert_eq!(
+            read_pgn_games(" \n", 10).unwrap_err().error,
+            PgnError::Empty
+        );
     }
 
     #[test]

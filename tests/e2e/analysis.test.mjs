@@ -130,4 +130,33 @@ describe('after the game, in Chromium', () => {
     assert.equal(game.initial_fen, 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1');
     assert.deepEqual(game.moves, ['d2d4', 'd7d5', 'c2c4']);
   });
+
+  test('a pasted file of several games lists them; the picked one is replayed and continued', { timeout: 120_000 }, async () => {
+    const page = await openPage(await newContext(), suite.errors, `${suite.url}/`);
+    const file = '[Event "Club"]\n[Date "2026.11.01"]\n[White "alice"]\n[Black "bob"]\n[Result "1-0"]\n\n'
+      + '1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n'
+      + '[Event "Club"]\n[Date "2026.11.02"]\n[White "carol"]\n[Black "dave"]\n[Result "*"]\n\n1. d4 d5 2. c4 *\n';
+    await page.locator('#pgn-text').fill(file);
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    // The list of the file's games, the first one shown.
+    const picker = page.getByLabel(/^Game \(2 in the file\)/);
+    await picker.waitFor();
+    const options = await picker.locator('option').allTextContents();
+    assert.deepEqual(options, [
+      '1. alice v bob · 2026.11.01 · 7 plies · 1-0',
+      '2. carol v dave · 2026.11.02 · 3 plies · unfinished',
+    ]);
+    await page.waitForSelector('.import-ply:has-text("After 4. Qxf7#")');
+    await page.locator('.import-result').getByText('This game is over').waitFor();
+    // Picking the second: its moves, and it can be continued.
+    await picker.selectOption('1');
+    await page.waitForSelector('.import-ply:has-text("After 2. c4")');
+    assert.match(await page.locator('.import-title').textContent(), /^carol v dave · /);
+    assert.equal(await page.locator('.import-board [data-square="c4"] [data-piece="wP"]').count(), 1);
+    await page.getByRole('button', { name: 'Continue with a friend' }).click();
+    await page.waitForURL(/\/games\/[^/]+$/);
+    const id = new URL(page.url()).pathname.split('/').pop();
+    const game = await api(suite.url, 'GET', `/api/games/${id}`);
+    assert.deepEqual(game.moves, ['d2d4', 'd7d5', 'c2c4']);
+  });
 });

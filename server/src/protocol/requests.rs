@@ -42,6 +42,10 @@ pub struct CreateGame {
     /// from the PGN's last position (not with both `fen` and `pgn`).
     #[serde(default)]
     pub pgn: Option<String>,
+    /// Added (issue 25): which game of a `pgn` of several to continue (from
+    /// 0, as `POST /api/pgn` lists them; default the first).
+    #[serde(default)]
+    pub pgn_index: Option<usize>,
     /// Added (issue 22): moves already played from `fen` (or the standard
     /// start), in UCI: the new game starts with them in its move list.
     #[serde(default)]

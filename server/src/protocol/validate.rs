@@ -103,8 +103,11 @@ impl CreateGame {
                     "send either fen (with moves) or pgn, not both".into(),
                 ))
             }
-            Some(pgn) => continue_from_pgn(pgn)?,
+            Some(pgn) => continue_from_pgn(pgn, self.pgn_index.unwrap_or(0))?,
         };
+        if self.pgn_index.is_some() && self.pgn.as_deref().is_none_or(|pgn| pgn.trim().is_empty()) {
+            return Err(ApiError::BadRequest("pgn_index needs a pgn".into()));
+        }
         Ok(NewGame {
             seats,
             creator_side,
@@ -117,11 +120,22 @@ impl CreateGame {
     }
 }
 
-/// A PGN's game, to continue it: its start (`None`: the standard one) and
-/// its moves in UCI. 400 `bad_request` for a PGN that cannot be read or
-/// whose game is already over.
-fn continue_from_pgn(pgn: &str) -> Result<(Option<String>, Vec<String>), ApiError> {
-    let read = crate::live::pgn::read(pgn).map_err(ApiError::BadRequest)?;
+/// A PGN's game (the `index`th of a text of several), to continue it: its
+/// start (`None`: the standard one) and its moves in UCI. 400 `bad_request`
+/// for a PGN that cannot be read, no such game, or a game already over.
+fn continue_from_pgn(pgn: &str, index: usize) -> Result<(Option<String>, Vec<String>), ApiError> {
+    let read = if index == 0 {
+        crate::live::pgn::read(pgn).map_err(ApiError::BadRequest)?
+    } else {
+        let mut read = crate::live::pgn::read_games(pgn).map_err(ApiError::BadRequest)?;
+        if index >= read.games.len() {
+            return Err(ApiError::BadRequest(match read.unreadable {
+                Some(why) => format!("pgn_index {index}: bad PGN: {why}"),
+                None => format!("pgn_index {index}: the PGN has {} games", read.games.len()),
+            }));
+        }
+        read.games.swap_remove(index)
+    };
     if let Some(outcome) = read.game.outcome() {
         return Err(ApiError::BadRequest(format!(
             "the PGN's game is already over ({}): it can be replayed, not continued",

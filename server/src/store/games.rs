@@ -14,6 +14,15 @@ use super::writer::Write;
 use super::{now_ms, parse_ids, Store};
 use crate::live::game::{LiveGame, PlayedMove};
 
+/// One stored move and its clocks (see [`Store::move_clocks`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MoveClocks {
+    pub uci: String,
+    /// White's and Black's remaining milliseconds after the move,
+    /// increment included.
+    pub clock_ms: Option<(i64, i64)>,
+}
+
 impl Store {
     pub async fn insert_game(&self, live: &LiveGame) -> Result<(), StoreError> {
         let now = now_ms();
@@ -87,6 +96,24 @@ impl Store {
             .await
             .map_err(StoreError::internal)?
             .map(Some)
+    }
+
+    /// Each stored move's UCI and both clocks after it (`None` for a move
+    /// made without a clock, or an imported one), in ply order: the PGN
+    /// export's `[%clk]` comments.
+    pub async fn move_clocks(&self, id: Uuid) -> Result<Vec<MoveClocks>, StoreError> {
+        let rows: Vec<(String, Option<i64>, Option<i64>)> = on_pool!(&self.inner.read, pool =>
+            sqlx::query_as("SELECT uci, white_ms, black_ms FROM moves WHERE game_id = $1 ORDER BY ply")
+                .bind(id.to_string())
+                .fetch_all(pool)
+                .await)?;
+        Ok(rows
+            .into_iter()
+            .map(|(uci, white, black)| MoveClocks {
+                uci,
+                clock_ms: white.zip(black),
+            })
+            .collect())
     }
 
     /// Unfinished games whose clock runs or whose side to move may be a

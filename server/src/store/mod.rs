@@ -89,6 +89,7 @@ use tokio::sync::oneshot;
 use uuid::Uuid;
 
 pub use self::error::StoreError;
+pub use self::games::MoveClocks;
 
 use self::backend::{on_pool, Dialect, Pool};
 pub use self::leases::{Fence, Lease};

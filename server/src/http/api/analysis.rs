@@ -206,11 +206,14 @@ pub fn pgn_notes(game: &Game, rows: &[PositionRow]) -> Vec<MoveNote> {
         .collect()
 }
 
-/// `POST /api/pgn` `{"pgn": TEXT}`.
+/// `POST /api/pgn` `{"pgn": TEXT, "index"?: N}`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PgnRequest {
     pub pgn: String,
+    /// Which game of a text of several to read (from 0; default the first).
+    #[serde(default)]
+    pub index: Option<usize>,
 }
 
 /// A PGN read by the server, for replaying it in the browser.
@@ -227,22 +230,84 @@ pub struct PgnView {
     pub over: bool,
     pub white: Option<String>,
     pub black: Option<String>,
+    /// Which game of the text this is (0 for a text of one game).
+    pub index: usize,
+    /// A text of several games: each of them, to pick one (absent for a
+    /// text of one game).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub games: Option<Vec<PgnListed>>,
+    /// More games followed the listed ones (only the first
+    /// [`MAX_PGN_GAMES`](crate::live::pgn::MAX_PGN_GAMES) are read).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub more: bool,
+    /// A later game of the text could not be read: why (`game 3: move 2.
+    /// Ke3: ...`); the games before it are listed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unreadable: Option<String>,
 }
 
-/// `POST /api/pgn`: reads a PGN and answers its moves and positions; nothing
-/// is stored.
+/// One game of a text of several, as the pick list shows it.
+#[derive(Debug, Serialize)]
+pub struct PgnListed {
+    pub index: usize,
+    pub white: Option<String>,
+    pub black: Option<String>,
+    pub result: Option<String>,
+    pub date: Option<String>,
+    pub event: Option<String>,
+    /// Plies in its main line.
+    pub moves: usize,
+}
+
+/// `POST /api/pgn`: reads a PGN and answers one game's moves and positions
+/// (the first, or `index`), with the list of its games when the text has
+/// several; nothing is stored.
 pub async fn read_pgn(ApiJson(request): ApiJson<PgnRequest>) -> Result<Json<PgnView>, ApiError> {
-    // Bounded by the body limit; replaying a few hundred moves is quick.
-    let read = crate::live::pgn::read(&request.pgn).map_err(ApiError::BadRequest)?;
-    let game = &read.game;
+    // Bounded by the body limit and MAX_PGN_GAMES; replaying a few hundred
+    // moves is quick.
+    let read = crate::live::pgn::read_games(&request.pgn).map_err(ApiError::BadRequest)?;
+    let index = request.index.unwrap_or(0);
+    let Some(chosen) = read.games.get(index) else {
+        let count = read.games.len();
+        return Err(ApiError::BadRequest(format!(
+            "index {index}: the PGN has {count} game{} (counted from 0{})",
+            if count == 1 { "" } else { "s" },
+            if read.more {
+                ", and only the first ones are read"
+            } else {
+                ""
+            },
+        )));
+    };
+    let tag = |game: &rookery_engine::PgnGame, name: &str| game.tag(name).map(str::to_string);
+    let games = (read.games.len() > 1 || read.more || read.unreadable.is_some()).then(|| {
+        read.games
+            .iter()
+            .enumerate()
+            .map(|(index, game)| PgnListed {
+                index,
+                white: tag(game, "White"),
+                black: tag(game, "Black"),
+                result: game.result().map(str::to_string),
+                date: tag(game, "Date"),
+                event: tag(game, "Event"),
+                moves: game.game.moves().len(),
+            })
+            .collect()
+    });
+    let game = &chosen.game;
     Ok(Json(PgnView {
         initial_fen: game.initial_position().to_fen(),
         fen: game.position().to_fen(),
         moves: game.moves().iter().map(|mv| mv.to_uci()).collect(),
         san: game.san_moves().to_vec(),
-        result: read.result().map(str::to_string),
+        result: chosen.result().map(str::to_string),
         over: game.outcome().is_some(),
-        white: read.tag("White").map(str::to_string),
-        black: read.tag("Black").map(str::to_string),
+        white: tag(chosen, "White"),
+        black: tag(chosen, "Black"),
+        index,
+        games,
+        more: read.more,
+        unreadable: read.unreadable.clone(),
     }))
 }

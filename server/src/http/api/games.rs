@@ -12,6 +12,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{post, MethodRouter};
 use axum::{Extension, Json};
+use rookery_engine::MoveNote;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::time::Instant;
 use uuid::Uuid;
@@ -306,17 +307,18 @@ pub async fn pgn(
         }
     };
     let live = state.registry.snapshot(id).await?;
-    let text = if with_analysis {
+    let notes = if with_analysis {
         let rows = state
             .store()
             .analysis(id)
             .await?
             .map(|(_, rows)| rows)
             .unwrap_or_default();
-        crate::live::pgn::write_pgn_with(&live, &super::analysis::pgn_notes(live.game(), &rows))
+        super::analysis::pgn_notes(live.game(), &rows)
     } else {
-        crate::live::pgn::write_pgn(&live)
+        Vec::new()
     };
+    let text = export_pgn(&state, &live, &notes).await?;
     Ok((
         // Exactly the contract's type. Every PGN we write is ASCII (names
         // are A-Z a-z 0-9 _ -, FEN and SAN are ASCII), so no charset is
@@ -325,6 +327,38 @@ pub async fn pgn(
         text,
     )
         .into_response())
+}
+
+/// A game's PGN as the server exports it (here and on lichess's routes):
+/// `Site` under `--public-url`, each move's stored clock as `[%clk]`, and
+/// `notes` (the analysis) after the moves.
+pub async fn export_pgn(
+    state: &AppState,
+    live: &LiveGame,
+    notes: &[MoveNote],
+) -> Result<String, ApiError> {
+    let clocks: Vec<Option<(i64, i64)>> = if live.clock_settings().is_some() {
+        let stored = state.store().move_clocks(live.id).await?;
+        // By ply, and only while the stored moves are the game's (a move
+        // made or taken back since the snapshot has no clock here).
+        live.game()
+            .moves()
+            .iter()
+            .zip(&stored)
+            .map_while(|(mv, row)| (row.uci == mv.to_uci()).then_some(row.clock_ms))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let public_base = state.config.public_base();
+    Ok(crate::live::pgn::write(
+        live,
+        &crate::live::pgn::PgnExport {
+            public_base: &public_base,
+            clocks: &clocks,
+            notes,
+        },
+    ))
 }
 
 /// `GET /api/games/{id}/stream`: one GameState per line, now and after

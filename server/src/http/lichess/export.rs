@@ -83,11 +83,8 @@ pub async fn game(
     if wants(&headers, "application/json") {
         return Ok(axum::Json(game_json(&live)).into_response());
     }
-    Ok((
-        [(CONTENT_TYPE, "application/x-chess-pgn")],
-        crate::live::pgn::write_pgn(&live),
-    )
-        .into_response())
+    let pgn = crate::http::api::games::export_pgn(&state, &live, &[]).await?;
+    Ok(([(CONTENT_TYPE, "application/x-chess-pgn")], pgn).into_response())
 }
 
 #[derive(Debug, Deserialize)]
@@ -129,7 +126,7 @@ pub async fn user_games(
             body.push_str(&game_json(&live).to_string());
             body.push('\n');
         } else {
-            body.push_str(&crate::live::pgn::write_pgn(&live));
+            body.push_str(&crate::http::api::games::export_pgn(&state, &live, &[]).await?);
             body.push_str("\n\n");
         }
     }
