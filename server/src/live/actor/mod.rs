@@ -22,6 +22,7 @@
 mod commit;
 mod turns;
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -35,6 +36,7 @@ use super::game::{LiveGame, RematchStep};
 use crate::ai::{AiAnswer, AiScheduler, Thinking};
 use crate::cluster::Cluster;
 use crate::live::error::LiveError;
+use crate::live::messages::PRESENCE_EXPIRY;
 pub use crate::live::messages::{Action, Ask, Reply, SeatSecret};
 use crate::protocol::{self, Broadcast, GameState, SeatView, SharedState, Side, Status};
 use crate::store::{Fence, Store};
@@ -248,6 +250,7 @@ pub fn spawn(
         closing: false,
         presence_due: None,
         presence_sent: None,
+        remote_presence: HashMap::new(),
         failures: 0,
         retry_at: None,
     };
@@ -284,6 +287,9 @@ struct GameActor {
     presence_due: Option<Instant>,
     /// The presence subscribers last learnt (from a state or a `presence`).
     presence_sent: Option<protocol::Presence>,
+    /// In a cluster: the connections other nodes have open on this game,
+    /// as each last announced them ([`Ask::NodePresence`]), and when.
+    remote_presence: HashMap<String, ([u32; 3], Instant)>,
     /// Database failures in a row (for the backoff).
     failures: u32,
     /// No flag check before this (the last write failed).
@@ -328,6 +334,7 @@ impl GameActor {
                     None => break,
                 },
                 _ = sleep_until_opt(self.presence_due) => self.send_presence(),
+                _ = sleep_until_opt(self.node_presence_expiry()) => self.expire_node_presence(),
                 _ = sleep_until_opt(idle_deadline) => {
                     // Connections count too: in a cluster, other nodes'
                     // subscribers are not this actor's receivers.
@@ -458,14 +465,86 @@ impl GameActor {
             ),
             Ask::Presence { side, delta } => {
                 self.live.connect(side, delta, Instant::now());
-                self.handle.presence.record(&self.live);
-                if self.presence_due.is_none() {
-                    self.presence_due = Some(Instant::now() + PRESENCE_COALESCE);
-                }
+                self.presence_changed();
+                return None;
+            }
+            Ask::NodePresence {
+                node,
+                spectators,
+                white,
+                black,
+            } => {
+                self.node_presence(node, [spectators, white, black]);
                 return None;
             }
         };
         Some(reply)
+    }
+
+    /// The connection counts changed: they are shown at once, and told to
+    /// the subscribers once the changes of the next moment are gathered.
+    fn presence_changed(&mut self) {
+        self.handle.presence.record(&self.live);
+        if self.presence_due.is_none() {
+            self.presence_due = Some(Instant::now() + PRESENCE_COALESCE);
+        }
+    }
+
+    /// Another node's whole counts (spectators, white, black) replace what
+    /// it announced before; all zero, it is forgotten.
+    fn node_presence(&mut self, node: String, counts: [u32; 3]) {
+        let before = self
+            .remote_presence
+            .get(&node)
+            .map_or([0; 3], |(counts, _)| *counts);
+        self.apply_presence(before, counts);
+        if counts == [0; 3] {
+            self.remote_presence.remove(&node);
+        } else {
+            self.remote_presence.insert(node, (counts, Instant::now()));
+        }
+    }
+
+    /// Drops the counts of the nodes not heard of for [`PRESENCE_EXPIRY`].
+    fn expire_node_presence(&mut self) {
+        let now = Instant::now();
+        let expired: Vec<String> = self
+            .remote_presence
+            .iter()
+            .filter(|(_, (_, heard))| *heard + PRESENCE_EXPIRY <= now)
+            .map(|(node, _)| node.clone())
+            .collect();
+        for node in expired {
+            if let Some((counts, _)) = self.remote_presence.remove(&node) {
+                tracing::info!(game = %self.live.id, %node, "a node's connections expired");
+                self.apply_presence(counts, [0; 3]);
+            }
+        }
+    }
+
+    /// When the next node's counts expire, if any are kept.
+    fn node_presence_expiry(&self) -> Option<Instant> {
+        self.remote_presence
+            .values()
+            .map(|(_, heard)| *heard + PRESENCE_EXPIRY)
+            .min()
+    }
+
+    fn apply_presence(&mut self, before: [u32; 3], after: [u32; 3]) {
+        let sides = [None, Some(Side::White), Some(Side::Black)];
+        let mut changed = false;
+        for ((side, before), after) in sides.into_iter().zip(before).zip(after) {
+            let delta = i64::from(after) - i64::from(before);
+            if delta != 0 {
+                let delta =
+                    i32::try_from(delta).unwrap_or(if delta > 0 { i32::MAX } else { i32::MIN });
+                self.live.connect(side, delta, Instant::now());
+                changed = true;
+            }
+        }
+        if changed {
+            self.presence_changed();
+        }
     }
 
     async fn act(&mut self, token: TokenHash, action: Action) -> Result<GameState, LiveError> {
