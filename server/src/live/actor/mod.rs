@@ -218,6 +218,8 @@ const RETRY_MAX: Duration = Duration::from_secs(5);
 #[derive(Clone)]
 pub struct Ownership {
     pub fence: Fence,
+    /// Until when the lease is surely this node's (this process's clock).
+    pub until: Instant,
     pub cluster: Cluster,
 }
 
@@ -234,8 +236,10 @@ pub fn spawn(
     // WebSocket is then closed (the slow-reader policy), a stream skips ahead.
     let (states, _) = broadcast::channel(context.max_lag.max(1));
     let handle = GameHandle::new(live.id, commands);
+    let lease_until = ownership.as_ref().map(|ownership| ownership.until);
     let actor = GameActor {
         ownership,
+        lease_until,
         published: 0,
         lease_lost: false,
         live,
@@ -269,8 +273,14 @@ struct GameActor {
     ownership: Option<Ownership>,
     /// Changes published to the cluster so far (their sequence numbers).
     published: u64,
-    /// A write was fenced: another node owns the game now.
+    /// A write was fenced, or the lease was found expired or taken:
+    /// another node owns the game now (or may at any moment).
     lease_lost: bool,
+    /// In a cluster: until when the lease is surely this node's. Past it
+    /// (this node was paused, or its renewals failed), the actor asks the
+    /// database before it answers anything, so a node resumed after
+    /// another took the game never serves its stale copy.
+    lease_until: Option<Instant>,
     live: LiveGame,
     handle: GameHandle,
     context: ActorContext,
@@ -303,6 +313,11 @@ impl GameActor {
         mut answers: mpsc::Receiver<AiAnswer>,
     ) {
         let mut shutdown = self.context.shutdown.clone();
+        // In a cluster: this node's lease renewals.
+        let mut renewals = self
+            .ownership
+            .as_ref()
+            .map(|ownership| ownership.cluster.renewals());
         self.start_ai_if_needed();
         loop {
             let deadline = match (self.live.deadline(), self.retry_at) {
@@ -310,6 +325,7 @@ impl GameActor {
                 (deadline, _) => deadline,
             };
             let held_until = self.held_ai_move.map(|(_, at)| at);
+            let presence_expiry = self.node_presence_expiry();
             let idle_deadline = self
                 .is_idle()
                 .then(|| self.idle_since + self.context.unload_after);
@@ -333,8 +349,9 @@ impl GameActor {
                     }
                     None => break,
                 },
+                renewal = renewed(&mut renewals) => self.on_renewal(&renewal).await,
                 _ = sleep_until_opt(self.presence_due) => self.send_presence(),
-                _ = sleep_until_opt(self.node_presence_expiry()) => self.expire_node_presence(),
+                _ = sleep_until_opt(presence_expiry) => self.expire_node_presence(),
                 _ = sleep_until_opt(idle_deadline) => {
                     // Connections count too: in a cluster, other nodes'
                     // subscribers are not this actor's receivers.
@@ -372,6 +389,52 @@ impl GameActor {
         }
     }
 
+    /// Whether this node still owns the game (always, on one node). Once
+    /// the lease time last known has passed, the database says.
+    async fn lease_held(&mut self) -> bool {
+        let Some(ownership) = &self.ownership else {
+            return true;
+        };
+        if self.lease_lost {
+            return false;
+        }
+        if self.lease_until.is_some_and(|until| Instant::now() < until) {
+            return true;
+        }
+        match ownership
+            .cluster
+            .held_until(self.live.id, &ownership.fence)
+            .await
+        {
+            Some(until) => {
+                self.lease_until = Some(until);
+                true
+            }
+            None => {
+                self.lease_lost = true;
+                false
+            }
+        }
+    }
+
+    /// This node renewed its leases: if this game's was not among them
+    /// (it had expired: the node was paused or cut off), the actor checks
+    /// it and leaves memory when it is lost, so its subscribers reconnect
+    /// to the game's new owner.
+    async fn on_renewal(&mut self, renewal: &crate::cluster::Renewal) {
+        let Some(ownership) = &self.ownership else {
+            return;
+        };
+        if renewal.games.contains(&self.live.id) {
+            let until = renewal.started + ownership.cluster.lease();
+            self.lease_until = self.lease_until.max(Some(until));
+            return;
+        }
+        // Perhaps taken after the renewal's statement: the database says.
+        self.lease_until = None;
+        self.lease_held().await;
+    }
+
     /// Nothing to wait for: no running clock, no AI move coming. Such an
     /// actor may leave memory; the game loads again on its next request.
     fn is_idle(&self) -> bool {
@@ -383,6 +446,12 @@ impl GameActor {
     }
 
     async fn handle(&mut self, command: Command) {
+        if !self.lease_held().await {
+            // Another node may own the game: this copy may be stale. No
+            // answer, which the caller takes as "the game moved": it asks
+            // again and finds the game where it is now.
+            return;
+        }
         // Replies go to a requester who may have given up (a closed
         // connection); losing such a reply is fine.
         match command {
@@ -611,6 +680,18 @@ impl GameActor {
             }
         }
     }
+}
+
+/// This node's next lease renewal (never, on one node).
+async fn renewed(
+    renewals: &mut Option<watch::Receiver<Arc<crate::cluster::Renewal>>>,
+) -> Arc<crate::cluster::Renewal> {
+    if let Some(receiver) = renewals {
+        if receiver.changed().await.is_ok() {
+            return receiver.borrow_and_update().clone();
+        }
+    }
+    std::future::pending().await
 }
 
 /// Completes once shutdown is asked (or its sender is gone).
