@@ -1,13 +1,17 @@
 //! Gray failures and abuse (issue 23), from outside: a stream cut before
 //! its game's end says so, and a body announced too large is refused at
-//! once.
+//! once; in a cluster (real nodes on a throwaway PostgreSQL and
+//! nats-server), a dead node's sockets stop counting on the owner, and a
+//! paused (SIGSTOP) owner's game is taken over without losing or
+//! diverging.
 
 mod support;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use futures_util::StreamExt;
 use serde_json::{json, Value};
-use support::cluster::shared_postgres;
+use support::cluster::{shared_postgres, Nats, Proc};
 use support::*;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -307,4 +311,312 @@ async fn a_node_without_nats_refuses_a_clusters_database() {
         "{said}"
     );
     assert!(refused.stdout.is_empty(), "no listening line");
+}
+
+// ------------------------------------------------------------- a cluster
+
+/// The lease time of the cluster tests' nodes (the default is 4 s).
+const LEASE_MS: u64 = 2_000;
+
+/// How long an owner keeps counting a silent node's connections
+/// (`PRESENCE_EXPIRY`, docs/API.md).
+const PRESENCE_EXPIRY: Duration = Duration::from_secs(15);
+
+/// A node of a cluster on `db`, reaching NATS at `nats_url`.
+async fn node(name: &str, db: &TestDb, nats_url: &str) -> (Proc, String) {
+    let database = db.url();
+    let lease = LEASE_MS.to_string();
+    let mut node = Proc::spawn(
+        name,
+        &[
+            "--addr",
+            "127.0.0.1:0",
+            "--database",
+            &database,
+            "--nats",
+            nats_url,
+            "--lease-ms",
+            &lease,
+        ],
+    );
+    let base = listening_base(&mut node.child).await;
+    (node, base)
+}
+
+async fn post(base: &str, path: &str, token: Option<&str>, body: Value) -> (u16, Value) {
+    let mut request = reqwest::Client::new()
+        .post(format!("{base}{path}"))
+        .json(&body);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    read(request.send().await.expect("POST")).await
+}
+
+async fn get(base: &str, path: &str) -> (u16, Value) {
+    read(reqwest::get(format!("{base}{path}")).await.expect("GET")).await
+}
+
+async fn play(base: &str, id: &str, token: &str, uci: &str) -> (u16, Value) {
+    post(
+        base,
+        &format!("/api/games/{id}/move"),
+        Some(token),
+        json!({ "uci": uci }),
+    )
+    .await
+}
+
+/// A timed human v human game created on `creator` (which owns it) and
+/// joined on `joiner`: (id, white token, black token).
+async fn timed_game(creator: &str, joiner: &str) -> (String, String, String) {
+    let (status, created) = post(
+        creator,
+        "/api/games",
+        None,
+        json!({"white": {"kind": "human"}, "black": {"kind": "human"},
+               "clock": {"initial": 600, "increment": 0}}),
+    )
+    .await;
+    assert_eq!(status, 201, "create: {created}");
+    let id = created["game"]["id"].as_str().expect("id").to_string();
+    let white = created["seat"]["token"]
+        .as_str()
+        .expect("white")
+        .to_string();
+    let (status, joined) = post(joiner, &format!("/api/games/{id}/join"), None, json!({})).await;
+    assert_eq!(status, 200, "join on another node: {joined}");
+    let black = joined["seat"]["token"].as_str().expect("black").to_string();
+    (id, white, black)
+}
+
+/// The lease row of `id`: owner and epoch.
+fn lease(db: &TestDb, id: &str) -> (String, i64) {
+    let database = db.postgres_database().expect("a PostgreSQL test");
+    let row = shared_postgres().query(
+        database,
+        &format!("SELECT owner || ' ' || epoch FROM game_leases WHERE game_id = '{id}'"),
+    );
+    let (owner, epoch) = row
+        .split_once(' ')
+        .unwrap_or_else(|| panic!("lease {row:?}"));
+    (owner.to_string(), epoch.parse().expect("epoch"))
+}
+
+/// The moves of `id` as stored.
+fn stored_moves(db: &TestDb, id: &str) -> String {
+    let database = db.postgres_database().expect("a PostgreSQL test");
+    shared_postgres().query(
+        database,
+        &format!("SELECT string_agg(uci, ' ' ORDER BY ply) FROM moves WHERE game_id = '{id}'"),
+    )
+}
+
+fn signal(node: &Proc, signal: i32) {
+    let pid = node.child.id().expect("running") as i32;
+    // SAFETY: kill(2) on our own child's pid with a valid signal.
+    assert_eq!(unsafe { libc::kill(pid, signal) }, 0);
+}
+
+/// Polls `id`'s state on `base` until `done` holds (at most `limit`).
+async fn state_where(
+    base: &str,
+    id: &str,
+    limit: Duration,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
+    within(limit, "a state", async {
+        loop {
+            let (status, state) = get(base, &format!("/api/games/{id}")).await;
+            if status == 200 && done(&state) {
+                return state;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await
+}
+
+/// A spectator watching through a node that is then killed stops counting
+/// on the game's owner within the documented time (on today's main it
+/// counted for the rest of the game).
+#[tokio::test]
+async fn a_dead_nodes_spectators_stop_counting_on_the_owner() {
+    let db = TestDb::on_postgres(shared_postgres());
+    let nats = Nats::start();
+    let (_a, a) = node("a", &db, &nats.url()).await;
+    let (mut b, b_base) = node("b", &db, &nats.url()).await;
+    let (id, white, _black) = timed_game(&a, &b_base).await;
+    let (status, state) = play(&a, &id, &white, "e2e4").await;
+    assert_eq!(status, 200, "{state}");
+
+    let mut watcher = WsClient::connect_base(&b_base, &id, None).await;
+    watcher.next_state().await;
+    // The owner counts the spectator of the other node.
+    state_where(&a, &id, WAIT, |state| state["spectators"] == 1).await;
+    // Longer than the expiry later it still does: the live node refreshed.
+    tokio::time::sleep(PRESENCE_EXPIRY + Duration::from_secs(2)).await;
+    let (_, state) = get(&a, &format!("/api/games/{id}")).await;
+    assert_eq!(state["spectators"], 1, "{state}");
+
+    b.kill().await;
+    let killed = Instant::now();
+    state_where(&a, &id, PRESENCE_EXPIRY + Duration::from_secs(5), |state| {
+        state["spectators"] == 0
+    })
+    .await;
+    eprintln!(
+        "a dead node's spectator stopped counting after {:?}",
+        killed.elapsed()
+    );
+    drop(watcher);
+}
+
+/// The owner of a game is paused (SIGSTOP, as a long stall or a frozen VM
+/// would): it keeps its NATS connection, so requests to it only time out.
+/// Another node takes the game over once the paused node's lease has
+/// expired, with every acknowledged move; resumed (SIGCONT), the paused
+/// node serves the new owner's game, never its own stale copy, and cannot
+/// write it (on today's main the move waited 10 s and failed, forever).
+#[tokio::test]
+async fn a_paused_owner_is_taken_over_and_does_not_diverge_when_resumed() {
+    let db = TestDb::on_postgres(shared_postgres());
+    let nats = Nats::start();
+    let (a, a_base) = node("a", &db, &nats.url()).await;
+    let (_b, b) = node("b", &db, &nats.url()).await;
+
+    let (id, white, black) = timed_game(&a_base, &b).await;
+    // Acknowledged on the owner, and through B's proxy of the game.
+    let (status, state) = play(&a_base, &id, &white, "e2e4").await;
+    assert_eq!(status, 200, "{state}");
+    let (status, state) = play(&b, &id, &black, "e7e5").await;
+    assert_eq!(status, 200, "{state}");
+    let (owner, epoch) = lease(&db, &id);
+    // A spectator on each node.
+    let mut watcher_a = WsClient::connect_base(&a_base, &id, None).await;
+    let mut watcher_b = WsClient::connect_base(&b, &id, None).await;
+    assert_eq!(moves(&watcher_a.next_state().await).len(), 2);
+    assert_eq!(moves(&watcher_b.next_state().await).len(), 2);
+
+    signal(&a, libc::SIGSTOP);
+    let paused = Instant::now();
+    // White's next move, sent to B: accepted once A's lease has expired.
+    let (status, state) = within(WAIT, "the move after the owner paused", async {
+        loop {
+            let answer = play(&b, &id, &white, "g1f3").await;
+            if answer.0 == 200 {
+                return answer;
+            }
+            assert_eq!(
+                answer.0, 503,
+                "only unavailable while the game moves: {}",
+                answer.1
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await;
+    let takeover = paused.elapsed();
+    eprintln!("takeover after SIGSTOP of the owner: {takeover:?}");
+    assert_eq!(status, 200);
+    assert!(
+        takeover < Duration::from_millis(LEASE_MS + 6_000),
+        "takeover took {takeover:?}"
+    );
+    // Every acknowledged move is there, and the new one after them.
+    let line = ["e2e4", "e7e5", "g1f3"];
+    assert_eq!(moves(&state), line);
+    let (new_owner, new_epoch) = lease(&db, &id);
+    assert_ne!(new_owner, owner, "the paused node still owns the game");
+    assert!(new_epoch > epoch, "epoch {new_epoch} after {epoch}");
+
+    signal(&a, libc::SIGCONT);
+    // At once, A shows the new owner's game, not its own copy.
+    let (status, state) = get(&a_base, &format!("/api/games/{id}")).await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(moves(&state), line, "A served its stale copy");
+    // A move legal only in A's stale copy (White to move there) is refused.
+    let (status, refused) = play(&a_base, &id, &white, "d2d4").await;
+    assert_eq!(
+        (status, refused["error"]["code"].as_str()),
+        (409, Some("not_your_turn")),
+        "A acted on its stale copy: {refused}"
+    );
+    // The game goes on through A and B alike.
+    let (status, state) = play(&a_base, &id, &black, "b8c6").await;
+    assert_eq!(status, 200, "{state}");
+    let line = ["e2e4", "e7e5", "g1f3", "b8c6"];
+    assert_eq!(moves(&state), line);
+    for base in [&a_base, &b] {
+        let (_, state) = get(base, &format!("/api/games/{id}")).await;
+        assert_eq!(moves(&state), line, "the game as {base} shows it");
+    }
+    assert_eq!(stored_moves(&db, &id), line.join(" "));
+    // A's spectator never saw a move that is not the game's: its socket
+    // was closed (to reconnect) or it follows the new owner.
+    within(WAIT, "A's spectator", async {
+        loop {
+            match watcher_a.socket.next().await {
+                Some(Ok(tokio_tungstenite::tungstenite::Message::Text(text))) => {
+                    let message: Value = serde_json::from_str(text.as_str()).expect("JSON");
+                    if message["type"] == "state" {
+                        let seen = moves(&message["game"]);
+                        assert_eq!(seen, line[..seen.len()], "A's spectator saw another game");
+                        if seen.len() == line.len() {
+                            return;
+                        }
+                    }
+                }
+                Some(Ok(_)) => continue,
+                _ => return,
+            }
+        }
+    })
+    .await;
+    // B's spectator follows the game (directly, or after reconnecting).
+    let mut watcher_b = WsClient::connect_base(&b, &id, None).await;
+    assert_eq!(moves(&watcher_b.next_state().await), line);
+    drop(a);
+}
+
+/// With no request at all, the takeover sweep takes a paused owner's timed
+/// game, even though the sweeping node reaches the game through a proxy
+/// (a spectator watches there) and the paused owner keeps its NATS
+/// subscription (on today's main the sweep's request only timed out).
+#[tokio::test]
+async fn the_sweep_takes_a_paused_owners_timed_game() {
+    let db = TestDb::on_postgres(shared_postgres());
+    let nats = Nats::start();
+    let (a, a_base) = node("a", &db, &nats.url()).await;
+    let (_b, b) = node("b", &db, &nats.url()).await;
+    let (id, white, _black) = timed_game(&a_base, &b).await;
+    let (status, state) = play(&a_base, &id, &white, "e2e4").await;
+    assert_eq!(status, 200, "{state}");
+    let mut watcher = WsClient::connect_base(&b, &id, None).await;
+    watcher.next_state().await;
+    let (owner, epoch) = lease(&db, &id);
+
+    signal(&a, libc::SIGSTOP);
+    let paused = Instant::now();
+    within(WAIT, "B's sweep to take the game", async {
+        loop {
+            let (now_owner, now_epoch) = lease(&db, &id);
+            if now_owner != owner && now_epoch > epoch {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await;
+    let taken = paused.elapsed();
+    eprintln!("sweep takeover after SIGSTOP of the owner: {taken:?}");
+    assert!(
+        taken < Duration::from_millis(LEASE_MS + 6_000),
+        "took {taken:?}"
+    );
+    signal(&a, libc::SIGCONT);
+    let (status, state) = get(&a_base, &format!("/api/games/{id}")).await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(moves(&state), ["e2e4"]);
+    drop(a);
 }

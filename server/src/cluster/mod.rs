@@ -29,10 +29,17 @@
 //! owner's last renewal) and loads the game from the database, where every
 //! acknowledged move is. Games with a running clock or an AI to move are
 //! taken over by a sweep on every node ([`Cluster::sweep_period`]), without
-//! waiting for a command. A node whose NATS connection is down stops
-//! renewing its leases, so its games move to nodes that can serve them; a
-//! node that lost a lease cannot write the game (the fence), and its actor
-//! leaves memory at its first refused write.
+//! waiting for a command. An owner that hangs without dying (paused) keeps
+//! its NATS subscription, so a request to it only waits: a request with
+//! no answer looks at the lease every [`Cluster::sweep_period`] and gives
+//! up as if nobody answered once it has expired (the sweep's requests
+//! too), and the asking node takes the game. A resumed owner never
+//! answers from its stale copy: past the lease time it last knew of, an
+//! actor asks the database first, and it leaves memory at the first
+//! renewal that does not include its game. A node whose NATS connection
+//! is down stops renewing its leases, so its games move to nodes that can
+//! serve them; a node that lost a lease cannot write the game (the fence),
+//! and its actor leaves memory at its first refused write.
 
 //!
 //! The files: this one, the membership (connection, leases, renewal,
@@ -44,6 +51,7 @@ mod owner;
 mod proxy;
 mod wire;
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -72,6 +80,25 @@ struct ClusterInner {
     lease: Duration,
     /// Messages to publish, in order (actors publish from sync code).
     outbox: mpsc::UnboundedSender<(String, Bytes)>,
+    /// This node's last successful lease renewal (its actors check that
+    /// their game is among those renewed).
+    renewals: watch::Sender<Arc<Renewal>>,
+}
+
+/// A lease renewal of this node: the games whose leases it renewed, and
+/// when it started (they run at least until then plus the lease time).
+#[derive(Debug)]
+pub struct Renewal {
+    pub started: Instant,
+    pub games: HashSet<Uuid>,
+}
+
+/// A lease this node just took: the fence its writes carry, and until
+/// when (by this process's clock) nobody else can take it.
+#[derive(Debug, Clone)]
+pub struct Held {
+    pub fence: Fence,
+    pub until: Instant,
 }
 
 impl std::fmt::Debug for Cluster {
@@ -104,6 +131,10 @@ impl Cluster {
             }
         });
         tracing::info!(%node, "cluster member: games shared over NATS and PostgreSQL");
+        let (renewals, _) = watch::channel(Arc::new(Renewal {
+            started: Instant::now(),
+            games: HashSet::new(),
+        }));
         Ok(Cluster {
             inner: Arc::new(ClusterInner {
                 client,
@@ -111,6 +142,7 @@ impl Cluster {
                 store,
                 lease,
                 outbox,
+                renewals,
             }),
         })
     }
@@ -136,22 +168,56 @@ impl Cluster {
         self.inner.client.connection_state() == async_nats::connection::State::Connected
     }
 
+    /// The lease time (`--lease-ms`).
+    pub fn lease(&self) -> Duration {
+        self.inner.lease
+    }
+
     /// Takes the lease of `game` if nobody else holds a live one.
-    pub async fn acquire(&self, game: Uuid) -> Result<Option<Fence>, LiveError> {
+    pub async fn acquire(&self, game: Uuid) -> Result<Option<Held>, LiveError> {
         if !self.connected() {
             // A node cut off from NATS could not serve the game to anyone
             // else: leave it to a node that can.
             return Ok(None);
         }
+        // Measured before the statement: the lease runs at least this long.
+        let until = Instant::now() + self.inner.lease;
         let epoch = self
             .inner
             .store
             .acquire_lease(game, &self.inner.node, self.lease_ms())
             .await?;
-        Ok(epoch.map(|epoch| Fence {
-            owner: self.inner.node.clone(),
-            epoch,
+        Ok(epoch.map(|epoch| Held {
+            fence: Fence {
+                owner: self.inner.node.clone(),
+                epoch,
+            },
+            until,
         }))
+    }
+
+    /// Until when this node holds `game`'s lease under `fence`, as the
+    /// database says now; `None` when it does not (expired, or another
+    /// node's). When the database cannot be read, `Some(now)`: the lease
+    /// is not known lost (every write checks the fence anyway), and the
+    /// next question asks again.
+    pub async fn held_until(&self, game: Uuid, fence: &Fence) -> Option<Instant> {
+        match self.inner.store.lease_of(game).await {
+            Ok(Some(lease)) if lease.owner == *fence.owner && lease.epoch == fence.epoch => {
+                let left = lease.expires_at - crate::store::now_ms();
+                (left > 0).then(|| Instant::now() + Duration::from_millis(left.unsigned_abs()))
+            }
+            Ok(_) => None,
+            Err(err) => {
+                err.log();
+                Some(Instant::now())
+            }
+        }
+    }
+
+    /// Each of this node's lease renewals, as it succeeds.
+    pub fn renewals(&self) -> watch::Receiver<Arc<Renewal>> {
+        self.inner.renewals.subscribe()
     }
 
     /// Gives up a lease (an actor leaving memory, a node stopping).
@@ -189,13 +255,22 @@ impl Cluster {
                 tracing::info!("NATS is reachable again: this node takes games again");
                 cut_off = false;
             }
-            if let Err(err) = self
+            let started = Instant::now();
+            match self
                 .inner
                 .store
                 .renew_leases(&self.inner.node, self.lease_ms())
                 .await
             {
-                err.log();
+                // The actors of games not renewed (their lease expired: this
+                // node was paused or cut off) check theirs and leave.
+                Ok(games) => {
+                    self.inner.renewals.send_replace(Arc::new(Renewal {
+                        started,
+                        games: games.into_iter().collect(),
+                    }));
+                }
+                Err(err) => err.log(),
             }
         }
     }

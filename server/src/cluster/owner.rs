@@ -36,7 +36,7 @@ pub async fn serve_commands(cluster: &Cluster, handle: GameHandle) -> Result<(),
                     continue;
                 }
             };
-            if let Ask::Presence { .. } = ask {
+            if let Ask::Presence { .. } | Ask::NodePresence { .. } = ask {
                 // In order, and without a reply.
                 if handle.tell(ask).await.is_err() {
                     break;

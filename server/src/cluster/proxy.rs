@@ -14,9 +14,10 @@ use super::wire::{state_subject, Change, Forward, StateMessage};
 use super::Cluster;
 use crate::live::actor::{Command, GameHandle};
 use crate::live::error::LiveError;
-use crate::live::messages::{Ask, Reply};
+use crate::live::messages::{Ask, Reply, PRESENCE_REFRESH};
 use crate::protocol::{Broadcast, GameState, SharedState};
 use crate::store::Store;
+use crate::util::sleep_until_opt;
 
 /// What a proxy needs besides the cluster.
 pub struct ProxyContext {
@@ -69,6 +70,8 @@ pub async fn spawn_proxy(
         mark,
         updates,
         context,
+        connections: [0; 3],
+        announced_at: None,
     };
     tokio::spawn(proxy.run(inbox, states));
     Ok(Some(handle))
@@ -85,6 +88,11 @@ struct Proxy {
     mark: (i64, u64),
     updates: broadcast::Sender<Broadcast>,
     context: ProxyContext,
+    /// This node's WebSockets on the game (spectators, white, black), as
+    /// last told to the owner ([`Ask::NodePresence`]).
+    connections: [u32; 3],
+    /// When they were last told (`None`: none open, nothing to refresh).
+    announced_at: Option<Instant>,
 }
 
 impl Proxy {
@@ -94,6 +102,7 @@ impl Proxy {
         let (lost_tx, mut lost) = mpsc::channel::<()>(1);
         loop {
             let idle_deadline = idle_since + PROXY_IDLE;
+            let refresh = self.announced_at.map(|at| at + PRESENCE_REFRESH);
             tokio::select! {
                 biased;
                 _ = shutdown.wait_for(|stop| *stop) => break,
@@ -110,6 +119,9 @@ impl Proxy {
                     }
                     None => break,
                 },
+                // The owner forgets a node's connections it has not heard
+                // of for a while (a dead node's): tell them again.
+                _ = sleep_until_opt(refresh) => self.announce(),
                 _ = tokio::time::sleep_until(idle_deadline) => {
                     if self.updates.receiver_count() == 0 {
                         break;
@@ -124,6 +136,24 @@ impl Proxy {
         (self.context.on_exit)(&self.handle);
         inbox.close();
         let _ = states.unsubscribe().await;
+        // The sockets of a proxy that ended close (or already have).
+        if self.connections != [0; 3] {
+            self.connections = [0; 3];
+            self.announce();
+        }
+    }
+
+    /// Tells the owner this node's connections on the game.
+    fn announce(&mut self) {
+        let [spectators, white, black] = self.connections;
+        let ask = Ask::NodePresence {
+            node: self.cluster.node().to_string(),
+            spectators,
+            white,
+            black,
+        };
+        self.cluster.tell(self.handle.id, &ask);
+        self.announced_at = (self.connections != [0; 3]).then(Instant::now);
     }
 
     /// A change the owner published.
@@ -181,6 +211,14 @@ impl Proxy {
                 reply: Some(reply),
             } => {
                 let _ = reply.send(Reply::Synced(Box::new(self.latest.clone()), self.mark));
+            }
+            Command::Ask {
+                ask: Ask::Presence { side, delta },
+                reply: None,
+            } => {
+                let count = &mut self.connections[side.map_or(0, |side| 1 + side.index())];
+                *count = count.saturating_add_signed(delta);
+                self.announce();
             }
             Command::Ask { ask, reply: None } => self.cluster.tell(id, &ask),
             Command::Ask {

@@ -53,8 +53,37 @@ pub(super) enum Forward {
 }
 
 impl Cluster {
-    /// Sends `ask` to the owner of `game` and waits for its answer.
+    /// Sends `ask` to the owner of `game` and waits for its answer, or
+    /// [`Forward::NoOwner`] once the owner is silent past its lease's
+    /// expiry: a paused or hung node keeps its NATS subscription (the
+    /// request would only time out), but it stopped renewing, so the game
+    /// is free to take (its later writes are fenced).
     pub(super) async fn request(&self, game: Uuid, ask: &Ask) -> Result<Reply, Forward> {
+        tokio::select! {
+            answer = self.request_owner(game, ask) => answer,
+            () = self.owner_silent(game) => {
+                tracing::warn!(%game, "the game's owner is silent past its lease: taking it over");
+                Err(Forward::NoOwner)
+            }
+        }
+    }
+
+    /// Completes when `game`'s lease has expired (or is gone) while a
+    /// request waits: looked at every [`Cluster::sweep_period`].
+    async fn owner_silent(&self, game: Uuid) {
+        let period = self.sweep_period();
+        loop {
+            tokio::time::sleep(period).await;
+            match self.inner.store.lease_of(game).await {
+                Ok(Some(lease)) if lease.is_live(crate::store::now_ms()) => {}
+                Ok(_) => return,
+                // The database will tell next time; the request may answer.
+                Err(err) => err.log(),
+            }
+        }
+    }
+
+    async fn request_owner(&self, game: Uuid, ask: &Ask) -> Result<Reply, Forward> {
         let payload = serde_json::to_vec(ask).map_err(|err| Forward::Failed(err.to_string()))?;
         let reply = self
             .inner

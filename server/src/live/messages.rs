@@ -91,7 +91,27 @@ pub enum Ask {
         side: Option<Side>,
         delta: i32,
     },
+    /// The WebSockets another node of a cluster has open on this game, as
+    /// whole counts (its proxy's). Sent on every change and again every
+    /// [`PRESENCE_REFRESH`] while any is open; the owner stops counting a
+    /// node's connections it has not heard of for [`PRESENCE_EXPIRY`] (the
+    /// node died or hangs). Told, not asked: no reply.
+    NodePresence {
+        node: String,
+        spectators: u32,
+        white: u32,
+        black: u32,
+    },
 }
+
+/// How often a cluster node tells a game's owner again the connections it
+/// has open on that game ([`Ask::NodePresence`]).
+pub const PRESENCE_REFRESH: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// How long an owner keeps counting another node's connections without
+/// hearing from it (three refreshes missed): a dead or paused node's
+/// sockets stop showing in `connected` and `spectators` after this.
+pub const PRESENCE_EXPIRY: std::time::Duration = std::time::Duration::from_secs(15);
 
 /// A game's answer to an [`Ask`], one variant per kind of question.
 #[derive(Debug, Serialize, Deserialize)]
@@ -121,7 +141,8 @@ impl Ask {
             | Ask::Authorize { .. }
             | Ask::SeatOf { .. }
             | Ask::Expire { .. }
-            | Ask::Presence { .. } => None,
+            | Ask::Presence { .. }
+            | Ask::NodePresence { .. } => None,
         }
     }
 }

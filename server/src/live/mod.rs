@@ -296,10 +296,10 @@ impl Registry {
         let handle = match &self.inner.cluster {
             None => self.spawn_actor(live, None),
             Some(cluster) => {
-                let fence = cluster.acquire(id).await?.ok_or_else(|| {
+                let held = cluster.acquire(id).await?.ok_or_else(|| {
                     LiveError::Overloaded("this node cannot reach the cluster's messaging".into())
                 })?;
-                self.start_owned(cluster, live, fence).await
+                self.start_owned(cluster, live, held).await
             }
         };
         let slot = Arc::new(OnceCell::new_with(Some(handle.clone())));
@@ -353,12 +353,13 @@ impl Registry {
         &self,
         cluster: &Cluster,
         live: LiveGame,
-        fence: crate::store::Fence,
+        held: crate::cluster::Held,
     ) -> GameHandle {
         let handle = self.spawn_actor(
             live,
             Some(Ownership {
-                fence,
+                fence: held.fence,
+                until: held.until,
                 cluster: cluster.clone(),
             }),
         );
@@ -376,23 +377,24 @@ impl Registry {
     /// node holds the lease but does not answer (it died: the lease
     /// expires within `--lease-ms`, and the caller tries again).
     async fn load_clustered(&self, cluster: &Cluster, id: Uuid) -> Result<GameHandle, LiveError> {
-        if let Some(fence) = cluster.acquire(id).await? {
+        if let Some(held) = cluster.acquire(id).await? {
+            let fence = &held.fence;
             let live = match self.inner.store.load_game(id, Instant::now()).await {
                 Ok(Some(live)) => live,
                 Ok(None) => {
-                    cluster.release(id, &fence).await;
+                    cluster.release(id, fence).await;
                     return Err(LiveError::NoSuchGame);
                 }
                 Err(err) => {
-                    cluster.release(id, &fence).await;
+                    cluster.release(id, fence).await;
                     return Err(err.into());
                 }
             };
             if self.is_shutting_down() {
-                cluster.release(id, &fence).await;
+                cluster.release(id, fence).await;
                 return Err(LiveError::ShuttingDown);
             }
-            return Ok(self.start_owned(cluster, live, fence).await);
+            return Ok(self.start_owned(cluster, live, held).await);
         }
         let context = ProxyContext {
             store: self.inner.store.clone(),

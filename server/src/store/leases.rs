@@ -115,19 +115,21 @@ impl Store {
         Ok(lease)
     }
 
-    /// Extends every lease `owner` holds to `ttl_ms` from now; how many.
-    pub async fn renew_leases(&self, owner: &str, ttl_ms: i64) -> Result<u64, StoreError> {
+    /// Extends every live lease `owner` holds to `ttl_ms` from now: the
+    /// games renewed. An expired lease is not renewed (another node may
+    /// have taken the game, or may take it now).
+    pub async fn renew_leases(&self, owner: &str, ttl_ms: i64) -> Result<Vec<Uuid>, StoreError> {
         let now = now_ms();
-        let renewed = on_pool!(&self.inner.write_pool, pool => sqlx::query(
-            "UPDATE game_leases SET expires_at = $1 WHERE owner = $2 AND expires_at > $3",
+        let renewed: Vec<String> = on_pool!(&self.inner.write_pool, pool => sqlx::query_scalar(
+            "UPDATE game_leases SET expires_at = $1 WHERE owner = $2 AND expires_at > $3
+             RETURNING game_id",
         )
         .bind(now + ttl_ms)
         .bind(owner)
         .bind(now)
-        .execute(pool)
-        .await
-        .map(|done| done.rows_affected()))?;
-        Ok(renewed)
+        .fetch_all(pool)
+        .await)?;
+        Ok(parse_ids(&renewed))
     }
 
     /// Gives up the lease `fence` holds on `game` (an actor leaving memory,

@@ -22,6 +22,7 @@
 mod commit;
 mod turns;
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -35,6 +36,7 @@ use super::game::{LiveGame, RematchStep};
 use crate::ai::{AiAnswer, AiScheduler, Thinking};
 use crate::cluster::Cluster;
 use crate::live::error::LiveError;
+use crate::live::messages::PRESENCE_EXPIRY;
 pub use crate::live::messages::{Action, Ask, Reply, SeatSecret};
 use crate::protocol::{self, Broadcast, GameState, SeatView, SharedState, Side, Status};
 use crate::store::{Fence, Store};
@@ -216,6 +218,8 @@ const RETRY_MAX: Duration = Duration::from_secs(5);
 #[derive(Clone)]
 pub struct Ownership {
     pub fence: Fence,
+    /// Until when the lease is surely this node's (this process's clock).
+    pub until: Instant,
     pub cluster: Cluster,
 }
 
@@ -232,8 +236,10 @@ pub fn spawn(
     // WebSocket is then closed (the slow-reader policy), a stream skips ahead.
     let (states, _) = broadcast::channel(context.max_lag.max(1));
     let handle = GameHandle::new(live.id, commands);
+    let lease_until = ownership.as_ref().map(|ownership| ownership.until);
     let actor = GameActor {
         ownership,
+        lease_until,
         published: 0,
         lease_lost: false,
         live,
@@ -248,6 +254,7 @@ pub fn spawn(
         closing: false,
         presence_due: None,
         presence_sent: None,
+        remote_presence: HashMap::new(),
         failures: 0,
         retry_at: None,
     };
@@ -266,8 +273,14 @@ struct GameActor {
     ownership: Option<Ownership>,
     /// Changes published to the cluster so far (their sequence numbers).
     published: u64,
-    /// A write was fenced: another node owns the game now.
+    /// A write was fenced, or the lease was found expired or taken:
+    /// another node owns the game now (or may at any moment).
     lease_lost: bool,
+    /// In a cluster: until when the lease is surely this node's. Past it
+    /// (this node was paused, or its renewals failed), the actor asks the
+    /// database before it answers anything, so a node resumed after
+    /// another took the game never serves its stale copy.
+    lease_until: Option<Instant>,
     live: LiveGame,
     handle: GameHandle,
     context: ActorContext,
@@ -284,6 +297,9 @@ struct GameActor {
     presence_due: Option<Instant>,
     /// The presence subscribers last learnt (from a state or a `presence`).
     presence_sent: Option<protocol::Presence>,
+    /// In a cluster: the connections other nodes have open on this game,
+    /// as each last announced them ([`Ask::NodePresence`]), and when.
+    remote_presence: HashMap<String, ([u32; 3], Instant)>,
     /// Database failures in a row (for the backoff).
     failures: u32,
     /// No flag check before this (the last write failed).
@@ -297,6 +313,11 @@ impl GameActor {
         mut answers: mpsc::Receiver<AiAnswer>,
     ) {
         let mut shutdown = self.context.shutdown.clone();
+        // In a cluster: this node's lease renewals.
+        let mut renewals = self
+            .ownership
+            .as_ref()
+            .map(|ownership| ownership.cluster.renewals());
         self.start_ai_if_needed();
         loop {
             let deadline = match (self.live.deadline(), self.retry_at) {
@@ -304,6 +325,7 @@ impl GameActor {
                 (deadline, _) => deadline,
             };
             let held_until = self.held_ai_move.map(|(_, at)| at);
+            let presence_expiry = self.node_presence_expiry();
             let idle_deadline = self
                 .is_idle()
                 .then(|| self.idle_since + self.context.unload_after);
@@ -327,7 +349,9 @@ impl GameActor {
                     }
                     None => break,
                 },
+                renewal = renewed(&mut renewals) => self.on_renewal(&renewal).await,
                 _ = sleep_until_opt(self.presence_due) => self.send_presence(),
+                _ = sleep_until_opt(presence_expiry) => self.expire_node_presence(),
                 _ = sleep_until_opt(idle_deadline) => {
                     // Connections count too: in a cluster, other nodes'
                     // subscribers are not this actor's receivers.
@@ -365,6 +389,52 @@ impl GameActor {
         }
     }
 
+    /// Whether this node still owns the game (always, on one node). Once
+    /// the lease time last known has passed, the database says.
+    async fn lease_held(&mut self) -> bool {
+        let Some(ownership) = &self.ownership else {
+            return true;
+        };
+        if self.lease_lost {
+            return false;
+        }
+        if self.lease_until.is_some_and(|until| Instant::now() < until) {
+            return true;
+        }
+        match ownership
+            .cluster
+            .held_until(self.live.id, &ownership.fence)
+            .await
+        {
+            Some(until) => {
+                self.lease_until = Some(until);
+                true
+            }
+            None => {
+                self.lease_lost = true;
+                false
+            }
+        }
+    }
+
+    /// This node renewed its leases: if this game's was not among them
+    /// (it had expired: the node was paused or cut off), the actor checks
+    /// it and leaves memory when it is lost, so its subscribers reconnect
+    /// to the game's new owner.
+    async fn on_renewal(&mut self, renewal: &crate::cluster::Renewal) {
+        let Some(ownership) = &self.ownership else {
+            return;
+        };
+        if renewal.games.contains(&self.live.id) {
+            let until = renewal.started + ownership.cluster.lease();
+            self.lease_until = self.lease_until.max(Some(until));
+            return;
+        }
+        // Perhaps taken after the renewal's statement: the database says.
+        self.lease_until = None;
+        self.lease_held().await;
+    }
+
     /// Nothing to wait for: no running clock, no AI move coming. Such an
     /// actor may leave memory; the game loads again on its next request.
     fn is_idle(&self) -> bool {
@@ -376,6 +446,12 @@ impl GameActor {
     }
 
     async fn handle(&mut self, command: Command) {
+        if !self.lease_held().await {
+            // Another node may own the game: this copy may be stale. No
+            // answer, which the caller takes as "the game moved": it asks
+            // again and finds the game where it is now.
+            return;
+        }
         // Replies go to a requester who may have given up (a closed
         // connection); losing such a reply is fine.
         match command {
@@ -458,14 +534,86 @@ impl GameActor {
             ),
             Ask::Presence { side, delta } => {
                 self.live.connect(side, delta, Instant::now());
-                self.handle.presence.record(&self.live);
-                if self.presence_due.is_none() {
-                    self.presence_due = Some(Instant::now() + PRESENCE_COALESCE);
-                }
+                self.presence_changed();
+                return None;
+            }
+            Ask::NodePresence {
+                node,
+                spectators,
+                white,
+                black,
+            } => {
+                self.node_presence(node, [spectators, white, black]);
                 return None;
             }
         };
         Some(reply)
+    }
+
+    /// The connection counts changed: they are shown at once, and told to
+    /// the subscribers once the changes of the next moment are gathered.
+    fn presence_changed(&mut self) {
+        self.handle.presence.record(&self.live);
+        if self.presence_due.is_none() {
+            self.presence_due = Some(Instant::now() + PRESENCE_COALESCE);
+        }
+    }
+
+    /// Another node's whole counts (spectators, white, black) replace what
+    /// it announced before; all zero, it is forgotten.
+    fn node_presence(&mut self, node: String, counts: [u32; 3]) {
+        let before = self
+            .remote_presence
+            .get(&node)
+            .map_or([0; 3], |(counts, _)| *counts);
+        self.apply_presence(before, counts);
+        if counts == [0; 3] {
+            self.remote_presence.remove(&node);
+        } else {
+            self.remote_presence.insert(node, (counts, Instant::now()));
+        }
+    }
+
+    /// Drops the counts of the nodes not heard of for [`PRESENCE_EXPIRY`].
+    fn expire_node_presence(&mut self) {
+        let now = Instant::now();
+        let expired: Vec<String> = self
+            .remote_presence
+            .iter()
+            .filter(|(_, (_, heard))| *heard + PRESENCE_EXPIRY <= now)
+            .map(|(node, _)| node.clone())
+            .collect();
+        for node in expired {
+            if let Some((counts, _)) = self.remote_presence.remove(&node) {
+                tracing::info!(game = %self.live.id, %node, "a node's connections expired");
+                self.apply_presence(counts, [0; 3]);
+            }
+        }
+    }
+
+    /// When the next node's counts expire, if any are kept.
+    fn node_presence_expiry(&self) -> Option<Instant> {
+        self.remote_presence
+            .values()
+            .map(|(_, heard)| *heard + PRESENCE_EXPIRY)
+            .min()
+    }
+
+    fn apply_presence(&mut self, before: [u32; 3], after: [u32; 3]) {
+        let sides = [None, Some(Side::White), Some(Side::Black)];
+        let mut changed = false;
+        for ((side, before), after) in sides.into_iter().zip(before).zip(after) {
+            let delta = i64::from(after) - i64::from(before);
+            if delta != 0 {
+                let delta =
+                    i32::try_from(delta).unwrap_or(if delta > 0 { i32::MAX } else { i32::MIN });
+                self.live.connect(side, delta, Instant::now());
+                changed = true;
+            }
+        }
+        if changed {
+            self.presence_changed();
+        }
     }
 
     async fn act(&mut self, token: TokenHash, action: Action) -> Result<GameState, LiveError> {
@@ -532,6 +680,18 @@ impl GameActor {
             }
         }
     }
+}
+
+/// This node's next lease renewal (never, on one node).
+async fn renewed(
+    renewals: &mut Option<watch::Receiver<Arc<crate::cluster::Renewal>>>,
+) -> Arc<crate::cluster::Renewal> {
+    if let Some(receiver) = renewals {
+        if receiver.changed().await.is_ok() {
+            return receiver.borrow_and_update().clone();
+        }
+    }
+    std::future::pending().await
 }
 
 /// Completes once shutdown is asked (or its sender is gone).
