@@ -16,7 +16,7 @@
 #   POSITIONS [0]                generate until the data file holds this many
 #   NODES [5000] THREADS [1] SEED [1]   generation: nodes a move, workers, seed
 #   OUT [target/nnue/rookery.nnue]      the quantised network
-#   HIDDEN [128] EPOCHS [20] BATCH [4096] LR [0.001] LR_DROP_EPOCH [15]
+#   HIDDEN [128] EPOCHS [8] BATCH [4096] LR [0.001] LR_DROP_EPOCH [4]
 #   RESULT_WEIGHT [0.3] VALIDATION [5] TRAIN_SEED [1]   training
 #
 # Example, the way the first nets were made:
@@ -31,10 +31,10 @@ THREADS=${THREADS:-1}
 SEED=${SEED:-1}
 OUT=${OUT:-target/nnue/rookery.nnue}
 HIDDEN=${HIDDEN:-128}
-EPOCHS=${EPOCHS:-20}
+EPOCHS=${EPOCHS:-8}
 BATCH=${BATCH:-4096}
 LR=${LR:-0.001}
-LR_DROP_EPOCH=${LR_DROP_EPOCH:-15}
+LR_DROP_EPOCH=${LR_DROP_EPOCH:-4}
 RESULT_WEIGHT=${RESULT_WEIGHT:-0.3}
 VALIDATION=${VALIDATION:-5}
 TRAIN_SEED=${TRAIN_SEED:-1}
@@ -74,9 +74,8 @@ training_seconds=$(( $(date +%s) - training_started ))
 {
     echo "network: $OUT ($(stat -c %s "$OUT") bytes), 768 -> ${HIDDEN}x2 -> 1, int16/int8"
     echo "commit: $(git rev-parse HEAD)$(git diff --quiet -- engine scripts || echo ' (engine or scripts modified)')"
-    for f in "${data_files[@]}"; do
-        echo "data: $f, $(( $(stat -c %s "$f") / 32 )) records"
-    done
+    # The records the trainer read (a generator may still be appending).
+    grep -E "^.+: [0-9]+ records$" "$OUT.log" | sed 's/^/data: /'
     echo "generation (this run): ${generation_seconds} s, --nodes $NODES --threads $THREADS --seed $SEED"
     echo "training: ${training_seconds} s, --hidden $HIDDEN --epochs $EPOCHS --batch $BATCH --lr $LR" \
         "--lr-drop-epoch $LR_DROP_EPOCH --result-weight $RESULT_WEIGHT --validation $VALIDATION" \

@@ -3,8 +3,8 @@
 //!
 //! Usage (the recipe is `scripts/train-net.sh`):
 //! `cargo run --release -p rookery-engine --example train_net --
-//! --data FILE [--data FILE ...] --out NET [--hidden 128] [--epochs 20]
-//! [--batch 4096] [--lr 0.001] [--lr-drop-epoch 15] [--result-weight 0.3]
+//! --data FILE [--data FILE ...] --out NET [--hidden 128] [--epochs 8]
+//! [--batch 4096] [--lr 0.001] [--lr-drop-epoch 4] [--result-weight 0.3]
 //! [--validation 5] [--max-positions N] [--seed 1]`
 //!
 //! Why in Rust in the workspace and not PyTorch (Stockfish's trainer): it
@@ -648,10 +648,10 @@ fn parse_args() -> Result<Options, String> {
         data: Vec::new(),
         out: String::new(),
         hidden: 128,
-        epochs: 20,
+        epochs: 8,
         batch: 4096,
         lr: 0.001,
-        lr_drop_epoch: 15,
+        lr_drop_epoch: 4,
         result_weight: 0.3,
         validation_percent: 5,
         max_positions: None,
