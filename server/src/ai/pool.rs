@@ -118,6 +118,7 @@ impl Inner {
                     priority: job.request.priority,
                     client: job.request.client,
                     control: job.control.clone(),
+                    started: Instant::now(),
                 });
                 return Some(job);
             }
@@ -187,6 +188,10 @@ impl Inner {
         let answer = {
             let mut queues = self.lock();
             queues.running.retain(|running| running.id != job.id);
+            if job.request.priority == Priority::Human {
+                // Preempted or not, the thread was this client's meanwhile.
+                queues.charge(job.request.client, started.elapsed(), Instant::now());
+            }
             let answer = self.settle(&mut queues, &mut job, result);
             self.grant_slots(&mut queues);
             answer
