@@ -223,8 +223,10 @@ impl Inner {
         let ply = job.request.ply;
         let position = job.request.position.hash();
         if control.preempted.swap(false, Ordering::AcqRel) {
-            // Its half-done answer is thrown away; it runs again, first in
-            // its class, when a thread is free.
+            // Its half-done answer is thrown away; it goes back to the
+            // front of its class's queue and runs again from the start when
+            // a thread is free (an AI v AI search first in its class; a
+            // human game's in the clients' turn, `Queues::pop_next`).
             control.interrupt.store(false, Ordering::Release);
             if control.is_cancelled() {
                 return None;
