@@ -1,7 +1,10 @@
 //! The AI is bounded: a search that keeps failing ends its game instead of
 //! hanging it, and AI v AI games are capped (and can be stopped by an
-//! operator), restarts included. That a human's opponent is not stuck
-//! behind AI v AI searches (the AI flood) is in `adversarial.rs`.
+//! operator), restarts included; and a few clients keeping long searches
+//! on every thread do not hold up another client's AI (issue 23), in the
+//! scheduler and against the real server from several loopback addresses.
+//! That a human's opponent is not stuck behind AI v AI searches (the AI
+//! flood) is in `adversarial.rs`.
 
 mod support;
 
@@ -226,4 +229,248 @@ async fn ai_v_ai_games_resumed_after_a_restart_still_count_in_the_cap() {
         "rate_limited",
     );
     server.stop().await;
+}
+
+// ---------------------------------------------------------------------------
+// Fairness across clients: two or three addresses holding long searches do
+// not hold up a newcomer's short one (issue 23).
+
+/// A scheduler test: `hostile` clients each ask for two searches that run
+/// until stopped, on two threads; then a newcomer's search (which answers
+/// at once) must get a thread within `bound`. Returns how long it took.
+async fn newcomer_among(hostile: usize) -> Duration {
+    use rookery_engine::Position;
+    use rookery_server::ai::{Priority, SearchRequest};
+    use std::net::IpAddr;
+    use std::sync::atomic::Ordering;
+
+    let newcomer: IpAddr = "192.0.2.100".parse().unwrap();
+    let search: SearchFn = Arc::new(move |request, _budget, stop| {
+        if request.client != Some(newcomer) {
+            // A master's long think: it runs until stopped.
+            while !stop.load(Ordering::Acquire) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+        let position = Position::startpos();
+        Ok(position.legal_moves().into_iter().next())
+    });
+    let scheduler = AiScheduler::with_search(2, Duration::ZERO, search);
+    let (tx, mut rx) = tokio::sync::mpsc::channel(64);
+    let request = |ply: usize, client: IpAddr| SearchRequest {
+        ply,
+        position: Position::startpos(),
+        history: Vec::new(),
+        level: 8,
+        clock: None,
+        priority: Priority::Human,
+        client: Some(client),
+    };
+    let mut held = Vec::new();
+    for index in 0..hostile {
+        let client: IpAddr = format!("192.0.2.{}", index + 1).parse().unwrap();
+        for game in 0..2 {
+            held.push(scheduler.start(request(100 + index * 10 + game, client), tx.clone()));
+        }
+    }
+    // The hostile searches have held the threads for a while (as a flood
+    // that started before the newcomer came would).
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    assert_eq!(scheduler.stats().running, 2);
+    let asked = Instant::now();
+    let _newcomer = scheduler.start(request(1, newcomer), tx.clone());
+    let answer = tokio::time::timeout(Duration::from_secs(20), rx.recv())
+        .await
+        .expect("the newcomer's search ran within 20 s")
+        .expect("an answer");
+    let took = asked.elapsed();
+    assert_eq!(answer.ply, 1, "only the newcomer's search ends by itself");
+    drop(held);
+    took
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_newcomers_search_runs_at_once_while_two_clients_hold_every_thread() {
+    let took = newcomer_among(2).await;
+    println!("newcomer among 2 hostile clients: {} ms", took.as_millis());
+    assert!(took < Duration::from_millis(500), "{took:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_newcomers_search_runs_at_once_while_three_clients_hold_every_thread() {
+    let took = newcomer_among(3).await;
+    println!("newcomer among 3 hostile clients: {} ms", took.as_millis());
+    assert!(took < Duration::from_millis(500), "{took:?}");
+}
+
+/// An HTTP client whose connections come from `source` (any 127.x.y.z
+/// address is this machine's loopback on Linux): the server sees each as
+/// another client, with no proxy header.
+fn client_from(source: &str) -> reqwest::Client {
+    reqwest::Client::builder()
+        .local_address(source.parse::<std::net::IpAddr>().expect("address"))
+        .build()
+        .expect("client")
+}
+
+async fn call(request: reqwest::RequestBuilder) -> (u16, Value) {
+    read(request.send().await.expect("request")).await
+}
+
+/// A hostile player: keeps `games` untimed games against a master (level
+/// 8) searching, moving at once whenever it is their turn, until `stop`.
+async fn keep_masters_thinking(
+    base: String,
+    http: reqwest::Client,
+    games: usize,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+) {
+    use std::sync::atomic::Ordering;
+    let create = || async {
+        let (status, created) = call(
+            http.post(format!("{base}/api/games"))
+                .json(&json!({"white": {"kind": "human"}, "black": {"kind": "ai", "level": 8}})),
+        )
+        .await;
+        assert_eq!(status, 201, "{created}");
+        (
+            created["game"]["id"].as_str().expect("id").to_string(),
+            created["seat"]["token"]
+                .as_str()
+                .expect("token")
+                .to_string(),
+        )
+    };
+    let mut held = Vec::new();
+    for _ in 0..games {
+        held.push(create().await);
+    }
+    let mut turn = 0usize;
+    while !stop.load(Ordering::Acquire) {
+        for slot in held.iter_mut() {
+            let (status, state) = call(http.get(format!("{base}/api/games/{}", slot.0))).await;
+            assert_eq!(status, 200, "{state}");
+            if state["status"] == "finished" {
+                *slot = create().await;
+                continue;
+            }
+            if state["turn"] != "white" {
+                continue;
+            }
+            let legal = state["legal_moves"].as_array().cloned().unwrap_or_default();
+            if legal.is_empty() {
+                continue;
+            }
+            turn += 1;
+            let uci = legal[turn % legal.len()].clone();
+            let (status, state) = call(
+                http.post(format!("{base}/api/games/{}/move", slot.0))
+                    .bearer_auth(&slot.1)
+                    .json(&json!({ "uci": uci })),
+            )
+            .await;
+            assert!(status == 200 || status == 409, "{status}: {state}");
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Two threads (the 2-core machine), `hostile` loopback addresses each
+/// keeping two untimed level-8 games searching; a player from another
+/// address plays three moves against level 1. Returns each reply's time.
+async fn level_one_replies_among(hostile: usize) -> Vec<Duration> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    // Each of these tests wants the machine's cores to itself.
+    let _alone = ONE_AT_A_TIME.lock().await;
+    let db = TestDb::new();
+    let mut config = test_config(&db);
+    config.ai.ai_threads = Some(2);
+    let server = TestServer::start(config).await;
+    let base = format!("http://{}", server.addr);
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut floods = Vec::new();
+    for index in 0..hostile {
+        let http = client_from(&format!("127.0.0.{}", index + 2));
+        floods.push(tokio::spawn(keep_masters_thinking(
+            base.clone(),
+            http,
+            2,
+            stop.clone(),
+        )));
+    }
+    // Let the masters think for a while: every thread busy, and more
+    // searches queued than threads.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let player = client_from("127.0.0.20");
+    let (status, created) = call(
+        player
+            .post(format!("{base}/api/games"))
+            .json(&json!({"white": {"kind": "human"}, "black": {"kind": "ai", "level": 1}})),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["game"]["id"].as_str().expect("id").to_string();
+    let token = created["seat"]["token"]
+        .as_str()
+        .expect("token")
+        .to_string();
+    let mut times = Vec::new();
+    for uci in ["e2e4", "g1f3", "f1c4"] {
+        let asked = Instant::now();
+        let (status, state) = call(
+            player
+                .post(format!("{base}/api/games/{id}/move"))
+                .bearer_auth(&token)
+                .json(&json!({ "uci": uci })),
+        )
+        .await;
+        assert_eq!(status, 200, "{uci}: {state}");
+        let ply = moves(&state).len();
+        within(WAIT, "the level-1 AI's reply", async {
+            loop {
+                let (_, state) = call(player.get(format!("{base}/api/games/{id}"))).await;
+                if moves(&state).len() > ply || state["status"] == "finished" {
+                    assert_eq!(state["status"], "active", "{state}");
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        })
+        .await;
+        times.push(asked.elapsed());
+        // A human's pause before the next move.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    stop.store(true, Ordering::Release);
+    for flood in floods {
+        flood.await.expect("the hostile client ran");
+    }
+    server.stop().await;
+    times
+}
+
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// The bound on a level-1 reply (its think time is at most 200 ms, and
+/// about 10 ms in practice) while hostile addresses hold every thread:
+/// generous for a loaded CI machine, far below the 4-8 s of first come,
+/// first served.
+const LEVEL_ONE_BOUND: Duration = Duration::from_millis(1_500);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_level_one_reply_is_prompt_while_two_addresses_hold_masters_thinking() {
+    let times = level_one_replies_among(2).await;
+    println!("level-1 replies with 2 hostile addresses: {times:?}");
+    for took in &times {
+        assert!(*took < LEVEL_ONE_BOUND, "{times:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_level_one_reply_is_prompt_while_three_addresses_hold_masters_thinking() {
+    let times = level_one_replies_among(3).await;
+    println!("level-1 replies with 3 hostile addresses: {times:?}");
+    for took in &times {
+        assert!(*took < LEVEL_ONE_BOUND, "{times:?}");
+    }
 }

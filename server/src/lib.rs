@@ -123,6 +123,7 @@ impl App {
                 config.ai_move_delay(),
             ),
         };
+        ai.set_max_searches_per_client(config.ai.max_ai_searches_per_client);
         let analyses = Analyses::new(store.clone(), ai.clone(), config.analysis_options());
         // AI v AI games left unfinished by the last run count towards the
         // caps from the first request on (one read, before serving).

@@ -8,9 +8,12 @@
 //! priority, so the runtime's threads, which carry every WebSocket and HTTP
 //! request, still get a core as soon as they wake up. Waiting searches sit
 //! in a queue that costs no thread. A human's search goes before an AI v AI
-//! game's, clients take turns, and a human's search arriving while every
-//! thread is busy preempts a running AI v AI search (or one of a client's
-//! many).
+//! game's, clients take turns (the fewest threads held, then the least
+//! search time lately, first), and a human's search arriving while every
+//! thread is busy preempts a running AI v AI search, or one of a client's
+//! many, or, for a newcomer, the search of the client that used the most
+//! search time lately: a level-1 reply is not held up by other clients'
+//! masters.
 //!
 //! Every search carries a stop flag (raised when its game no longer wants
 //! it: the game ended, moved on, or the server is shutting down) and the ply
@@ -43,6 +46,7 @@ pub mod slots;
 #[cfg(test)]
 mod testing;
 
+pub use queue::{DEFAULT_MAX_SEARCHES_PER_CLIENT, PREEMPT_MARGIN, USAGE_HALF_LIFE};
 pub use scheduler::{
     AiAnswer, AiScheduler, AiStats, ClockSnapshot, Priority, SearchFailed, SearchFn,
     SearchPriority, SearchRequest, SearchResult, Thinking, DEFAULT_NICE, RETRIES,

@@ -118,6 +118,7 @@ impl Inner {
                     priority: job.request.priority,
                     client: job.request.client,
                     control: job.control.clone(),
+                    started: Instant::now(),
                 });
                 return Some(job);
             }
@@ -187,6 +188,10 @@ impl Inner {
         let answer = {
             let mut queues = self.lock();
             queues.running.retain(|running| running.id != job.id);
+            if job.request.priority == Priority::Human {
+                // Preempted or not, the thread was this client's meanwhile.
+                queues.charge(job.request.client, started.elapsed(), Instant::now());
+            }
             let answer = self.settle(&mut queues, &mut job, result);
             self.grant_slots(&mut queues);
             answer
@@ -218,8 +223,10 @@ impl Inner {
         let ply = job.request.ply;
         let position = job.request.position.hash();
         if control.preempted.swap(false, Ordering::AcqRel) {
-            // Its half-done answer is thrown away; it runs again, first in
-            // its class, when a thread is free.
+            // Its half-done answer is thrown away; it goes back to the
+            // front of its class's queue and runs again from the start when
+            // a thread is free (an AI v AI search first in its class; a
+            // human game's in the clients' turn, `Queues::pop_next`).
             control.interrupt.store(false, Ordering::Release);
             if control.is_cancelled() {
                 return None;

@@ -3,16 +3,39 @@
 //! Fairness: the queue has two classes. A search for a game with a human
 //! seat (someone is waiting for that answer) always goes before a search
 //! for an AI v AI game (a show that can wait). AI v AI searches run first
-//! come, first served; human games' searches take turns by client (the
+//! come, first served. Human games' searches take turns by client (the
 //! game creator's address): the client with the fewest searches running
-//! goes next. And when a human's search arrives while every thread is
-//! busy, one running AI v AI search is *preempted*: its stop flag is raised,
-//! its half-done answer is thrown away and it goes back to the front of its
-//! class's queue; failing that, a client holding two or more threads gives
-//! one up the same way to a client holding none. So a human's opponent
-//! starts thinking at once whatever AI v AI games, or one client's many
-//! games, run, and answers within its level's think time (plus the time
-//! other clients' searches take, when there are more of them than threads).
+//! goes next, and among equals the client that used the least search time
+//! lately ([`Usage`]: a client's search time, halving every
+//! [`USAGE_HALF_LIFE`]), so a newcomer goes before the old requests of
+//! clients that keep long searches going; first come, first served only
+//! breaks the ties that remain.
+//!
+//! Preemption: when a human's search arrives while every thread is busy,
+//! one running search is *preempted*: its stop flag is raised, its
+//! half-done answer is thrown away and it goes back to its class's queue
+//! (the front, for AI v AI; by the order above, for a human game's), to
+//! run again from the start when a thread is free. The victim is, in this
+//! order:
+//!
+//! 1. a running AI v AI search;
+//! 2. for a client owed a thread (it holds fewer than
+//!    `--max-ai-searches-per-client`, [`DEFAULT_MAX_SEARCHES_PER_CLIENT`],
+//!    and wants another), the newest search of the client holding the most
+//!    threads, when that client holds at least two more than it;
+//! 3. for a newcomer (a client with no search running), the search of the
+//!    client that used the most search time lately, even when every client
+//!    holds one thread, when that client used [`PREEMPT_MARGIN`] more than
+//!    the newcomer (so clients with long searches do not preempt each
+//!    other in turn, and cannot preempt a newcomer's short search).
+//!
+//! So a client's searches beyond its `--max-ai-searches-per-client` wait
+//! behind every other client's and take only threads nobody else wants,
+//! and a human's opponent starts thinking at once whatever AI v AI games,
+//! or other clients' long searches, run: a level-1 reply comes within its
+//! think time plus a few milliseconds while two or three addresses keep
+//! masters (level 8) thinking on every thread. The price is paid by those
+//! long searches: a preempted one starts again.
 //!
 //! Post-game analysis waits in a third, lowest class (`slots.rs`).
 
@@ -20,6 +43,7 @@ use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::sync::mpsc;
 use tokio::time::Instant;
@@ -63,10 +87,41 @@ pub(super) struct Running {
     pub(super) priority: Priority,
     pub(super) client: Option<IpAddr>,
     pub(super) control: Arc<Control>,
+    /// When it took the thread.
+    pub(super) started: Instant,
+}
+
+/// How many human games' searches a client is owed at once unless told
+/// otherwise (`--max-ai-searches-per-client`).
+pub const DEFAULT_MAX_SEARCHES_PER_CLIENT: usize = 2;
+
+/// How fast a client's past search time is forgotten: it halves every
+/// this long.
+pub const USAGE_HALF_LIFE: Duration = Duration::from_secs(30);
+
+/// How much more search time lately a client must have used than a
+/// newcomer for its lone running search to make room for the newcomer's.
+pub const PREEMPT_MARGIN: Duration = Duration::from_millis(500);
+
+/// Clients remembered before those whose usage has faded are forgotten.
+const USAGE_ENTRIES: usize = 256;
+
+/// A client's past search time (human games' searches), decaying.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Usage {
+    seconds: f64,
+    at: Instant,
+}
+
+impl Usage {
+    /// What is left of it at `now`.
+    fn at(&self, now: Instant) -> f64 {
+        let elapsed = now.saturating_duration_since(self.at).as_secs_f64();
+        self.seconds * 0.5f64.powf(elapsed / USAGE_HALF_LIFE.as_secs_f64())
+    }
 }
 
 /// Everything under the scheduler's one lock.
-#[derive(Default)]
 pub(super) struct Queues {
     pub(super) human: VecDeque<Job>,
     pub(super) background: VecDeque<Job>,
@@ -76,6 +131,25 @@ pub(super) struct Queues {
     pub(super) next_id: u64,
     /// The scheduler is gone: search threads exit when they see it.
     pub(super) closed: bool,
+    /// Each client's past search time.
+    pub(super) usage: HashMap<Option<IpAddr>, Usage>,
+    /// Human games' searches a client is owed at once.
+    pub(super) max_per_client: usize,
+}
+
+impl Default for Queues {
+    fn default() -> Queues {
+        Queues {
+            human: VecDeque::new(),
+            background: VecDeque::new(),
+            slot_waiters: VecDeque::new(),
+            running: Vec::new(),
+            next_id: 0,
+            closed: false,
+            usage: HashMap::new(),
+            max_per_client: DEFAULT_MAX_SEARCHES_PER_CLIENT,
+        }
+    }
 }
 
 impl Queues {
@@ -89,21 +163,33 @@ impl Queues {
 
     /// The next job to run that its game still wants (dropping the others):
     /// a human search first, from the client with the fewest human
-    /// searches running (first come, first served among equals), so one
-    /// client's many games cannot keep everyone else's opponents waiting.
+    /// searches running, then the least search time lately (first come,
+    /// first served among equals), so one client's many games, or a few
+    /// clients' long searches, cannot keep everyone else's opponents
+    /// waiting.
     pub(super) fn pop_next(&mut self) -> Option<Job> {
         self.human.retain(|job| !job.control.is_cancelled());
+        let now = Instant::now();
         let running = self.human_searches_by_client();
-        let fairest = self
-            .human
-            .iter()
-            .enumerate()
-            .min_by_key(|(index, job)| {
-                let client = job.request.client;
-                (running.get(&client).copied().unwrap_or(0), *index)
-            })
-            .map(|(index, _)| index);
-        if let Some(job) = fairest.and_then(|index| self.human.remove(index)) {
+        let mut usage: HashMap<Option<IpAddr>, f64> = HashMap::new();
+        let mut fairest: Option<(usize, usize, f64)> = None;
+        for (index, job) in self.human.iter().enumerate() {
+            let client = job.request.client;
+            let held = running.get(&client).copied().unwrap_or(0);
+            let used = *usage
+                .entry(client)
+                .or_insert_with(|| self.usage_of(client, now));
+            let better = match fairest {
+                None => true,
+                Some((_, best_held, best_used)) => {
+                    held < best_held || (held == best_held && used < best_used)
+                }
+            };
+            if better {
+                fairest = Some((index, held, used));
+            }
+        }
+        if let Some(job) = fairest.and_then(|(index, _, _)| self.human.remove(index)) {
             return Some(job);
         }
         while let Some(job) = self.background.pop_front() {
@@ -112,6 +198,36 @@ impl Queues {
             }
         }
         None
+    }
+
+    /// `client`'s search time lately, in seconds: what its finished human
+    /// games' searches used (fading), and its running ones so far.
+    fn usage_of(&self, client: Option<IpAddr>, now: Instant) -> f64 {
+        let past = self.usage.get(&client).map_or(0.0, |usage| usage.at(now));
+        let running: f64 = self
+            .running
+            .iter()
+            .filter(|running| running.priority == Priority::Human && running.client == client)
+            .map(|running| now.saturating_duration_since(running.started).as_secs_f64())
+            .sum();
+        past + running
+    }
+
+    /// Adds `spent` to `client`'s search time (a human game's search that
+    /// held a thread that long, whatever became of it).
+    pub(super) fn charge(&mut self, client: Option<IpAddr>, spent: Duration, now: Instant) {
+        let usage = self.usage.entry(client).or_insert(Usage {
+            seconds: 0.0,
+            at: now,
+        });
+        *usage = Usage {
+            seconds: usage.at(now) + spent.as_secs_f64(),
+            at: now,
+        };
+        if self.usage.len() > USAGE_ENTRIES {
+            // Forget the clients whose usage has faded below a millisecond.
+            self.usage.retain(|_, usage| usage.at(now) >= 0.001);
+        }
     }
 
     /// Human searches running and not being preempted, per client.
@@ -164,47 +280,60 @@ impl Inner {
         self.preempt_for_other_clients(queues);
     }
 
-    /// When every thread is busy and a client with no human search running
-    /// waits while another client has several running, one of the busy
-    /// client's searches yields (it runs again first among that client's
-    /// own): each client gets a thread before any client gets a second.
+    /// When every thread is busy, the human searches that give way to
+    /// other clients' (rules 2 and 3 of the module's doc): each client
+    /// owed a thread, the one with the fewest running and the least search
+    /// time lately first, may get one from the client holding the most
+    /// threads (the most search time lately among equals).
     fn preempt_for_other_clients(&self, queues: &mut Queues) {
+        let now = Instant::now();
+        let owed = queues.max_per_client.max(1);
         let mut running = queues.human_searches_by_client();
         let yielding = queues
             .running
             .iter()
             .filter(|running| running.control.preempted.load(Ordering::Acquire))
             .count();
-        let mut starved: Vec<Option<IpAddr>> = Vec::new();
+        // The clients waiting that are owed a thread, with their usage.
+        let mut needy: Vec<(Option<IpAddr>, usize, f64)> = Vec::new();
         for job in &queues.human {
             let client = job.request.client;
+            let held = running.get(&client).copied().unwrap_or(0);
             if !job.control.is_cancelled()
-                && !running.contains_key(&client)
-                && !starved.contains(&client)
+                && held < owed
+                && !needy.iter().any(|(other, _, _)| *other == client)
             {
-                starved.push(client);
+                needy.push((client, held, queues.usage_of(client, now)));
             }
         }
-        for _ in 0..starved.len().saturating_sub(yielding) {
-            // The client holding the most threads gives one up, if it
-            // holds more than one.
-            let Some((&busiest, &count)) = running.iter().max_by_key(|(_, count)| **count) else {
+        needy.sort_by(|a, b| a.1.cmp(&b.1).then(a.2.total_cmp(&b.2)));
+        let wanted = needy.len().saturating_sub(yielding);
+        for (client, held, used) in needy.into_iter().take(wanted) {
+            let Some((busiest, count, busiest_used)) = running
+                .iter()
+                .filter(|(other, count)| **other != client && **count > 0)
+                .map(|(other, count)| (*other, *count, queues.usage_of(*other, now)))
+                .max_by(|a, b| a.1.cmp(&b.1).then(a.2.total_cmp(&b.2)))
+            else {
                 return;
             };
-            if count < 2 {
-                return;
+            let fair = count >= held + 2
+                || (held == 0 && busiest_used > used + PREEMPT_MARGIN.as_secs_f64());
+            if !fair {
+                continue;
             }
             let Some(victim) = queues.running.iter().rev().find(|running| {
                 running.priority == Priority::Human
                     && running.client == busiest
                     && !running.control.preempted.load(Ordering::Acquire)
             }) else {
-                return;
+                continue;
             };
             victim.control.preempted.store(true, Ordering::Release);
             victim.control.interrupt.store(true, Ordering::Release);
             tracing::debug!(search = victim.id, "search preempted for another client's");
             running.insert(busiest, count - 1);
+            *running.entry(client).or_insert(0) += 1;
         }
     }
 }
@@ -316,5 +445,126 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(1)).await;
         }
         drop((flood, other_search));
+    }
+    /// A scheduler whose searches for `busy` run until stopped (recording
+    /// the order searches start in), and answer at once otherwise.
+    fn busy_clients(
+        threads: usize,
+        busy: Vec<IpAddr>,
+        order: Arc<Mutex<Vec<usize>>>,
+    ) -> AiScheduler {
+        let search: SearchFn = Arc::new(move |request, _budget, stop| {
+            order.lock().unwrap().push(request.ply);
+            if request.client.is_some_and(|client| busy.contains(&client)) {
+                while !stop.load(Ordering::Acquire) {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            }
+            Ok(Some(first_legal_move()))
+        });
+        AiScheduler::with_search(threads, Duration::ZERO, search)
+    }
+
+    fn for_client(ply: usize, client: IpAddr) -> SearchRequest {
+        SearchRequest {
+            client: Some(client),
+            ..request(ply, Priority::Human)
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_client_below_its_share_gets_a_thread_from_one_far_above_it() {
+        let big: IpAddr = "192.0.2.1".parse().unwrap();
+        let small: IpAddr = "192.0.2.2".parse().unwrap();
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let scheduler = busy_clients(4, vec![big, small], order.clone());
+        let (tx, mut rx) = mpsc::channel(16);
+        // The big client took three of the four threads while alone, the
+        // small one the last.
+        let mut held: Vec<_> = [1, 2, 3]
+            .map(|ply| scheduler.start(for_client(ply, big), tx.clone()))
+            .into();
+        held.push(scheduler.start(for_client(10, small), tx.clone()));
+        while order.lock().unwrap().len() < 4 {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        // The small client (one thread, owed two) asks for another: the big
+        // one (three, two more than it) gives one up.
+        held.push(scheduler.start(for_client(11, small), tx.clone()));
+        within_a_second(&order, 11).await;
+        assert_eq!(scheduler.stats().running, 4);
+        drop(held);
+        while rx.try_recv().is_ok() {}
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn beyond_its_share_a_client_takes_no_thread_from_others() {
+        let big: IpAddr = "192.0.2.1".parse().unwrap();
+        let small: IpAddr = "192.0.2.2".parse().unwrap();
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let scheduler = busy_clients(4, vec![big, small], order.clone());
+        // Owed one search at a time: the small client's second waits.
+        scheduler.set_max_searches_per_client(1);
+        let (tx, _rx) = mpsc::channel(16);
+        let mut held: Vec<_> = [1, 2, 3]
+            .map(|ply| scheduler.start(for_client(ply, big), tx.clone()))
+            .into();
+        held.push(scheduler.start(for_client(10, small), tx.clone()));
+        while order.lock().unwrap().len() < 4 {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        held.push(scheduler.start(for_client(11, small), tx.clone()));
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert_eq!(
+            order.lock().unwrap().len(),
+            4,
+            "{:?}",
+            order.lock().unwrap()
+        );
+        assert_eq!(scheduler.stats().waiting_human, 1);
+        drop(held);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn clients_with_long_searches_do_not_preempt_each_other() {
+        let clients: Vec<IpAddr> = ["192.0.2.1", "192.0.2.2", "192.0.2.3"]
+            .map(|client| client.parse().unwrap())
+            .into();
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let scheduler = busy_clients(2, clients.clone(), order.clone());
+        let (tx, _rx) = mpsc::channel(16);
+        // The first two clients hold the threads for a while, the third
+        // has held one before for as long: it is no newcomer by its usage.
+        let mut held = vec![
+            scheduler.start(for_client(1, clients[0]), tx.clone()),
+            scheduler.start(for_client(2, clients[1]), tx.clone()),
+        ];
+        scheduler.pool.inner.lock().charge(
+            Some(clients[2]),
+            Duration::from_secs(1),
+            Instant::now(),
+        );
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        held.push(scheduler.start(for_client(3, clients[2]), tx.clone()));
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert_eq!(*order.lock().unwrap(), [1, 2]);
+        // A real newcomer, with a short search, is let in at once.
+        let newcomer: IpAddr = "192.0.2.9".parse().unwrap();
+        held.push(scheduler.start(for_client(9, newcomer), tx.clone()));
+        within_a_second(&order, 9).await;
+        drop(held);
+    }
+
+    /// Waits (at most a second) until the search for `ply` has started.
+    async fn within_a_second(order: &Arc<Mutex<Vec<usize>>>, ply: usize) {
+        let deadline = Instant::now() + Duration::from_secs(1);
+        while !order.lock().unwrap().contains(&ply) {
+            assert!(
+                Instant::now() < deadline,
+                "search {ply} did not start: {:?}",
+                order.lock().unwrap()
+            );
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
     }
 }

@@ -292,6 +292,13 @@ impl AiScheduler {
         }
     }
 
+    /// How many human games' searches each client is owed at once
+    /// (`--max-ai-searches-per-client`, at least one): beyond it a
+    /// client's searches wait behind every other client's (`queue.rs`).
+    pub fn set_max_searches_per_client(&self, searches: usize) {
+        self.pool.inner.lock().max_per_client = searches.max(1);
+    }
+
     /// What the search threads are doing now.
     pub fn stats(&self) -> AiStats {
         let inner = &self.pool.inner;

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use tokio::sync::oneshot;
+use tokio::time::Instant;
 
 use crate::ai::pool::Inner;
 use crate::ai::queue::{Control, Job, Queues, Running};
@@ -121,6 +122,7 @@ impl Inner {
                 priority: Priority::Analysis,
                 client: None,
                 control: waiter.control.clone(),
+                started: Instant::now(),
             });
             // A holder that stopped waiting just now drops its slot, which
             // frees the slot again.

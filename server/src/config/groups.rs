@@ -184,6 +184,14 @@ pub struct AiFlags {
     #[arg(long, env = "ROOKERY_MAX_AI_GAMES_PER_CLIENT", default_value_t = 2)]
     pub max_ai_games_per_client: usize,
 
+    /// Searches of games with a human seat one client (IP address) is owed
+    /// at once: beyond it, its searches wait behind every other client's
+    /// and give up their thread to a client holding fewer.
+    #[arg(long, env = "ROOKERY_MAX_AI_SEARCHES_PER_CLIENT",
+          default_value_t = crate::ai::DEFAULT_MAX_SEARCHES_PER_CLIENT,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_ai_searches_per_client: usize,
+
     /// Analyses that search at once, server-wide (others wait, queued).
     #[arg(long, env = "ROOKERY_MAX_ANALYSES", default_value_t = 1)]
     pub max_analyses: usize,
@@ -207,6 +215,7 @@ impl Default for AiFlags {
             ai_move_delay_ms: 1000,
             max_ai_games: None,
             max_ai_games_per_client: 2,
+            max_ai_searches_per_client: crate::ai::DEFAULT_MAX_SEARCHES_PER_CLIENT,
             max_analyses: 1,
             max_analyses_per_client: 2,
             analysis_nodes: 200_000,
