@@ -41,7 +41,10 @@ fuzz_target!(|data: &[u8]| {
         // The error keeps the offending text, cut short.
         Err(SanError::Syntax(t) | SanError::Illegal(t) | SanError::Ambiguous(t)) => {
             assert!(text.starts_with(t.as_str()), "{fen}: error text {t:?}");
-            assert!(t.chars().count() <= 32, "{fen}: error text not cut short");
+            assert!(
+                t.chars().count() <= rookery_engine::text::EXCERPT_CHARS,
+                "{fen}: error text not cut short"
+            );
         }
     }
 
