@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod cluster;
+pub mod nodes;
 
 use std::future::Future;
 use std::net::SocketAddr;
