@@ -110,28 +110,7 @@ impl Position {
     /// en-passant capture is legal (as lichess and python-chess's "legal" mode).
     pub fn to_fen(&self) -> String {
         let mut fen = String::with_capacity(90);
-        for rank in (0..8).rev() {
-            let mut empty = 0;
-            for file in 0..8 {
-                let sq = Square::new(rank * 8 + file);
-                match self.piece_at(sq) {
-                    Some(piece) => {
-                        if empty > 0 {
-                            fen.push(char::from(b'0' + empty));
-                            empty = 0;
-                        }
-                        fen.push(piece.fen_char());
-                    }
-                    None => empty += 1,
-                }
-            }
-            if empty > 0 {
-                fen.push(char::from(b'0' + empty));
-            }
-            if rank > 0 {
-                fen.push('/');
-            }
-        }
+        push_placement(&mut fen, |sq| self.piece_at(sq));
         fen.push(' ');
         fen.push(self.turn.fen_char());
         fen.push(' ');
@@ -160,6 +139,32 @@ impl Position {
             self.halfmove_clock, self.fullmove_number
         ));
         fen
+    }
+}
+
+/// Writes a FEN's piece placement (rank 8 first) of the board `piece_at`
+/// describes.
+pub(crate) fn push_placement(fen: &mut String, piece_at: impl Fn(Square) -> Option<Piece>) {
+    for rank in (0..8).rev() {
+        let mut empty = 0;
+        for file in 0..8 {
+            match piece_at(Square::new(rank * 8 + file)) {
+                Some(piece) => {
+                    if empty > 0 {
+                        fen.push(char::from(b'0' + empty));
+                        empty = 0;
+                    }
+                    fen.push(piece.fen_char());
+                }
+                None => empty += 1,
+            }
+        }
+        if empty > 0 {
+            fen.push(char::from(b'0' + empty));
+        }
+        if rank > 0 {
+            fen.push('/');
+        }
     }
 }
 

@@ -221,27 +221,7 @@ impl PackedRecord {
         self.result()?;
 
         let mut fen = String::with_capacity(90);
-        for rank in (0..8u8).rev() {
-            let mut empty = 0;
-            for file in 0..8u8 {
-                match board[(rank * 8 + file) as usize] {
-                    Some(piece) => {
-                        if empty > 0 {
-                            fen.push(char::from(b'0' + empty));
-                            empty = 0;
-                        }
-                        fen.push(piece.fen_char());
-                    }
-                    None => empty += 1,
-                }
-            }
-            if empty > 0 {
-                fen.push(char::from(b'0' + empty));
-            }
-            if rank > 0 {
-                fen.push('/');
-            }
-        }
+        crate::fen::push_placement(&mut fen, |square| board[square.index()]);
         fen.push_str(if flags & 1 == 0 { " w " } else { " b " });
         let castling = flags >> 1 & 0xf;
         if castling == 0 {
