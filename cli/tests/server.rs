@@ -265,6 +265,8 @@ fn players_reconnect_after_the_server_restarts() {
     writeln!(black_in, "d5\nsave black.pgn").expect("type");
     drop(white_in);
     drop(black_in);
+    // Waiting here (rather than in `finish`) shows what was seen if not.
+    white_out.wait_for("the resignation", |l| l.contains("game over").then_some(()));
     let white_run = finish(white, "");
     let black_run = finish(black, "");
     assert!(white_run.status.success(), "{:#?}", white_out.rest());

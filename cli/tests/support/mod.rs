@@ -66,13 +66,19 @@ pub fn finish(mut child: Child, input: &str) -> Run {
     // A test may have taken stdout to follow it line by line.
     let stdout = child.stdout.take().map(collect);
     let stderr = child.stderr.take().map(collect);
-    let status = wait_with_deadline(&mut child, WAIT);
+    let status = wait_until(&mut child, WAIT);
     let _ = writer.join();
-    Run {
-        status,
+    let run = Run {
+        status: status.unwrap_or_else(|| killed(&mut child)),
         stdout: stdout.map_or_else(String::new, |h| h.join().expect("stdout reader")),
         stderr: stderr.map_or_else(String::new, |h| h.join().expect("stderr reader")),
-    }
+    };
+    // The output (what the kill let the readers finish) tells where it hung.
+    assert!(
+        status.is_some(),
+        "rookery did not exit within {WAIT:?}: {run:#?}"
+    );
+    run
 }
 
 fn collect(mut stream: impl Read + Send + 'static) -> thread::JoinHandle<String> {
@@ -83,20 +89,25 @@ fn collect(mut stream: impl Read + Send + 'static) -> thread::JoinHandle<String>
     })
 }
 
-/// Waits for `child`, killing it and failing the test after `limit`.
-pub fn wait_with_deadline(child: &mut Child, limit: Duration) -> ExitStatus {
+/// Waits for `child` for at most `limit`: its status, or None if it still
+/// runs.
+fn wait_until(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
     let start = Instant::now();
     loop {
         if let Some(status) = child.try_wait().expect("wait") {
-            return status;
+            return Some(status);
         }
         if start.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("rookery did not exit within {limit:?}");
+            return None;
         }
         thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// Kills `child` and returns the status of its death.
+fn killed(child: &mut Child) -> ExitStatus {
+    let _ = child.kill();
+    child.wait().expect("wait for the killed run")
 }
 
 /// Lines of a child's stdout arriving on a channel, so a test can wait for
