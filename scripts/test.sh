@@ -28,7 +28,7 @@ echo "== the black-box tests again, on PostgreSQL (ROOKERY_TEST_DATABASE=postgre
 # Those that do not reach into the SQLite file itself (docs/architecture.md).
 ROOKERY_TEST_DATABASE=postgres cargo test -p rookery-server \
   --test games --test lists --test restart --test errors --test seats \
-  --test limits --test shutdown --test ai_fairness \
+  --test limits --test shutdown --test ai_fairness --test retention \
   -- --skip games_stored_before_the_rule_are_rated_by_it
 
 echo "== lichess's Python client (berserk, from PyPI) against the lichess-compatible API"

@@ -84,7 +84,8 @@ for i in $(seq 1 "$nodes"); do
   # The probe is one client with many connections: the per-client limits
   # are lifted, as rookery-load does for the server it starts.
   ROOKERY_MAX_CONNECTIONS=1000000 ROOKERY_MAX_CONNECTIONS_PER_IP=1000000 \
-    ROOKERY_MAX_AI_GAMES=1000 ROOKERY_MAX_AI_GAMES_PER_CLIENT=1000 RUST_LOG=warn \
+    ROOKERY_MAX_AI_GAMES=1000 ROOKERY_MAX_AI_GAMES_PER_CLIENT=1000 \
+    ROOKERY_MAX_WAITING_GAMES_PER_CLIENT=1000000 RUST_LOG=warn \
     "$server" --addr 127.0.0.1:0 --database "$database" --nats "nats://127.0.0.1:$nats_port" \
     --trusted-proxy 127.0.0.1 --rate-limit 100000 --rate-burst 100000 \
     --ws-rate-limit 1000 --ws-rate-burst 1000 --ai-move-delay-ms 0 \

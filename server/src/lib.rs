@@ -57,7 +57,7 @@ use crate::ai::analysis::Analyses;
 use crate::ai::AiScheduler;
 use crate::cluster::Cluster;
 pub use crate::config::Config;
-use crate::http::rate_limit::{AiGameLedger, ClientBuckets, Limits};
+use crate::http::rate_limit::{ClientBuckets, GameLedger, Limits};
 use crate::http::serve::ConnectionLimits;
 use crate::live::Registry;
 use crate::store::Store;
@@ -70,7 +70,9 @@ pub struct AppState {
     /// Per-client rate limits (HTTP requests, WebSocket messages).
     pub limits: Arc<Limits>,
     /// Live AI v AI games, for their caps.
-    pub ai_games: Arc<AiGameLedger>,
+    pub ai_games: Arc<GameLedger>,
+    /// Waiting games created on this node, for the cap per client.
+    pub waiting_games: Arc<GameLedger>,
     /// Post-game analysis jobs.
     pub analyses: Analyses,
     /// Failed logins, per name and per address (issue 21).
@@ -127,7 +129,7 @@ impl App {
         let analyses = Analyses::new(store.clone(), ai.clone(), config.analysis_options());
         // AI v AI games left unfinished by the last run count towards the
         // caps from the first request on (one read, before serving).
-        let ai_games = Arc::new(AiGameLedger::default());
+        let ai_games = Arc::new(GameLedger::default());
         ai_games.count_resumed(store.unfinished_ai_v_ai_games().await?);
         // A cluster member shares its games with the other nodes; with
         // SQLite, `--nats` only sends the AI's searches to workers.
@@ -152,6 +154,7 @@ impl App {
                 config: Arc::new(config),
                 limits: Arc::new(limits),
                 ai_games,
+                waiting_games: Arc::default(),
                 analyses,
                 login_throttle: Arc::default(),
             },

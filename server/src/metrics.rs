@@ -107,6 +107,10 @@ fn describe() {
         "writes committed in one transaction"
     );
     describe_counter!(
+        "rookery_games_deleted_total",
+        "finished games the retention sweep deleted"
+    );
+    describe_counter!(
         "rookery_leases_taken_over_total",
         "cluster game leases this node took over"
     );

@@ -25,7 +25,10 @@ export async function startServer({ dir = mkdtempSync(join(tmpdir(), 'rookery-e2
   if (tls) args.push('--tls-cert', tls.cert, '--tls-key', tls.key);
   const child = spawn(bin, args, {
     cwd: ROOT,
-    env: { ...process.env, RUST_LOG: process.env.RUST_LOG || 'warn' },
+    // Every page of every test is the one client 127.0.0.1, which leaves
+    // more games waiting than a person would (the cap per client has its
+    // own test, tests/retention.rs).
+    env: { ...process.env, RUST_LOG: process.env.RUST_LOG || 'warn', ROOKERY_MAX_WAITING_GAMES_PER_CLIENT: '10000' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';

@@ -113,6 +113,9 @@ pub fn test_config(db: &TestDb) -> Config {
     // tests, which set them low).
     config.http.max_connections = 10_000;
     config.http.max_connections_per_ip = 10_000;
+    // Likewise for the tests that leave many games waiting (the cap has
+    // its own test, tests/retention.rs).
+    config.games.max_waiting_games_per_client = 10_000;
     config
 }
 

@@ -224,7 +224,8 @@ impl Default for AiFlags {
 }
 
 /// Live games: the request deadline, the first-move, seek, waiting and
-/// idle timers, and unloading from memory.
+/// idle timers, unloading from memory, the cap on waiting games and how
+/// long finished games are kept.
 #[derive(Debug, Clone, clap::Args)]
 #[command(next_help_heading = "Games")]
 pub struct GameFlags {
@@ -260,6 +261,34 @@ pub struct GameFlags {
     /// loads again from the database when asked for.
     #[arg(long, env = "ROOKERY_UNLOAD_AFTER_MS", default_value_t = 60_000)]
     pub unload_after_ms: u64,
+
+    /// Games waiting for an opponent (open seeks and invitations) one
+    /// client (IP address) may have at once; beyond it creating another is
+    /// 429 `rate_limited`.
+    #[arg(
+        long,
+        env = "ROOKERY_MAX_WAITING_GAMES_PER_CLIENT",
+        default_value_t = 10
+    )]
+    pub max_waiting_games_per_client: usize,
+
+    /// An aborted game in which at most one move was played is deleted
+    /// this many seconds after it ended (0 keeps them).
+    #[arg(
+        long,
+        env = "ROOKERY_ABORTED_GAME_RETENTION_SECS",
+        default_value_t = 86_400
+    )]
+    pub aborted_game_retention_secs: u64,
+
+    /// A finished game with no registered player is deleted this many
+    /// seconds after it ended (0, the default, keeps them).
+    #[arg(
+        long,
+        env = "ROOKERY_ANONYMOUS_GAME_RETENTION_SECS",
+        default_value_t = 0
+    )]
+    pub anonymous_game_retention_secs: u64,
 }
 
 impl Default for GameFlags {
@@ -271,6 +300,9 @@ impl Default for GameFlags {
             seek_grace_ms: 10_000,
             idle_game_secs: 604_800,
             unload_after_ms: 60_000,
+            max_waiting_games_per_client: 10,
+            aborted_game_retention_secs: 86_400,
+            anonymous_game_retention_secs: 0,
         }
     }
 }

@@ -204,11 +204,14 @@ impl Config {
 
     pub fn registry_options(&self) -> crate::live::RegistryOptions {
         let games = &self.games;
+        let retention = |secs: u64| (secs > 0).then(|| Duration::from_secs(secs));
         crate::live::RegistryOptions {
             deadline: Duration::from_millis(games.game_deadline_ms.max(1)),
             waiting_expiry: Duration::from_secs(games.waiting_expiry_secs),
             idle_expiry: Duration::from_secs(games.idle_game_secs),
             unload_after: Duration::from_millis(games.unload_after_ms),
+            aborted_retention: retention(games.aborted_game_retention_secs),
+            anonymous_retention: retention(games.anonymous_game_retention_secs),
             timing: crate::live::game::Timing {
                 first_move: Duration::from_millis(games.first_move_ms.max(1)),
                 seek_grace: Duration::from_millis(games.seek_grace_ms),

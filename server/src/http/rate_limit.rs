@@ -1,8 +1,8 @@
 //! Limits per client: a token bucket for every client address (see
 //! [`crate::http::client_ip`]: the TCP peer, or the client a trusted proxy names;
 //! an IPv6 client by its /64) for HTTP requests, and another for WebSocket
-//! messages; and the admission caps on live AI v AI games, in total and per
-//! client ([`AiGameLedger`]).
+//! messages; and the admission caps on live AI v AI games (in total and per
+//! client) and on waiting games (per client), kept by [`GameLedger`].
 //!
 //! A bucket holds up to `burst` tokens and refills at `per_second`; each
 //! request or message takes one. Keyed by address, not by connection: a
@@ -182,23 +182,34 @@ pub async fn limit_requests(
     next.run(request).await
 }
 
-/// Live AI v AI games and the client (address) that created each: what
-/// `--max-ai-games` and `--max-ai-games-per-client` count. An AI v AI game
-/// costs a search thread for as long as it runs and nobody has to be there,
-/// so without caps one client could queue the whole machine.
+/// Games counted towards caps per client (address), with the client that
+/// created each: live AI v AI games (`--max-ai-games`,
+/// `--max-ai-games-per-client`: such a game costs a search thread for as
+/// long as it runs and nobody has to be there) and waiting games
+/// (`--max-waiting-games-per-client`: each holds memory and a database row
+/// until somebody joins or it expires). Without caps one client could
+/// queue the whole machine or fill its disk.
 ///
-/// Entries leave when their game is seen finished (the creation path sweeps
-/// before counting) or an operator stops it. Games still unfinished when the
-/// server starts (a restart) are counted again from the database towards
-/// the server's cap; their creator's address is not stored, so they count
+/// Entries leave when their game is seen no longer counting (the creation
+/// path checks before refusing) or an operator stops it. Games found at
+/// start-up (a restart) are counted again from the database towards the
+/// server's cap; their creator's address is not stored, so they count
 /// towards no client's cap (the owner is `None`).
 #[derive(Debug, Default)]
-pub struct AiGameLedger {
-    games: Mutex<HashMap<Uuid, Option<IpAddr>>>,
+pub struct GameLedger {
+    games: Mutex<HashMap<Uuid, Counted>>,
 }
 
-impl AiGameLedger {
-    fn lock(&self) -> MutexGuard<'_, HashMap<Uuid, Option<IpAddr>>> {
+/// One counted game: who created it (None: found at start-up) and when it
+/// was counted.
+#[derive(Debug, Clone, Copy)]
+struct Counted {
+    owner: Option<IpAddr>,
+    since: Instant,
+}
+
+impl GameLedger {
+    fn lock(&self) -> MutexGuard<'_, HashMap<Uuid, Counted>> {
         // One insert or remove at a time: a poisoned lock is still whole.
         self.games.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -208,46 +219,92 @@ impl AiGameLedger {
         self.lock().keys().copied().collect()
     }
 
+    /// The games counted now for `client`.
+    pub fn ids_of(&self, client: IpAddr) -> Vec<Uuid> {
+        self.lock()
+            .iter()
+            .filter(|(_, counted)| counted.owner == Some(client))
+            .map(|(id, _)| *id)
+            .collect()
+    }
+
     pub fn forget(&self, id: Uuid) {
         self.lock().remove(&id);
     }
 
-    /// Counts games found unfinished at start-up, whose creator is unknown.
+    /// Stops counting the games counted before `cutoff` (which can no
+    /// longer count: a waiting game older than the waiting expiry has been
+    /// joined or aborted), so clients that never reach their cap leave no
+    /// entries behind.
+    pub fn forget_before(&self, cutoff: Instant) {
+        self.lock().retain(|_, counted| counted.since >= cutoff);
+    }
+
+    /// Counts games found at start-up, whose creator is unknown.
     pub fn count_resumed(&self, ids: impl IntoIterator<Item = Uuid>) {
         let mut games = self.lock();
+        let since = Instant::now();
         for id in ids {
-            games.entry(id).or_insert(None);
+            games.entry(id).or_insert(Counted { owner: None, since });
         }
     }
 
-    /// Counts game `id` for `client`, unless a cap is reached: then 429
-    /// `rate_limited` saying which.
+    /// Counts game `id` for `client` unless `refuse`, given the number of
+    /// games counted in all and for this client, says why not.
     pub fn reserve(
         &self,
         id: Uuid,
         client: IpAddr,
-        max_total: usize,
-        max_per_client: usize,
+        refuse: impl FnOnce(usize, usize) -> Option<ApiError>,
     ) -> Result<(), ApiError> {
         let mut games = self.lock();
-        if games.len() >= max_total {
-            return Err(ApiError::Limited(format!(
-                "the server already runs {} AI v AI games, its limit: try again when one ends",
-                games.len()
-            )));
-        }
         let mine = games
             .values()
-            .filter(|owner| **owner == Some(client))
+            .filter(|counted| counted.owner == Some(client))
             .count();
-        if mine >= max_per_client {
-            return Err(ApiError::Limited(format!(
+        if let Some(refusal) = refuse(games.len(), mine) {
+            return Err(refusal);
+        }
+        let counted = Counted {
+            owner: Some(client),
+            since: Instant::now(),
+        };
+        games.insert(id, counted);
+        Ok(())
+    }
+}
+
+/// `--max-ai-games` and `--max-ai-games-per-client`, for
+/// [`GameLedger::reserve`]: 429 `rate_limited` saying which is reached.
+pub fn ai_game_caps(
+    max_total: usize,
+    max_per_client: usize,
+) -> impl FnOnce(usize, usize) -> Option<ApiError> {
+    move |total, mine| {
+        if total >= max_total {
+            Some(ApiError::Limited(format!(
+                "the server already runs {total} AI v AI games, its limit: try again when one ends"
+            )))
+        } else if mine >= max_per_client {
+            Some(ApiError::Limited(format!(
                 "you already have {mine} live AI v AI games, the limit per client: \
                  wait for one to end"
-            )));
+            )))
+        } else {
+            None
         }
-        games.insert(id, Some(client));
-        Ok(())
+    }
+}
+
+/// `--max-waiting-games-per-client`, for [`GameLedger::reserve`].
+pub fn waiting_game_cap(max_per_client: usize) -> impl FnOnce(usize, usize) -> Option<ApiError> {
+    move |_, mine| {
+        (mine >= max_per_client).then(|| {
+            ApiError::Limited(format!(
+                "you already have {mine} games waiting for an opponent, the limit per client: \
+                 wait for one to be joined, or abort one"
+            ))
+        })
     }
 }
 
@@ -313,36 +370,83 @@ mod tests {
 
     #[test]
     fn the_ledger_caps_games_in_total_and_per_client() {
-        let ledger = AiGameLedger::default();
+        let ledger = GameLedger::default();
         let a: IpAddr = "192.0.2.1".parse().unwrap();
         let b: IpAddr = "192.0.2.2".parse().unwrap();
         let ids: Vec<Uuid> = (0..4).map(|_| Uuid::new_v4()).collect();
-        ledger.reserve(ids[0], a, 3, 2).unwrap();
-        ledger.reserve(ids[1], a, 3, 2).unwrap();
-        let refused = ledger.reserve(ids[2], a, 3, 2).unwrap_err();
+        ledger.reserve(ids[0], a, ai_game_caps(3, 2)).unwrap();
+        ledger.reserve(ids[1], a, ai_game_caps(3, 2)).unwrap();
+        let refused = ledger.reserve(ids[2], a, ai_game_caps(3, 2)).unwrap_err();
         assert_eq!(refused.code(), "rate_limited");
         assert!(refused.message().contains("per client"), "{refused}");
-        ledger.reserve(ids[2], b, 3, 2).unwrap();
-        let refused = ledger.reserve(ids[3], b, 3, 2).unwrap_err();
+        ledger.reserve(ids[2], b, ai_game_caps(3, 2)).unwrap();
+        let refused = ledger.reserve(ids[3], b, ai_game_caps(3, 2)).unwrap_err();
         assert!(refused.message().contains("server"), "{refused}");
         ledger.forget(ids[0]);
-        ledger.reserve(ids[3], a, 3, 2).unwrap();
+        ledger.reserve(ids[3], a, ai_game_caps(3, 2)).unwrap();
         assert_eq!(ledger.ids().len(), 3);
     }
 
     #[test]
     fn resumed_games_count_for_the_server_not_for_a_client() {
-        let ledger = AiGameLedger::default();
+        let ledger = GameLedger::default();
         let a: IpAddr = "192.0.2.1".parse().unwrap();
         let resumed = [Uuid::new_v4(), Uuid::new_v4()];
         ledger.count_resumed(resumed);
         ledger.count_resumed(resumed);
         assert_eq!(ledger.ids().len(), 2);
         // Per client 2: the resumed games are nobody's.
-        ledger.reserve(Uuid::new_v4(), a, 3, 2).unwrap();
-        let refused = ledger.reserve(Uuid::new_v4(), a, 3, 2).unwrap_err();
+        ledger
+            .reserve(Uuid::new_v4(), a, ai_game_caps(3, 2))
+            .unwrap();
+        let refused = ledger
+            .reserve(Uuid::new_v4(), a, ai_game_caps(3, 2))
+            .unwrap_err();
         assert!(refused.message().contains("server"), "{refused}");
         ledger.forget(resumed[0]);
-        ledger.reserve(Uuid::new_v4(), a, 3, 2).unwrap();
+        ledger
+            .reserve(Uuid::new_v4(), a, ai_game_caps(3, 2))
+            .unwrap();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn old_entries_can_be_forgotten_at_once() {
+        let ledger = GameLedger::default();
+        let a: IpAddr = "192.0.2.1".parse().unwrap();
+        ledger
+            .reserve(Uuid::new_v4(), a, waiting_game_cap(5))
+            .unwrap();
+        tokio::time::advance(Duration::from_secs(10)).await;
+        let cutoff = Instant::now();
+        let newer = Uuid::new_v4();
+        ledger.reserve(newer, a, waiting_game_cap(5)).unwrap();
+        ledger.forget_before(cutoff);
+        assert_eq!(ledger.ids_of(a), [newer]);
+    }
+
+    #[test]
+    fn the_waiting_cap_counts_only_the_clients_own_games() {
+        let ledger = GameLedger::default();
+        let a: IpAddr = "192.0.2.1".parse().unwrap();
+        let b: IpAddr = "192.0.2.2".parse().unwrap();
+        ledger.count_resumed([Uuid::new_v4()]);
+        let first = Uuid::new_v4();
+        ledger.reserve(first, a, waiting_game_cap(2)).unwrap();
+        ledger
+            .reserve(Uuid::new_v4(), a, waiting_game_cap(2))
+            .unwrap();
+        let refused = ledger
+            .reserve(Uuid::new_v4(), a, waiting_game_cap(2))
+            .unwrap_err();
+        assert_eq!(refused.code(), "rate_limited");
+        assert!(refused.message().contains("waiting"), "{refused}");
+        ledger
+            .reserve(Uuid::new_v4(), b, waiting_game_cap(2))
+            .unwrap();
+        assert_eq!(ledger.ids_of(a).len(), 2);
+        ledger.forget(first);
+        ledger
+            .reserve(Uuid::new_v4(), a, waiting_game_cap(2))
+            .unwrap();
     }
 }

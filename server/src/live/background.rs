@@ -10,6 +10,7 @@ use super::messages::{Ask, Reply};
 use super::{millis, Registry, SWEEP_BATCH};
 use crate::cluster::Cluster;
 use crate::live::error::LiveError;
+use crate::store::RetentionCutoffs;
 
 impl Registry {
     /// Starts the background work of a serving registry: resuming the games
@@ -104,11 +105,18 @@ impl Registry {
         Ok(resumed)
     }
 
-    /// How often the sweep looks for stale games: a quarter of the shorter
-    /// expiry, between 100 ms and a minute.
+    /// How often the sweep looks for stale and expired games: a quarter of
+    /// the shortest expiry or retention, between 100 ms and a minute.
     pub(super) fn sweep_period(&self) -> Duration {
         let options = &self.inner.options;
-        (options.waiting_expiry.min(options.idle_expiry) / 4)
+        [options.aborted_retention, options.anonymous_retention]
+            .into_iter()
+            .flatten()
+            .fold(
+                options.waiting_expiry.min(options.idle_expiry),
+                Duration::min,
+            )
+            .div_f64(4.0)
             .clamp(Duration::from_millis(100), Duration::from_secs(60))
     }
 
@@ -124,7 +132,44 @@ impl Registry {
             if let Err(err) = self.sweep().await {
                 err.log();
             }
+            if let Err(err) = self.delete_expired().await {
+                err.log();
+            }
         }
+    }
+
+    /// Deletes one round of the finished games the retention rules no
+    /// longer keep (see store/retention.rs), except those loaded here: a
+    /// page or a spectator still looking at one keeps it until it unloads.
+    pub async fn delete_expired(&self) -> Result<usize, LiveError> {
+        let options = self.inner.options;
+        let now = crate::store::now_ms();
+        let before = |keep: Option<Duration>| keep.map(|keep| now.saturating_sub(millis(keep)));
+        let cutoffs = RetentionCutoffs {
+            aborted_before: before(options.aborted_retention),
+            anonymous_before: before(options.anonymous_retention),
+        };
+        if cutoffs.aborted_before.is_none() && cutoffs.anonymous_before.is_none() {
+            return Ok(0);
+        }
+        let expired = self.inner.store.expired_games(cutoffs, SWEEP_BATCH).await?;
+        let mut deleted = 0;
+        for id in expired {
+            if self.is_shutting_down() {
+                break;
+            }
+            if self.games().contains_key(&id) {
+                continue;
+            }
+            if self.inner.store.delete_finished_game(id).await? {
+                deleted += 1;
+                tracing::info!(game = %id, "finished game deleted (retention)");
+            }
+        }
+        if deleted > 0 {
+            metrics::counter!("rookery_games_deleted_total").increment(deleted as u64);
+        }
+        Ok(deleted)
     }
 
     /// Ends the stale games of one round, each through its actor (which

@@ -86,6 +86,12 @@ pub struct RegistryOptions {
     /// A game with no subscriber and nothing to wait for (no running clock,
     /// no AI to move) leaves memory after this long idle.
     pub unload_after: Duration,
+    /// Aborted games in which at most one move was played are deleted
+    /// this long after they ended (`None`: kept).
+    pub aborted_retention: Option<Duration>,
+    /// Finished games with no registered player are deleted this long
+    /// after they ended (`None`: kept).
+    pub anonymous_retention: Option<Duration>,
     /// The first-move rule's and open seeks' waits.
     pub timing: game::Timing,
 }
@@ -97,6 +103,8 @@ impl Default for RegistryOptions {
             waiting_expiry: Duration::from_secs(24 * 3600),
             idle_expiry: Duration::from_secs(7 * 24 * 3600),
             unload_after: Duration::from_secs(60),
+            aborted_retention: Some(Duration::from_secs(24 * 3600)),
+            anonymous_retention: None,
             timing: game::Timing::default(),
         }
     }

@@ -75,6 +75,9 @@ pub enum Write {
     Challenge(super::challenges::ChallengeWrite),
     /// Bot accounts and chat (migrations/0011).
     Lichess(super::lichess::LichessWrite),
+    /// A finished game and its rows, by the retention sweep
+    /// (store/retention.rs).
+    DeleteGame { id: String },
     /// Writes nothing itself: its batch's heartbeat stamp is the readiness
     /// check's proof that a write goes through.
     Probe,
@@ -157,6 +160,7 @@ impl Write {
             Write::Account(write) => write.apply(conn).await,
             Write::Challenge(write) => write.apply(conn).await,
             Write::Lichess(write) => write.apply(conn).await,
+            Write::DeleteGame { id } => super::retention::delete_game(conn, id).await,
             Write::Probe => Ok(()),
         }
     }

@@ -209,12 +209,14 @@ async fn start_server(args: &Args) -> anyhow::Result<(SocketAddr, u32, Started)>
         .args(["--ws-rate-limit", "1000", "--ws-rate-burst", "1000"])
         .args(["--ai-move-delay-ms", "0"])
         .args(&args.server_args)
-        // Likewise the connection and AI v AI caps (environment variables,
-        // which a server from before those caps simply ignores).
+        // Likewise the connection, AI v AI and waiting-game caps
+        // (environment variables, which a server from before those caps
+        // simply ignores).
         .env("ROOKERY_MAX_CONNECTIONS", "1000000")
         .env("ROOKERY_MAX_CONNECTIONS_PER_IP", "1000000")
         .env("ROOKERY_MAX_AI_GAMES", "1000")
         .env("ROOKERY_MAX_AI_GAMES_PER_CLIENT", "1000")
+        .env("ROOKERY_MAX_WAITING_GAMES_PER_CLIENT", "1000000")
         .env("RUST_LOG", "warn")
         .stdout(Stdio::piped())
         .stderr(log)

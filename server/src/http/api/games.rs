@@ -20,6 +20,7 @@ use uuid::Uuid;
 use crate::http::client_ip::ClientIp;
 use crate::http::error::ApiError;
 use crate::http::extract::{game_id, ApiJson, ApiQuery, MaybeJson};
+use crate::http::rate_limit::{self, GameLedger};
 use crate::identity::{self, Scope};
 use crate::live::actor::{Action, Command, SeatSecret, StateReceiver};
 use crate::live::game::{LiveGame, PlayerRef};
@@ -104,10 +105,16 @@ pub async fn create(
     };
     // AI v AI games are capped (issue 8): counted before they are stored,
     // and uncounted again if storing fails.
-    let capped = live.is_ai_vs_ai();
-    if capped {
+    // So are waiting games, per client (issue 23).
+    let ledger = if live.is_ai_vs_ai() {
         reserve_ai_game(&state, id, client).await?;
-    }
+        Some(&state.ai_games)
+    } else if live.status() == Status::Waiting {
+        reserve_waiting_game(&state, id, client).await?;
+        Some(&state.waiting_games)
+    } else {
+        None
+    };
     let started = async {
         state.store().insert_game(&live).await?;
         let game = live.state(Instant::now());
@@ -118,8 +125,8 @@ pub async fn create(
     let game = match started {
         Ok(game) => game,
         Err(err) => {
-            if capped {
-                state.ai_games.forget(id);
+            if let Some(ledger) = ledger {
+                ledger.forget(id);
             }
             return Err(err);
         }
@@ -139,20 +146,48 @@ pub async fn create(
 /// Counts a new AI v AI game against the caps, after dropping the games
 /// that have finished since they were counted.
 async fn reserve_ai_game(state: &AppState, id: Uuid, client: IpAddr) -> Result<(), ApiError> {
-    for counted in state.ai_games.ids() {
-        match state.registry.state(counted).await.map_err(ApiError::from) {
-            Ok(game) if !game.is_finished() => {}
-            Ok(_) | Err(ApiError::NotFound(_)) => state.ai_games.forget(counted),
+    let ledger = &state.ai_games;
+    forget_unless(state, ledger, ledger.ids(), |game| !game.is_finished()).await;
+    let caps = rate_limit::ai_game_caps(
+        state.config.max_ai_games(),
+        state.config.ai.max_ai_games_per_client,
+    );
+    ledger.reserve(id, client, caps)
+}
+
+/// Counts a new waiting game against `client`'s cap, after dropping the
+/// client's games that are no longer waiting (joined, aborted, expired).
+async fn reserve_waiting_game(state: &AppState, id: Uuid, client: IpAddr) -> Result<(), ApiError> {
+    let ledger = &state.waiting_games;
+    let expiry = std::time::Duration::from_secs(state.config.games.waiting_expiry_secs);
+    if let Some(cutoff) = Instant::now().checked_sub(expiry * 2) {
+        ledger.forget_before(cutoff);
+    }
+    let cap = state.config.games.max_waiting_games_per_client;
+    let mine = ledger.ids_of(client);
+    // Only a client at its cap pays for the check.
+    if mine.len() >= cap {
+        forget_unless(state, ledger, mine, |game| game.status == Status::Waiting).await;
+    }
+    ledger.reserve(id, client, rate_limit::waiting_game_cap(cap))
+}
+
+/// Stops counting the games of `counted` whose state no longer `counts`
+/// (or that are gone).
+async fn forget_unless(
+    state: &AppState,
+    ledger: &GameLedger,
+    counted: Vec<Uuid>,
+    counts: impl Fn(&GameState) -> bool,
+) {
+    for id in counted {
+        match state.registry.state(id).await.map_err(ApiError::from) {
+            Ok(game) if counts(&game) => {}
+            Ok(_) | Err(ApiError::NotFound(_)) => ledger.forget(id),
             // Unknown (a database error): keep counting it.
             Err(err) => err.log(),
         }
     }
-    state.ai_games.reserve(
-        id,
-        client,
-        state.config.max_ai_games(),
-        state.config.ai.max_ai_games_per_client,
-    )
 }
 
 /// `POST /api/games/{id}/join`, with an optional body `{"invite":
