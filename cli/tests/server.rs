@@ -247,6 +247,7 @@ fn players_reconnect_after_the_server_restarts() {
     let mut black = spawn_rookery(dir.path(), &["play", &link]);
     let mut black_in = black.stdin.take().expect("stdin");
     let mut black_out = LineFeed::new(black.stdout.take().expect("stdout"));
+    let mut black_err = LineFeed::new(black.stderr.take().expect("stderr"));
 
     writeln!(white_in, "e4").expect("type");
     writeln!(black_in, "e5").expect("type");
@@ -265,8 +266,18 @@ fn players_reconnect_after_the_server_restarts() {
     writeln!(black_in, "d5\nsave black.pgn").expect("type");
     drop(white_in);
     drop(black_in);
-    // Waiting here (rather than in `finish`) shows what was seen if not.
-    white_out.wait_for("the resignation", |l| l.contains("game over").then_some(()));
+    // Waiting here (rather than in `finish`) shows what both saw if not.
+    let ended = black_out
+        .poll_for(|l| (l == "2... d5").then_some(()))
+        .and_then(|()| white_out.poll_for(|l| l.contains("game over").then_some(())));
+    assert!(
+        ended.is_some(),
+        "the game did not go on to its end:\nwhite {:#?}\n{:#?}\nblack {:#?}\n{:#?}",
+        white_out.so_far(),
+        white_err.so_far(),
+        black_out.so_far(),
+        black_err.so_far()
+    );
     let white_run = finish(white, "");
     let black_run = finish(black, "");
     assert!(white_run.status.success(), "{:#?}", white_out.rest());

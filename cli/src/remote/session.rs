@@ -70,6 +70,11 @@ pub struct RemoteSession {
     /// script must not read on, or it would judge its next line by the
     /// position before its own move.
     awaiting_answer: Option<Snapshot>,
+    /// The state was read before the connection dropped and the new
+    /// connection has not brought its first state yet: a script must not
+    /// judge its next line by it (its opponent may have moved meanwhile,
+    /// or its own last move may have been taken without its answer).
+    stale_state: bool,
 }
 
 /// What a state must differ in to answer an action: its moves, its status,
@@ -203,6 +208,7 @@ impl RemoteSession {
             reported_rematch: None,
             rematch_seat: None,
             awaiting_answer: None,
+            stale_state: false,
         }
     }
 
@@ -264,6 +270,7 @@ impl RemoteSession {
             // terminal, or a spectator, may type at any time.
             if let Some(line) = held.take() {
                 if self.awaiting_answer.is_none()
+                    && !self.stale_state
                     && !self.awaiting_rematch_seat()
                     && (self.my_turn() || self.finished())
                 {
@@ -276,7 +283,9 @@ impl RemoteSession {
             }
             // Reading on lets a script's end be noticed at once: a script
             // that is done leaves without waiting for the opponent.
-            if held.is_none() && (!scripted || self.awaiting_answer.is_none()) {
+            if held.is_none()
+                && (!scripted || (self.awaiting_answer.is_none() && !self.stale_state))
+            {
                 inbox.request();
             }
             if spectator && inbox.done && self.finished() {
@@ -436,6 +445,8 @@ impl RemoteSession {
             match connected {
                 Ok(socket) => {
                     self.screen.say("reconnected");
+                    // Its first frame brings the state as it is now.
+                    self.stale_state = true;
                     // The state that arrives now is the truth; an action
                     // whose answer was lost with the connection may or may
                     // not have been taken, so don't wait for that answer.
@@ -458,6 +469,7 @@ impl RemoteSession {
         };
         match message.get("type").and_then(Value::as_str) {
             Some("state") => {
+                self.stale_state = false;
                 if let Some(game) = message.get("game") {
                     match serde_json::from_value::<GameState>(game.clone()) {
                         Ok(state) => self.apply_state(state),

@@ -135,21 +135,32 @@ impl LineFeed {
     }
 
     /// The first line (from now on) for which `pick` gives a value.
-    pub fn wait_for<T>(&mut self, what: &str, mut pick: impl FnMut(&str) -> Option<T>) -> T {
+    pub fn wait_for<T>(&mut self, what: &str, pick: impl FnMut(&str) -> Option<T>) -> T {
+        self.poll_for(pick)
+            .unwrap_or_else(|| panic!("timed out waiting for {what}; saw {:#?}", self.seen))
+    }
+
+    /// The first line (from now on) for which `pick` gives a value, or
+    /// None after `WAIT`.
+    pub fn poll_for<T>(&mut self, mut pick: impl FnMut(&str) -> Option<T>) -> Option<T> {
         let deadline = Instant::now() + WAIT;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
-            match self.rx.recv_timeout(left) {
-                Ok(line) => {
-                    let found = pick(&line);
-                    self.seen.push(line);
-                    if let Some(found) = found {
-                        return found;
-                    }
-                }
-                Err(_) => panic!("timed out waiting for {what}; saw {:#?}", self.seen),
+            let line = self.rx.recv_timeout(left).ok()?;
+            let found = pick(&line);
+            self.seen.push(line);
+            if found.is_some() {
+                return found;
             }
         }
+    }
+
+    /// Every line so far, without waiting.
+    pub fn so_far(&mut self) -> Vec<String> {
+        while let Ok(line) = self.rx.try_recv() {
+            self.seen.push(line);
+        }
+        self.seen.clone()
     }
 
     /// Everything still to come, until the stream closes (or `WAIT`).
