@@ -1,16 +1,23 @@
 //! The registry's own work while serving: resuming the games that need
 //! their actor after a start (running clocks, AI seats), in a cluster
-//! taking over the games whose owner is gone, the expiry sweep, and the
-//! shutdown that stops every game.
+//! taking over the games whose owner is gone, the expiry sweep (and the
+//! retention rules' deletions), and the shutdown that stops every game.
 
 use std::sync::PoisonError;
 use std::time::Duration;
+
+use futures_util::future::join_all;
+use uuid::Uuid;
 
 use super::messages::{Ask, Reply};
 use super::{millis, Registry, SWEEP_BATCH};
 use crate::cluster::Cluster;
 use crate::live::error::LiveError;
 use crate::store::RetentionCutoffs;
+
+/// The longest one sweep round keeps deleting expired games (the rest wait
+/// for the next round).
+const DELETION_ROUND: Duration = Duration::from_secs(5);
 
 impl Registry {
     /// Starts the background work of a serving registry: resuming the games
@@ -138,36 +145,54 @@ impl Registry {
         }
     }
 
-    /// Deletes one round of the finished games the retention rules no
-    /// longer keep (see store/retention.rs), except those loaded here: a
+    /// Deletes the finished games the retention rules no longer keep (see
+    /// store/retention.rs), a batch at a time, until none is left or the
+    /// round has taken [`DELETION_ROUND`]; games loaded here are skipped: a
     /// page or a spectator still looking at one keeps it until it unloads.
+    /// A batch's deletions are sent together, so the writer commits them
+    /// in one transaction.
     pub async fn delete_expired(&self) -> Result<usize, LiveError> {
         let options = self.inner.options;
-        let now = crate::store::now_ms();
-        let before = |keep: Option<Duration>| keep.map(|keep| now.saturating_sub(millis(keep)));
-        let cutoffs = RetentionCutoffs {
-            aborted_before: before(options.aborted_retention),
-            anonymous_before: before(options.anonymous_retention),
-        };
-        if cutoffs.aborted_before.is_none() && cutoffs.anonymous_before.is_none() {
-            return Ok(0);
-        }
-        let expired = self.inner.store.expired_games(cutoffs, SWEEP_BATCH).await?;
+        let started = std::time::Instant::now();
         let mut deleted = 0;
-        for id in expired {
-            if self.is_shutting_down() {
+        loop {
+            let now = crate::store::now_ms();
+            let before = |keep: Option<Duration>| keep.map(|keep| now.saturating_sub(millis(keep)));
+            let cutoffs = RetentionCutoffs {
+                aborted_before: before(options.aborted_retention),
+                anonymous_before: before(options.anonymous_retention),
+            };
+            if cutoffs.aborted_before.is_none() && cutoffs.anonymous_before.is_none() {
+                return Ok(0);
+            }
+            let expired = self.inner.store.expired_games(cutoffs, SWEEP_BATCH).await?;
+            let full = expired.len() == SWEEP_BATCH as usize;
+            let unloaded: Vec<Uuid> = {
+                let loaded = self.games();
+                expired
+                    .into_iter()
+                    .filter(|id| !loaded.contains_key(id))
+                    .collect()
+            };
+            let store = &self.inner.store;
+            let results = join_all(unloaded.iter().map(|&id| store.delete_finished_game(id))).await;
+            let mut round = 0;
+            for (id, result) in unloaded.iter().zip(results) {
+                if result? {
+                    round += 1;
+                    tracing::debug!(game = %id, "finished game deleted (retention)");
+                }
+            }
+            deleted += round;
+            metrics::counter!("rookery_games_deleted_total").increment(round as u64);
+            // A batch of only loaded games would be found again: stop.
+            if !full || round == 0 || started.elapsed() > DELETION_ROUND || self.is_shutting_down()
+            {
                 break;
-            }
-            if self.games().contains_key(&id) {
-                continue;
-            }
-            if self.inner.store.delete_finished_game(id).await? {
-                deleted += 1;
-                tracing::info!(game = %id, "finished game deleted (retention)");
             }
         }
         if deleted > 0 {
-            metrics::counter!("rookery_games_deleted_total").increment(deleted as u64);
+            tracing::info!(deleted, "finished games deleted (retention)");
         }
         Ok(deleted)
     }
