@@ -25,8 +25,13 @@
 //! bind time must be free of every socket on that address, TIME_WAIT ones
 //! included, and after a run from one address (10,000 closed sockets in
 //! TIME_WAIT for a minute) each such bind searched the port range for
-//! about 3 ms inside the probe's runtime threads. The moves start only once
-//! every socket has its first state, so none is timed during the opening.
+//! about 3 ms inside the probe's runtime threads. For the same reason the
+//! sockets are closed with a reset (`SO_LINGER` 0) when the run ends: an
+//! orderly close from the probe's side would leave them all in TIME_WAIT
+//! on the probe's address for a minute, and the ports they hold would be
+//! missing from the next run's range (some sockets then fail to open). The
+//! moves start only once every socket has its first state, so none is
+//! timed during the opening.
 //!
 //! Timestamps are `CLOCK_MONOTONIC` nanoseconds, so a latency is the time
 //! from just before the mover's frame is written to just after a
@@ -384,6 +389,9 @@ async fn open_socket(target: SocketAddr, source: IpAddr, path: &str) -> anyhow::
     socket.bind(SocketAddr::new(source, 0))?;
     let stream = socket.connect(target).await?;
     stream.set_nodelay(true)?;
+    // Closed with a reset at the end of the run, leaving no TIME_WAIT
+    // socket behind (see the module's documentation).
+    stream.set_zero_linger()?;
     // The probe holds as many sockets as the server: small buffers keep it
     // from being the machine's largest process.
     let config = WebSocketConfig::default()
