@@ -20,6 +20,19 @@
 //! one source/destination address pair has only ~28k ephemeral ports. The
 //! probe raises its own file-descriptor limit to the hard limit.
 //!
+//! A socket's source port is chosen when it connects, not when it is bound
+//! to its source address (`IP_BIND_ADDRESS_NO_PORT`): a port picked at
+//! bind time must be free of every socket on that address, TIME_WAIT ones
+//! included, and after a run from one address (10,000 closed sockets in
+//! TIME_WAIT for a minute) each such bind searched the port range for
+//! about 3 ms inside the probe's runtime threads. For the same reason the
+//! sockets are closed with a reset (`SO_LINGER` 0) when the run ends: an
+//! orderly close from the probe's side would leave them all in TIME_WAIT
+//! on the probe's address for a minute, and the ports they hold would be
+//! missing from the next run's range (some sockets then fail to open). The
+//! moves start only once every socket has its first state, so none is
+//! timed during the opening.
+//!
 //! Timestamps are `CLOCK_MONOTONIC` nanoseconds, so a latency is the time
 //! from just before the mover's frame is written to just after a
 //! subscriber's frame is parsed.
@@ -63,6 +76,10 @@ struct Args {
     /// The running server's process id, to read its RSS (with --target).
     #[arg(long)]
     pid: Option<u32>,
+    /// A process between the probe and the server (a proxy's worker;
+    /// repeatable): its CPU during play is reported beside the server's.
+    #[arg(long = "proxy-pid")]
+    proxy_pids: Vec<u32>,
     /// Human v human games played during the measurement.
     #[arg(long, default_value_t = 1000)]
     games: usize,
@@ -102,6 +119,11 @@ struct Args {
     /// Worker threads of the probe's runtime.
     #[arg(long, default_value_t = 2)]
     threads: usize,
+    /// Also print, for each second of play, how many moves were sent and
+    /// how long the slowest took to reach every subscriber: a tail that
+    /// comes in stalls shows when they happened.
+    #[arg(long)]
+    timeline: bool,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -365,9 +387,13 @@ type Ws = WebSocketStream<TcpStream>;
 
 async fn open_socket(target: SocketAddr, source: IpAddr, path: &str) -> anyhow::Result<Ws> {
     let socket = TcpSocket::new_v4()?;
+    port_at_connect(&socket)?;
     socket.bind(SocketAddr::new(source, 0))?;
     let stream = socket.connect(target).await?;
     stream.set_nodelay(true)?;
+    // Closed with a reset at the end of the run, leaving no TIME_WAIT
+    // socket behind (see the module's documentation).
+    stream.set_zero_linger()?;
     // The probe holds as many sockets as the server: small buffers keep it
     // from being the machine's largest process.
     let config = WebSocketConfig::default()
@@ -381,6 +407,30 @@ async fn open_socket(target: SocketAddr, source: IpAddr, path: &str) -> anyhow::
     )
     .await?;
     Ok(ws)
+}
+
+/// Leaves the choice of the source port to `connect` (Linux's
+/// `IP_BIND_ADDRESS_NO_PORT`), where a port only has to make the
+/// address/port pair unique and a TIME_WAIT one may be reused, instead of
+/// `bind`, which looks for a port no socket on the address holds.
+fn port_at_connect(socket: &TcpSocket) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let on: libc::c_int = 1;
+    // SAFETY: setsockopt reads `on` (its size given) on a socket we own.
+    let done = unsafe {
+        libc::setsockopt(
+            socket.as_raw_fd(),
+            libc::IPPROTO_IP,
+            libc::IP_BIND_ADDRESS_NO_PORT,
+            (&on as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    if done == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
 }
 
 /// When each move was sent and how many subscribers it reached, by
@@ -415,6 +465,8 @@ struct SubscriberStats {
     states: u64,
     other_messages: u64,
     presence: u64,
+    /// WebSocket pings from the server (answered by the library).
+    pings: u64,
     errors: u64,
     lost: u64,
     out_of_order: u64,
@@ -437,6 +489,8 @@ struct IncomingGame {
 struct Shared {
     table: MoveTable,
     first_states: AtomicUsize,
+    /// Set when every socket has its first state: the moves may start.
+    go: watch::Receiver<bool>,
     stop: watch::Receiver<bool>,
 }
 
@@ -459,6 +513,10 @@ async fn subscriber(
             Some(Ok(Message::Close(_))) | Some(Err(_)) | None => {
                 stats.closed_early = !*shared.stop.borrow();
                 return stats;
+            }
+            Some(Ok(Message::Ping(_))) => {
+                stats.pings += 1;
+                continue;
             }
             Some(Ok(_)) => continue,
         };
@@ -503,7 +561,8 @@ async fn subscriber(
     }
 }
 
-/// Plays one game's moves through its players' sockets.
+/// Plays one game's moves through its players' sockets, the first `phase`
+/// after `go`.
 async fn mover(
     game: usize,
     mut sinks: [SplitSink<Ws, Message>; 2],
@@ -514,6 +573,10 @@ async fn mover(
     shared: Arc<Shared>,
 ) -> u64 {
     let mut failed = 0;
+    let mut go = shared.go.clone();
+    if go.wait_for(|go| *go).await.is_err() {
+        return 0;
+    }
     tokio::time::sleep(phase).await;
     let mut tick = tokio::time::interval(every);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -571,6 +634,36 @@ impl Jitter {
     fn stop(self) -> Vec<f64> {
         self.stop.store(true, Ordering::Relaxed);
         self.thread.join().unwrap_or_default()
+    }
+}
+
+/// Per second from the first move: moves sent, and their p50 and max to
+/// every subscriber. `all_open` (when every socket had its first state) is
+/// marked, since moves sent before it overlap the connection storm.
+fn print_timeline(timed: &[(u64, f64)], all_open: u64) {
+    let Some(first) = timed.iter().map(|(sent, _)| *sent).min() else {
+        return;
+    };
+    let mut seconds: Vec<Vec<f64>> = Vec::new();
+    for &(sent, ms) in timed {
+        let second = ((sent - first) / 1_000_000_000) as usize;
+        if seconds.len() <= second {
+            seconds.resize_with(second + 1, Vec::new);
+        }
+        seconds[second].push(ms);
+    }
+    println!(
+        "timeline (seconds from the first move; all sockets had their first state at {:+.1} s):",
+        (all_open as f64 - first as f64) / 1e9
+    );
+    for (second, mut values) in seconds.into_iter().enumerate() {
+        values.sort_by(f64::total_cmp);
+        println!(
+            "  {second:>3} s: {:>4} moves, p50 {:>7.2} ms, max {:>8.2} ms",
+            values.len(),
+            percentile(&values, 0.5),
+            values.last().copied().unwrap_or(f64::NAN)
+        );
     }
 }
 
@@ -638,9 +731,11 @@ async fn run(args: Args) -> anyhow::Result<()> {
 
     // Open every socket.
     let (stop_tx, stop_rx) = watch::channel(false);
+    let (go_tx, go_rx) = watch::channel(false);
     let shared = Arc::new(Shared {
         table: MoveTable::new(args.games, plies),
         first_states: AtomicUsize::new(0),
+        go: go_rx,
         stop: stop_rx,
     });
     let sources: Vec<IpAddr> = (0..args.sources.max(1))
@@ -720,12 +815,16 @@ async fn run(args: Args) -> anyhow::Result<()> {
     while shared.first_states.load(Ordering::Relaxed) < opened_count && now_ns() < wait_until {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let open_seconds = (now_ns() - open_started) as f64 / 1e9;
-    // The first moves start 2 s after the movers: measure the idle RSS now.
+    let all_open = now_ns();
+    let open_seconds = (all_open - open_started) as f64 / 1e9;
+    // No move is sent before `go` below: measure the idle RSS now.
     tokio::time::sleep(Duration::from_millis(1500)).await;
     let rss_idle = pid.and_then(rss_kib);
     let cpu_before = pid.map(cpu_seconds);
+    let proxy_cpu_before: f64 = args.proxy_pids.iter().map(|&p| cpu_seconds(p)).sum();
     let load_during = load_average();
+    // The first moves follow 2 s from now (spread over the move period).
+    let _ = go_tx.send(true);
     println!(
         "sockets: {opened_count} open ({open_failures} failed) in {open_seconds:.1} s from {} source addresses; {} had their first state",
         sources.len(),
@@ -739,6 +838,8 @@ async fn run(args: Args) -> anyhow::Result<()> {
     let play_seconds = (now_ns() - play_started) as f64 / 1e9;
     let oversleep = jitter.stop();
     let cpu_used = pid.map(|pid| cpu_seconds(pid) - cpu_before.unwrap_or(0.0));
+    let proxy_cpu_used =
+        args.proxy_pids.iter().map(|&p| cpu_seconds(p)).sum::<f64>() - proxy_cpu_before;
     let load_after_play = load_average();
     let rss_after_play = pid.and_then(rss_kib);
     // Let the last states arrive, then stop.
@@ -752,6 +853,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
     let (mut states, mut lost, mut out_of_order, mut errors, mut closed_early, mut other) =
         (0, 0, 0, 0, 0, 0);
     let mut presence = 0;
+    let mut pings = 0;
     for reader in readers {
         let stats = reader.await.context("reader task")?;
         deliveries.extend(stats.latencies_us.iter().map(|&us| f64::from(us) / 1000.0));
@@ -761,10 +863,13 @@ async fn run(args: Args) -> anyhow::Result<()> {
         errors += stats.errors;
         other += stats.other_messages;
         presence += stats.presence;
+        pings += stats.pings;
         closed_early += u64::from(stats.closed_early);
     }
     // Per move: until the last subscriber had it.
     let mut per_move = Vec::new();
+    // (sent, ms to every subscriber) of each move, for the timeline.
+    let mut timed = Vec::new();
     let mut sent_moves = 0;
     let mut missing = 0u64;
     for g in 0..args.games {
@@ -781,18 +886,27 @@ async fn run(args: Args) -> anyhow::Result<()> {
             missing += (sockets_per_game as u64).saturating_sub(reached);
             let last = shared.table.last_arrival[slot].load(Ordering::Relaxed);
             if last > 0 {
-                per_move.push(last.saturating_sub(sent) as f64 / 1e6);
+                let ms = last.saturating_sub(sent) as f64 / 1e6;
+                per_move.push(ms);
+                timed.push((sent, ms));
             }
         }
     }
     println!("moves sent: {sent_moves} ({failed_moves} failed to send) in {play_seconds:.1} s");
+    let early = timed.iter().filter(|(sent, _)| *sent < all_open).count();
+    if early > 0 {
+        println!("moves sent before every socket had its first state: {early}");
+    }
     println!("{}", summary("move to one subscriber", deliveries));
     println!(
         "{}",
         summary("move to every subscriber of its game", per_move)
     );
+    if args.timeline {
+        print_timeline(&timed, all_open);
+    }
     println!(
-        "states received: {states}; lost (gaps): {lost}; deliveries missing: {missing}; out of order: {out_of_order}; error messages: {errors}; presence messages: {presence}; other messages: {other}; sockets closed by the server: {closed_early}"
+        "states received: {states}; lost (gaps): {lost}; deliveries missing: {missing}; out of order: {out_of_order}; error messages: {errors}; presence messages: {presence}; pings: {pings}; other messages: {other}; sockets closed by the server: {closed_early}"
     );
     if let (Some(before), Some(idle)) = (rss_before, rss_idle) {
         let per_socket = (idle.saturating_sub(before)) as f64 / opened_count.max(1) as f64;
@@ -807,6 +921,13 @@ async fn run(args: Args) -> anyhow::Result<()> {
         println!(
             "server CPU during play: {:.2} cores on average",
             cpu / play_seconds
+        );
+    }
+    if !args.proxy_pids.is_empty() {
+        println!(
+            "proxy CPU during play ({} processes): {:.2} cores on average",
+            args.proxy_pids.len(),
+            proxy_cpu_used / play_seconds
         );
     }
     println!("load average: {load_during} (sockets idle), {load_after_play} (end of play)");
@@ -876,4 +997,23 @@ async fn durable_moves(
         task.await.context("HTTP mover")??;
     }
     Ok(done.load(Ordering::Relaxed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_source_port_is_chosen_at_connect_not_at_bind() {
+        let source: SocketAddr = "127.0.0.1:0".parse().unwrap();
+        // Without the option, bind takes a port (searching for a free one).
+        let plain = TcpSocket::new_v4().unwrap();
+        plain.bind(source).unwrap();
+        assert_ne!(plain.local_addr().unwrap().port(), 0);
+        // With it, bind only fixes the address; connect picks the port.
+        let late = TcpSocket::new_v4().unwrap();
+        port_at_connect(&late).unwrap();
+        late.bind(source).unwrap();
+        assert_eq!(late.local_addr().unwrap().port(), 0);
+    }
 }
