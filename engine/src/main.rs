@@ -54,10 +54,7 @@ fn main() -> ExitCode {
 /// `bench DEPTH NETWORK`: the bench with the hand-written evaluation and
 /// with the network, position by position, and both speeds side by side.
 fn bench_with_network(depth: u32, path: &str) -> ExitCode {
-    let network = match std::fs::read(path)
-        .map_err(|e| e.to_string())
-        .and_then(|bytes| Network::from_bytes(&bytes).map_err(|e| e.to_string()))
-    {
+    let network = match Network::from_file(path) {
         Ok(network) => Arc::new(network),
         Err(e) => {
             eprintln!("rookery-engine bench: {path}: {e}");

@@ -97,7 +97,30 @@ pub struct Accumulators {
     sides: [Vec<i16>; 2],
 }
 
+/// The largest file [`Network::from_file`] reads: a 4,096 × 2 network is
+/// about 6 MiB, so this is room to spare, and a path to something that is
+/// not a network (a device, a huge file) is refused before it is read.
+pub const MAX_FILE_BYTES: u64 = 64 << 20;
+
 impl Network {
+    /// Reads a network from the file at `path` (a regular file of at most
+    /// [`MAX_FILE_BYTES`]); the error says why not, for a person.
+    pub fn from_file(path: impl AsRef<std::path::Path>) -> Result<Network, String> {
+        let path = path.as_ref();
+        let metadata = std::fs::metadata(path).map_err(|e| e.to_string())?;
+        if !metadata.is_file() {
+            return Err("not a regular file".into());
+        }
+        if metadata.len() > MAX_FILE_BYTES {
+            return Err(format!(
+                "{} bytes: larger than any network ({MAX_FILE_BYTES} at most)",
+                metadata.len()
+            ));
+        }
+        let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+        Network::from_bytes(&bytes).map_err(|e| e.to_string())
+    }
+
     /// Reads a network file, checking every field before trusting it.
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetworkError> {
         if bytes.len() < HEADER_BYTES {

@@ -564,10 +564,7 @@ impl UciShell {
                 if path.is_empty() || path == "<empty>" {
                     self.network = None;
                 } else {
-                    match std::fs::read(path)
-                        .map_err(|e| e.to_string())
-                        .and_then(|bytes| Network::from_bytes(&bytes).map_err(|e| e.to_string()))
-                    {
+                    match Network::from_file(path) {
                         Ok(network) => {
                             self.info(&format!(
                                 "EvalFile {path}: a {}x2 network ({})",

@@ -321,6 +321,9 @@ fn eval_file_and_use_nnue_switch_the_evaluation() {
         .starts_with("info string UseNNUE: no network"));
     engine.send("setoption name EvalFile value /nonexistent/net.nnue");
     assert!(engine.next_line().contains("not read"));
+    // A device is refused before it is read (/dev/zero would never end).
+    engine.send("setoption name EvalFile value /dev/zero");
+    assert!(engine.next_line().contains("not a regular file"));
     engine.send(&format!("setoption name EvalFile value {path}"));
     assert!(engine.next_line().contains("a 32x2 network"));
     let (_, with_net) = engine.search("position startpos moves e2e4", "go depth 6");
