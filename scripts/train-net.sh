@@ -18,6 +18,9 @@
 #   OUT [target/nnue/rookery.nnue]      the quantised network
 #   HIDDEN [128] EPOCHS [8] BATCH [4096] LR [0.001] LR_DROP_EPOCH [4]
 #   RESULT_WEIGHT [0.3] VALIDATION [5] TRAIN_SEED [1]   training
+#   HELD_OUT [unset]    START:COUNT: hold out those records instead of the
+#                       last VALIDATION percent, so that nets trained as the
+#                       file grows are scored on the same positions
 #
 # Example, the way the first nets were made:
 #   DATA_DIR=/work/nnue-data POSITIONS=2000000 scripts/train-net.sh
@@ -38,6 +41,7 @@ LR_DROP_EPOCH=${LR_DROP_EPOCH:-4}
 RESULT_WEIGHT=${RESULT_WEIGHT:-0.3}
 VALIDATION=${VALIDATION:-5}
 TRAIN_SEED=${TRAIN_SEED:-1}
+HELD_OUT=${HELD_OUT:-}
 TARGET_DIR=${CARGO_TARGET_DIR:-target}
 
 nice -n 19 cargo build --release -p rookery-engine --bin rookery-engine --example train_net
@@ -63,6 +67,9 @@ data_args=()
 for f in "${data_files[@]}"; do
     data_args+=(--data "$f")
 done
+if [ -n "$HELD_OUT" ]; then
+    data_args+=(--held-out "$HELD_OUT")
+fi
 
 training_started=$(date +%s)
 nice -n 19 "$TRAINER" "${data_args[@]}" --out "$OUT" --hidden "$HIDDEN" \
@@ -79,7 +86,7 @@ training_seconds=$(( $(date +%s) - training_started ))
     echo "generation (this run): ${generation_seconds} s, --nodes $NODES --threads $THREADS --seed $SEED"
     echo "training: ${training_seconds} s, --hidden $HIDDEN --epochs $EPOCHS --batch $BATCH --lr $LR" \
         "--lr-drop-epoch $LR_DROP_EPOCH --result-weight $RESULT_WEIGHT --validation $VALIDATION" \
-        "--seed $TRAIN_SEED"
+        "--seed $TRAIN_SEED${HELD_OUT:+ --held-out $HELD_OUT}"
     grep -E "^(epoch +$EPOCHS:|quantised|held-out loss of)" "$OUT.log"
 } > "$OUT.txt"
 cat "$OUT.txt"

@@ -5,7 +5,7 @@
 //! `cargo run --release -p rookery-engine --example train_net --
 //! --data FILE [--data FILE ...] --out NET [--hidden 128] [--epochs 8]
 //! [--batch 4096] [--lr 0.001] [--lr-drop-epoch 4] [--result-weight 0.3]
-//! [--validation 5] [--max-positions N] [--seed 1]`
+//! [--validation 5] [--held-out START:COUNT] [--max-positions N] [--seed 1]`
 //!
 //! Why in Rust in the workspace and not PyTorch (Stockfish's trainer): it
 //! reads the records with the generator's own code, it builds with the
@@ -34,7 +34,9 @@
 //! `--lr-drop-epoch`. The last `--validation` percent of the records (in
 //! file order, so whole games but the first) are held out and scored after
 //! every epoch, against the hand-written evaluation and the search score on
-//! the same positions; the epoch with the best held-out loss is the one
+//! the same positions (`--held-out START:COUNT` holds out those records
+//! instead, so that runs on a growing file are scored on the same
+//! positions); the epoch with the best held-out loss is the one
 //! written (early stopping: with little data the net overfits).
 //!
 //! **Quantised file** (little-endian), read by an engine with integer
@@ -93,6 +95,9 @@ struct Options {
     lr_drop_epoch: usize,
     result_weight: f32,
     validation_percent: usize,
+    /// Records `start .. start + count` (of the readable ones, in file
+    /// order) held out instead of the last `validation_percent`.
+    held_out: Option<(usize, usize)>,
     max_positions: Option<usize>,
     seed: u64,
 }
@@ -437,7 +442,19 @@ fn train(options: &Options) -> Result<(), String> {
     let mut sample = Sample::default();
     records.retain(|r| sample.decode(r));
     let bad = before - records.len();
-    let held_out = records.len() * options.validation_percent / 100;
+    let held_out = match options.held_out {
+        Some((start, count)) => {
+            if start + count > records.len() {
+                return Err(format!(
+                    "--held-out {start}:{count}: only {} readable records",
+                    records.len()
+                ));
+            }
+            move_to_end(&mut records, start, count);
+            count
+        }
+        None => records.len() * options.validation_percent / 100,
+    };
     let (training, validation) = records.split_at(records.len() - held_out);
     if training.len() < options.batch || validation.is_empty() {
         return Err(format!(
@@ -643,6 +660,12 @@ fn golden_section(error: impl Fn(f32) -> f64) -> f32 {
     (low + high) / 2.0
 }
 
+/// Moves `items[start .. start + count]` to the end, the rest keeping its
+/// order, so that the held-out records are the last ones.
+fn move_to_end<T>(items: &mut [T], start: usize, count: usize) {
+    items[start..].rotate_left(count);
+}
+
 fn parse_args() -> Result<Options, String> {
     let mut options = Options {
         data: Vec::new(),
@@ -654,6 +677,7 @@ fn parse_args() -> Result<Options, String> {
         lr_drop_epoch: 4,
         result_weight: 0.3,
         validation_percent: 5,
+        held_out: None,
         max_positions: None,
         seed: 1,
     };
@@ -691,6 +715,19 @@ fn parse_args() -> Result<Options, String> {
             "--lr-drop-epoch" => options.lr_drop_epoch = number(0, 10_000)?,
             "--result-weight" => options.result_weight = fraction(1.0)?,
             "--validation" => options.validation_percent = number(1, 50)?,
+            "--held-out" => {
+                let range = value.split_once(':').and_then(|(start, count)| {
+                    Some((start.parse::<usize>().ok()?, count.parse::<usize>().ok()?))
+                });
+                match range {
+                    Some((start, count)) if count > 0 => options.held_out = Some((start, count)),
+                    _ => {
+                        return Err(format!(
+                            "--held-out: {value:?} is not START:COUNT (records, COUNT > 0)"
+                        ))
+                    }
+                }
+            }
             "--max-positions" => options.max_positions = Some(number(1, u64::MAX)?),
             "--seed" => options.seed = number(0, u64::MAX)? as u64,
             _ => return Err(format!("unknown argument {flag:?}")),
@@ -753,6 +790,16 @@ mod tests {
         }
         net.output_bias = 0.05;
         net
+    }
+
+    #[test]
+    fn held_out_records_move_to_the_end_in_order() {
+        let mut items: Vec<u32> = (0..10).collect();
+        move_to_end(&mut items, 3, 4);
+        assert_eq!(items, [0, 1, 2, 7, 8, 9, 3, 4, 5, 6]);
+        let mut items: Vec<u32> = (0..5).collect();
+        move_to_end(&mut items, 2, 3);
+        assert_eq!(items, [0, 1, 2, 3, 4]);
     }
 
     #[test]

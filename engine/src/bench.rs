@@ -2,10 +2,17 @@
 //! depth with a fresh table each. The total node count is a signature of the
 //! search's behaviour (it changes exactly when the search does), and the
 //! time gives nodes per second.
+//!
+//! With a network ([`compare`]) each position is searched twice in a row,
+//! with the hand-written evaluation and with the network, so that load
+//! from other processes falls on both alike and the two speeds can be set
+//! side by side.
 
 use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::nnue::Network;
 use crate::position::Position;
 use crate::search::{Limits, Searcher};
 
@@ -43,22 +50,60 @@ impl BenchReport {
 /// Searches every bench position to `depth`, calling `on_position` with
 /// each position's index, FEN and node count.
 pub fn run(depth: u32, mut on_position: impl FnMut(usize, &str, u64)) -> BenchReport {
+    let mut report = BenchReport {
+        nodes: 0,
+        elapsed: Duration::ZERO,
+    };
+    for (i, fen) in BENCH_POSITIONS.iter().enumerate() {
+        let nodes = search_one(fen, depth, None, &mut report);
+        on_position(i, fen, nodes);
+    }
+    report
+}
+
+/// [`run`] twice over, interleaved: each position with the hand-written
+/// evaluation, then with `network`. `on_position` hears each position's
+/// index, FEN and the two node counts; the reports are in the same order.
+pub fn compare(
+    depth: u32,
+    network: &Arc<Network>,
+    mut on_position: impl FnMut(usize, &str, u64, u64),
+) -> [BenchReport; 2] {
+    let mut reports = [BenchReport {
+        nodes: 0,
+        elapsed: Duration::ZERO,
+    }; 2];
+    for (i, fen) in BENCH_POSITIONS.iter().enumerate() {
+        let hand = search_one(fen, depth, None, &mut reports[0]);
+        let net = search_one(fen, depth, Some(network), &mut reports[1]);
+        on_position(i, fen, hand, net);
+    }
+    reports
+}
+
+/// Searches one bench position with a fresh searcher, adding its nodes and
+/// time to `report`; returns its nodes.
+fn search_one(
+    fen: &str,
+    depth: u32,
+    network: Option<&Arc<Network>>,
+    report: &mut BenchReport,
+) -> u64 {
     let stop = AtomicBool::new(false);
     let limits = Limits {
         depth: Some(depth),
         ..Limits::default()
     };
-    let mut nodes = 0;
+    let pos = Position::from_fen(fen).expect("bench positions are valid");
+    // Timed as the bench always was, the fresh table included; not the
+    // second clearing of the table that switching to a network does.
     let start = Instant::now();
-    for (i, fen) in BENCH_POSITIONS.iter().enumerate() {
-        let pos = Position::from_fen(fen).expect("bench positions are valid");
-        let mut searcher = Searcher::new(16);
-        let result = searcher.search(&pos, &[], &limits, &stop, |_| {});
-        nodes += result.nodes;
-        on_position(i, fen, result.nodes);
-    }
-    BenchReport {
-        nodes,
-        elapsed: start.elapsed(),
-    }
+    let mut searcher = Searcher::new(16);
+    report.elapsed += start.elapsed();
+    searcher.set_network(network.cloned());
+    let start = Instant::now();
+    let result = searcher.search(&pos, &[], &limits, &stop, |_| {});
+    report.elapsed += start.elapsed();
+    report.nodes += result.nodes;
+    result.nodes
 }

@@ -5,8 +5,10 @@ mod datagen_command;
 
 use std::io;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use rookery_engine::bench;
+use rookery_engine::nnue::Network;
 use rookery_engine::uci::{self, Output};
 
 fn main() -> ExitCode {
@@ -25,6 +27,9 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
+            if let Some(path) = args.get(2) {
+                return bench_with_network(depth, path);
+            }
             let report = bench::run(depth, |i, fen, nodes| {
                 println!("position {:>2}: {nodes:>10} nodes  {fen}", i + 1)
             });
@@ -40,8 +45,46 @@ fn main() -> ExitCode {
         }
         Some("datagen") => datagen_command::run(&args[1..]),
         Some(other) => {
-            eprintln!("rookery-engine: unknown argument {other:?}\nusage: rookery-engine [bench [DEPTH]] (without arguments it speaks UCI on stdin/stdout)\n{}", datagen_command::USAGE);
+            eprintln!("rookery-engine: unknown argument {other:?}\nusage: rookery-engine [bench [DEPTH [NETWORK]]] (without arguments it speaks UCI on stdin/stdout)\n{}", datagen_command::USAGE);
             ExitCode::from(2)
         }
     }
+}
+
+/// `bench DEPTH NETWORK`: the bench with the hand-written evaluation and
+/// with the network, position by position, and both speeds side by side.
+fn bench_with_network(depth: u32, path: &str) -> ExitCode {
+    let network = match Network::from_file(path) {
+        Ok(network) => Arc::new(network),
+        Err(e) => {
+            eprintln!("rookery-engine bench: {path}: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    println!(
+        "network {path}: {}x2, {}",
+        network.hidden(),
+        if network.uses_avx2() {
+            "AVX2"
+        } else {
+            "portable"
+        }
+    );
+    println!("{:>11} {:>10} {:>10}", "", "hand", "network");
+    let [hand, net] = bench::compare(depth, &network, |i, _, a, b| {
+        println!("position {:>2}: {a:>10} {b:>10}", i + 1)
+    });
+    for (name, report) in [("hand-written", hand), ("network", net)] {
+        println!(
+            "{name:>12}: {} nodes {} nps ({} ms, depth {depth})",
+            report.nodes,
+            report.nps(),
+            report.elapsed.as_millis()
+        );
+    }
+    println!(
+        "network / hand-written: {:.2} of the speed",
+        net.nps() as f64 / hand.nps().max(1) as f64
+    );
+    ExitCode::SUCCESS
 }

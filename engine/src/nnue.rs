@@ -3,9 +3,13 @@
 //! laid out in that file's header): reading the file, the two accumulators
 //! of a position, their update when a move is played, and the evaluation.
 //!
-//! Not wired into the search yet: it has to beat the hand-written
-//! evaluation in matches first (issue 26). What is here is what any search
-//! integration needs, proved against the trainer's own arithmetic.
+//! The search uses it only when asked (the UCI options `EvalFile` and
+//! `UseNNUE`, [`crate::search::Searcher::set_network`]): it has to beat the
+//! hand-written evaluation in matches first (issue 26). In a search the
+//! accumulators live in an [`AccumulatorStack`], one entry per ply: a move
+//! records its [`Change`] at the child's ply, and the entry is computed
+//! from its parent's only when a position at that ply (or below it) is
+//! evaluated, so a node cut off before its evaluation costs nothing.
 //!
 //! **The idea.** The first layer sees one input per man — (own or enemy,
 //! role, square), the board seen from each side in turn, mirrored for
@@ -26,8 +30,9 @@
 use arrayvec::ArrayVec;
 use thiserror::Error;
 
+use crate::moves::{Move, MoveKind};
 use crate::position::Position;
-use crate::types::{Color, Piece, Role};
+use crate::types::{Color, Piece, Role, Square};
 
 /// Inputs of one side's view: 2 (own, enemy) × 6 roles × 64 squares.
 pub const INPUTS: usize = 768;
@@ -92,7 +97,30 @@ pub struct Accumulators {
     sides: [Vec<i16>; 2],
 }
 
+/// The largest file [`Network::from_file`] reads: a 4,096 × 2 network is
+/// about 6 MiB, so this is room to spare, and a path to something that is
+/// not a network (a device, a huge file) is refused before it is read.
+pub const MAX_FILE_BYTES: u64 = 64 << 20;
+
 impl Network {
+    /// Reads a network from the file at `path` (a regular file of at most
+    /// [`MAX_FILE_BYTES`]); the error says why not, for a person.
+    pub fn from_file(path: impl AsRef<std::path::Path>) -> Result<Network, String> {
+        let path = path.as_ref();
+        let metadata = std::fs::metadata(path).map_err(|e| e.to_string())?;
+        if !metadata.is_file() {
+            return Err("not a regular file".into());
+        }
+        if metadata.len() > MAX_FILE_BYTES {
+            return Err(format!(
+                "{} bytes: larger than any network ({MAX_FILE_BYTES} at most)",
+                metadata.len()
+            ));
+        }
+        let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+        Network::from_bytes(&bytes).map_err(|e| e.to_string())
+    }
+
     /// Reads a network file, checking every field before trusting it.
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetworkError> {
         if bytes.len() < HEADER_BYTES {
@@ -240,6 +268,12 @@ impl Network {
     pub fn evaluate(&self, accumulators: &Accumulators, turn: Color) -> i32 {
         let us = &accumulators.sides[turn.index()];
         let them = &accumulators.sides[(!turn).index()];
+        self.output(us, them)
+    }
+
+    /// The output neuron over the side to move's accumulator and the
+    /// other side's.
+    fn output(&self, us: &[i16], them: &[i16]) -> i32 {
         let (w_us, w_them) = self.output_weights.split_at(self.hidden);
         let sum = self.output_bias + self.dot(us, w_us) + self.dot(them, w_them);
         (i64::from(sum) * i64::from(self.scale) / (i64::from(self.qa) * i64::from(self.qb))) as i32
@@ -268,6 +302,205 @@ impl Network {
         }
         clipped_dot(accumulator, weights, self.qa)
     }
+}
+
+/// What a move changes on the board as the network sees it: the men it
+/// takes off their squares and the men it puts on, at most two of each
+/// (a capture: victim and mover off, the mover or its promotion on;
+/// castling: king and rook off and on). A null move changes nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Change {
+    removed: [(u8, Piece); 2],
+    added: [(u8, Piece); 2],
+    removed_len: u8,
+    added_len: u8,
+}
+
+impl Change {
+    /// No man moves (a null move: only the side to move changes, which
+    /// the evaluation reads from the position, not the accumulators).
+    pub const NONE: Change = {
+        let filler = (0, Piece::new(Color::White, Role::Pawn));
+        Change {
+            removed: [filler; 2],
+            added: [filler; 2],
+            removed_len: 0,
+            added_len: 0,
+        }
+    };
+
+    /// The change `mv`, legal in `position`, makes.
+    #[inline]
+    pub fn of_move(position: &Position, mv: Move) -> Change {
+        let us = position.turn();
+        let (from, to) = (mv.from(), mv.to());
+        let moved = position.role_at(from).unwrap_or(Role::Pawn);
+        let mut change = Change::NONE;
+        match mv.kind() {
+            MoveKind::Normal | MoveKind::Promotion(_) => {
+                if let Some(victim) = position.role_at(to) {
+                    change.remove(to, Piece::new(!us, victim));
+                }
+                change.remove(from, Piece::new(us, moved));
+                change.add(to, Piece::new(us, mv.promotion().unwrap_or(moved)));
+            }
+            MoveKind::EnPassant => {
+                let victim = Square::from_coords(to.file(), from.rank()).unwrap_or(to);
+                change.remove(victim, Piece::new(!us, Role::Pawn));
+                change.remove(from, Piece::new(us, Role::Pawn));
+                change.add(to, Piece::new(us, Role::Pawn));
+            }
+            MoveKind::Castle => {
+                let (rook_from, rook_to) = if to.file() == 6 { (7, 5) } else { (0, 3) };
+                let rook_from = Square::from_coords(rook_from, from.rank()).unwrap_or(from);
+                let rook_to = Square::from_coords(rook_to, from.rank()).unwrap_or(from);
+                change.remove(from, Piece::new(us, Role::King));
+                change.remove(rook_from, Piece::new(us, Role::Rook));
+                change.add(to, Piece::new(us, Role::King));
+                change.add(rook_to, Piece::new(us, Role::Rook));
+            }
+        }
+        change
+    }
+
+    #[inline]
+    fn remove(&mut self, square: Square, piece: Piece) {
+        self.removed[usize::from(self.removed_len)] = (square.index() as u8, piece);
+        self.removed_len += 1;
+    }
+
+    #[inline]
+    fn add(&mut self, square: Square, piece: Piece) {
+        self.added[usize::from(self.added_len)] = (square.index() as u8, piece);
+        self.added_len += 1;
+    }
+
+    fn removed(&self) -> &[(u8, Piece)] {
+        &self.removed[..usize::from(self.removed_len)]
+    }
+
+    fn added(&self) -> &[(u8, Piece)] {
+        &self.added[..usize::from(self.added_len)]
+    }
+}
+
+/// The accumulators of the positions along a search path, one entry per
+/// ply, each computed lazily from its parent's: [`AccumulatorStack::push`]
+/// only records what a move changes, and [`AccumulatorStack::evaluate`]
+/// brings the entries from the deepest computed one down to the ply it
+/// evaluates (usually one step). The root, ply 0, is refreshed by
+/// [`AccumulatorStack::set_root`].
+#[derive(Clone, Debug)]
+pub struct AccumulatorStack {
+    hidden: usize,
+    /// Per ply, White's accumulator then Black's (`2 × hidden` values).
+    values: Vec<i16>,
+    /// Per ply, `None` once `values` holds that ply's accumulators, or the
+    /// change from the ply above still to apply.
+    pending: Vec<Option<Change>>,
+}
+
+impl AccumulatorStack {
+    /// A stack of `plies` entries for `network`.
+    pub fn new(network: &Network, plies: usize) -> AccumulatorStack {
+        let plies = plies.max(1);
+        AccumulatorStack {
+            hidden: network.hidden,
+            values: vec![0; plies * 2 * network.hidden],
+            pending: vec![None; plies],
+        }
+    }
+
+    /// Refreshes ply 0 from `root`.
+    pub fn set_root(&mut self, network: &Network, root: &Position) {
+        debug_assert_eq!(self.hidden, network.hidden);
+        let h = self.hidden;
+        let fresh = network.refresh(root);
+        self.values[..h].copy_from_slice(&fresh.sides[0]);
+        self.values[h..2 * h].copy_from_slice(&fresh.sides[1]);
+        self.pending[0] = None;
+    }
+
+    /// Records that the position at `ply` (≥ 1) is the one at `ply − 1`
+    /// changed by `change`.
+    #[inline]
+    pub fn push(&mut self, ply: usize, change: Change) {
+        debug_assert!(ply >= 1);
+        self.pending[ply] = Some(change);
+    }
+
+    /// The evaluation, for the side to move `turn`, of the position at
+    /// `ply`.
+    #[inline]
+    pub fn evaluate(&mut self, network: &Network, ply: usize, turn: Color) -> i32 {
+        self.materialise(network, ply);
+        let h = self.hidden;
+        let entry = &self.values[ply * 2 * h..][..2 * h];
+        let (white, black) = entry.split_at(h);
+        match turn {
+            Color::White => network.output(white, black),
+            Color::Black => network.output(black, white),
+        }
+    }
+
+    /// The accumulators at `ply` (computed if they were pending).
+    pub fn accumulators(&mut self, network: &Network, ply: usize) -> Accumulators {
+        self.materialise(network, ply);
+        let h = self.hidden;
+        let entry = &self.values[ply * 2 * h..][..2 * h];
+        Accumulators {
+            sides: [entry[..h].to_vec(), entry[h..].to_vec()],
+        }
+    }
+
+    fn materialise(&mut self, network: &Network, ply: usize) {
+        let mut first = ply;
+        while first > 0 && self.pending[first].is_some() {
+            first -= 1;
+        }
+        let h = self.hidden;
+        for at in first + 1..=ply {
+            let Some(change) = self.pending[at].take() else {
+                continue;
+            };
+            let (above, below) = self.values.split_at_mut(at * 2 * h);
+            let parent = &above[(at - 1) * 2 * h..];
+            let entry = &mut below[..2 * h];
+            entry.copy_from_slice(parent);
+            let (white, black) = entry.split_at_mut(h);
+            for (perspective, side) in [(Color::White, white), (Color::Black, black)] {
+                let rows = |men: &[(u8, Piece)]| -> ArrayVec<&[i16], 2> {
+                    men.iter()
+                        .map(|&(square, piece)| {
+                            network.row(input_index(perspective, usize::from(square), piece))
+                        })
+                        .collect()
+                };
+                network.apply(side, &rows(change.added()), &rows(change.removed()));
+            }
+        }
+    }
+}
+
+/// A network file with random weights of the trainer's sizes and
+/// quantisation (weights mostly within ±60, one in fifty five times
+/// larger): for tests and benchmarks of the machinery, not for play.
+#[doc(hidden)]
+pub fn random_network_file(hidden: usize, seed: u64) -> Vec<u8> {
+    let mut rng = crate::rng::SplitMix64::new(seed);
+    let mut bytes = b"RKNN".to_vec();
+    for field in [VERSION, INPUTS as u16, hidden as u16, 255, 64, 400] {
+        bytes.extend_from_slice(&field.to_le_bytes());
+    }
+    for _ in 0..(INPUTS + 1) * hidden {
+        let w = (rng.below(121) as i16 - 60) * if rng.below(50) == 0 { 5 } else { 1 };
+        bytes.extend_from_slice(&w.to_le_bytes());
+    }
+    for _ in 0..2 * hidden {
+        bytes.push((rng.below(255) as i16 - 127) as i8 as u8);
+    }
+    bytes.extend_from_slice(&1234i32.to_le_bytes());
+    bytes
 }
 
 fn avx2_available() -> bool {
@@ -325,22 +558,8 @@ mod tests {
     use super::*;
     use crate::rng::SplitMix64;
 
-    /// A network file with random weights of the trainer's sizes.
     fn random_file(hidden: usize, seed: u64) -> Vec<u8> {
-        let mut rng = SplitMix64::new(seed);
-        let mut bytes = b"RKNN".to_vec();
-        for field in [VERSION, INPUTS as u16, hidden as u16, 255, 64, 400] {
-            bytes.extend_from_slice(&field.to_le_bytes());
-        }
-        for _ in 0..(INPUTS + 1) * hidden {
-            let w = (rng.below(121) as i16 - 60) * if rng.below(50) == 0 { 5 } else { 1 };
-            bytes.extend_from_slice(&w.to_le_bytes());
-        }
-        for _ in 0..2 * hidden {
-            bytes.push((rng.below(255) as i16 - 127) as i8 as u8);
-        }
-        bytes.extend_from_slice(&1234i32.to_le_bytes());
-        bytes
+        random_network_file(hidden, seed)
     }
 
     const FENS: [&str; 5] = [
@@ -390,6 +609,92 @@ mod tests {
             }
         }
         assert!(castles > 0 && en_passants > 0 && promotions > 0 && plies > 1000);
+    }
+
+    /// The search's way: an [`AccumulatorStack`] fed [`Change::of_move`]
+    /// along random games (and null moves), evaluated lazily after one to
+    /// four plies at a time, always equal to a refresh of the position, on
+    /// the AVX2 path and the portable one alike.
+    #[test]
+    fn the_stack_along_random_games_equals_refreshes_on_both_paths() {
+        let network = Network::from_bytes(&random_file(32, 4)).unwrap();
+        let portable = network.clone().portable();
+        let mut rng = SplitMix64::new(11);
+        let (mut castles, mut en_passants, mut promotions, mut captures, mut nulls) =
+            (0, 0, 0, 0, 0);
+        let mut checked = 0;
+        let en_passant_now = "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3";
+        for fen in FENS.into_iter().chain([en_passant_now]) {
+            for _ in 0..30 {
+                let root = Position::from_fen(fen).unwrap();
+                let mut stack = AccumulatorStack::new(&network, 130);
+                let mut portable_stack = AccumulatorStack::new(&portable, 130);
+                stack.set_root(&network, &root);
+                portable_stack.set_root(&portable, &root);
+                // The path: the position at each ply.
+                let mut path = vec![root];
+                for _ in 0..100 {
+                    let position = path.last().unwrap().clone();
+                    let ply = path.len();
+                    let moves = position.legal_moves();
+                    let child = if !position.is_check() && rng.below(20) == 0 {
+                        nulls += 1;
+                        stack.push(ply, Change::NONE);
+                        portable_stack.push(ply, Change::NONE);
+                        position.null_move()
+                    } else if moves.is_empty() {
+                        break;
+                    } else {
+                        // En passant is rare in random play: take it
+                        // whenever it is there, half the time.
+                        let en_passant = moves.iter().find(|m| m.is_en_passant());
+                        let mv = match en_passant {
+                            Some(&mv) if rng.below(2) == 0 => mv,
+                            _ => moves[rng.below(moves.len())],
+                        };
+                        castles += usize::from(mv.is_castle());
+                        en_passants += usize::from(mv.is_en_passant());
+                        promotions += usize::from(mv.promotion().is_some());
+                        captures += usize::from(position.role_at(mv.to()).is_some());
+                        let change = Change::of_move(&position, mv);
+                        stack.push(ply, change);
+                        portable_stack.push(ply, change);
+                        position.play(mv).unwrap()
+                    };
+                    path.push(child);
+                    // Sometimes back up a few plies, as a search does, and
+                    // go on from there: the entries below are stale then
+                    // and must be recomputed, not trusted.
+                    if path.len() > 4 && rng.below(8) == 0 {
+                        let back = 1 + rng.below(3);
+                        path.truncate(path.len() - back);
+                        continue;
+                    }
+                    if rng.below(4) != 0 {
+                        continue; // evaluated later, several plies at once
+                    }
+                    let ply = path.len() - 1;
+                    let position = &path[ply];
+                    let fresh = network.refresh(position);
+                    assert_eq!(stack.accumulators(&network, ply), fresh, "{position:?}");
+                    assert_eq!(portable_stack.accumulators(&portable, ply), fresh);
+                    let expected = network.evaluate(&fresh, position.turn());
+                    assert_eq!(stack.evaluate(&network, ply, position.turn()), expected);
+                    assert_eq!(
+                        portable_stack.evaluate(&portable, ply, position.turn()),
+                        portable.evaluate_position(position)
+                    );
+                    assert_eq!(expected, portable.evaluate_position(position));
+                    checked += 1;
+                }
+            }
+        }
+        assert!(
+            castles > 0 && en_passants > 0 && promotions > 0 && captures > 100 && nulls > 10,
+            "{castles} castles, {en_passants} en passant, {promotions} promotions, \
+             {captures} captures, {nulls} null moves"
+        );
+        assert!(checked > 1000, "{checked} positions checked");
     }
 
     /// Colours swapped and the board turned over: the side to move sees

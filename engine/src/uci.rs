@@ -13,7 +13,10 @@
 //! interpolation), `Hash`, `Threads` (Lazy SMP), `MultiPV` and `Ponder`
 //! (`go ponder` thinks on the opponent's time until `ponderhit` starts the
 //! clock or `stop` asks for the move), `Move Overhead` (milliseconds kept
-//! back from every time budget for the move's trip to the arbiter).
+//! back from every time budget for the move's trip to the arbiter),
+//! `EvalFile` (an evaluation network's file, read at once) with `UseNNUE`
+//! (search with that network instead of the hand-written evaluation; off
+//! by default: no network has yet beaten the hand-written evaluation).
 //!
 //! Unknown commands and malformed arguments are ignored, as the UCI
 //! specification asks; where a GUI would otherwise be left guessing (a bad
@@ -28,6 +31,7 @@ use std::time::Duration;
 
 use crate::game::Game;
 use crate::level;
+use crate::nnue::Network;
 use crate::perft;
 use crate::position::Position;
 use crate::search::{self, ClockBudget, Info, Limits, Searcher, Signals};
@@ -389,6 +393,10 @@ pub struct UciShell {
     multipv: usize,
     move_overhead: Duration,
     hash_mb: usize,
+    /// The network read from `EvalFile`, and whether `UseNNUE` asks the
+    /// search to use it.
+    network: Option<Arc<Network>>,
+    use_nnue: bool,
     /// Kept from move to move so the transposition table and history carry
     /// over; shared with the search thread, which holds it while thinking.
     searcher: Arc<Mutex<Searcher>>,
@@ -406,6 +414,8 @@ impl UciShell {
             multipv: 1,
             move_overhead: Duration::from_millis(MOVE_OVERHEAD_DEFAULT_MS),
             hash_mb: HASH_DEFAULT_MB,
+            network: None,
+            use_nnue: false,
             searcher: Arc::new(Mutex::new(Searcher::new(HASH_DEFAULT_MB))),
             search: None,
         }
@@ -441,6 +451,10 @@ impl UciShell {
                     level::MIN_ELO,
                     level::MAX_ELO
                 ));
+                self.out
+                    .line("option name EvalFile type string default <empty>");
+                self.out
+                    .line("option name UseNNUE type check default false");
                 self.out.line("uciok");
             }
             Command::IsReady => self.out.line("readyok"),
@@ -545,8 +559,55 @@ impl UciShell {
                     self.info("Ponder must be true or false");
                 }
             }
+            "evalfile" => {
+                let path = value.map(str::trim).unwrap_or("");
+                if path.is_empty() || path == "<empty>" {
+                    self.network = None;
+                } else {
+                    match Network::from_file(path) {
+                        Ok(network) => {
+                            self.info(&format!(
+                                "EvalFile {path}: a {}x2 network ({})",
+                                network.hidden(),
+                                if network.uses_avx2() {
+                                    "AVX2"
+                                } else {
+                                    "portable"
+                                }
+                            ));
+                            self.network = Some(Arc::new(network));
+                        }
+                        Err(e) => {
+                            self.info(&format!("EvalFile {path} not read, kept as it was: {e}"))
+                        }
+                    }
+                }
+                self.apply_network();
+            }
+            "usennue" => match check {
+                Some(on) => {
+                    self.use_nnue = on;
+                    if on && self.network.is_none() {
+                        self.info("UseNNUE: no network read (set EvalFile); the hand-written evaluation is in use");
+                    }
+                    self.apply_network();
+                }
+                None => self.info("UseNNUE must be true or false"),
+            },
             _ => self.info(&format!("unknown option {name}")),
         }
+    }
+
+    /// Hands the searcher the network if `UseNNUE` is on and `EvalFile`
+    /// has one, else the hand-written evaluation.
+    fn apply_network(&mut self) {
+        let network = if self.use_nnue {
+            self.network.clone()
+        } else {
+            None
+        };
+        self.finish_search();
+        self.lock_searcher().set_network(network);
     }
 
     fn set_position(&mut self, start: StartPosition, moves: &[String]) {

@@ -300,3 +300,57 @@ fn ponder_waits_for_ponderhit_or_stop() {
         );
     }
 }
+
+#[test]
+fn eval_file_and_use_nnue_switch_the_evaluation() {
+    let dir = std::env::temp_dir().join(format!("rookery-uci-nnue-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("random.nnue");
+    std::fs::write(&path, rookery_engine::nnue::random_network_file(32, 1)).expect("write net");
+    let path = path.to_str().expect("UTF-8 path");
+
+    let mut engine = Engine::start();
+    engine.send("uci");
+    let lines = engine.read_until(|l| l == "uciok");
+    assert!(lines.contains(&"option name EvalFile type string default <empty>".to_string()));
+    assert!(lines.contains(&"option name UseNNUE type check default false".to_string()));
+    // On without a network: said so, and the hand-written evaluation plays.
+    engine.send("setoption name UseNNUE value true");
+    assert!(engine
+        .next_line()
+        .starts_with("info string UseNNUE: no network"));
+    engine.send("setoption name EvalFile value /nonexistent/net.nnue");
+    assert!(engine.next_line().contains("not read"));
+    // A device is refused before it is read (/dev/zero would never end).
+    engine.send("setoption name EvalFile value /dev/zero");
+    assert!(engine.next_line().contains("not a regular file"));
+    engine.send(&format!("setoption name EvalFile value {path}"));
+    assert!(engine.next_line().contains("a 32x2 network"));
+    let (_, with_net) = engine.search("position startpos moves e2e4", "go depth 6");
+    engine.send("setoption name UseNNUE value false");
+    let (_, without) = engine.search("position startpos moves e2e4", "go depth 6");
+    for best in [&with_net, &without] {
+        assert!(legal_in_startpos_after(&["e2e4"], best), "{best}");
+    }
+
+    // `bench DEPTH NETWORK`: both evaluations, side by side.
+    let output = Command::new(env!("CARGO_BIN_EXE_rookery-engine"))
+        .args(["bench", "3", path])
+        .output()
+        .expect("run bench");
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).expect("utf-8");
+    for name in ["hand-written:", "network:"] {
+        assert!(
+            text.lines()
+                .any(|l| l.trim_start().starts_with(name) && l.contains(" nps ")),
+            "{text}"
+        );
+    }
+    let bad = Command::new(env!("CARGO_BIN_EXE_rookery-engine"))
+        .args(["bench", "3", "/nonexistent/net.nnue"])
+        .output()
+        .expect("run bench");
+    assert!(!bad.status.success());
+    let _ = std::fs::remove_dir_all(&dir);
+}

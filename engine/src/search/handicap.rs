@@ -73,6 +73,7 @@ impl Worker<'_> {
         self.path.push(root.hash());
         for i in 0..self.root_moves.len() {
             let mv = self.root_moves[i].mv;
+            self.track_move(1, root, mv);
             let mut child = root.clone();
             child.play_unchecked(mv);
             self.nodes += 1;

@@ -27,6 +27,10 @@
 //! SMP**: helpers search the same root at staggered depths and share only
 //! the transposition table; see [`Searcher::set_threads`]).
 //!
+//! The static evaluation is the hand-written one ([`crate::eval`]) unless a
+//! network is given ([`Searcher::set_network`]); each thread then keeps an
+//! [`AccumulatorStack`] along its path, updated from the moves played.
+//!
 //! All state lives in a [`Searcher`] the caller owns: any number of searches
 //! can run at once on different threads, each with its own `Searcher`.
 //!
@@ -45,10 +49,12 @@ pub mod time;
 
 use arrayvec::ArrayVec;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::eval::{evaluate, SEE_VALUE};
 use crate::moves::Move;
+use crate::nnue::{AccumulatorStack, Change, Network};
 use crate::position::Position;
 use crate::tt::{Bound, TranspositionTable};
 use crate::types::{Color, Role};
@@ -74,6 +80,10 @@ pub const DEFAULT_HASH_MB: usize = 16;
 /// History scores saturate at this magnitude.
 const HISTORY_MAX: i32 = 16_384;
 
+/// A network's evaluation is clamped to this many centipawns, well inside
+/// the scores that mean mate and inside the table's `i16`.
+const NETWORK_EVAL_LIMIT: i32 = 20_000;
+
 /// Quiet-move history, `[colour][from][to]`: how often a quiet move caused
 /// a cut-off lately (see `reward_quiet`).
 type History = [[[i32; 64]; 64]; 2];
@@ -87,6 +97,9 @@ pub struct Searcher {
     /// each thread orders its own tree, so each learns its own.
     helper_history: Vec<Box<History>>,
     reductions: Box<[[u8; 64]; 64]>,
+    /// The evaluation network, if the search uses one instead of the
+    /// hand-written evaluation.
+    network: Option<Arc<Network>>,
 }
 
 impl Default for Searcher {
@@ -111,7 +124,28 @@ impl Searcher {
             history: Box::new([[[0; 64]; 64]; 2]),
             helper_history: Vec::new(),
             reductions,
+            network: None,
         }
+    }
+
+    /// Evaluates with `network` from now on, or with the hand-written
+    /// evaluation for `None` (the default). The table is cleared: the
+    /// static evaluations it keeps are the old evaluation's.
+    pub fn set_network(&mut self, network: Option<Arc<Network>>) {
+        let same = match (&self.network, &network) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        if !same {
+            self.tt.clear();
+            self.network = network;
+        }
+    }
+
+    /// The network the search evaluates with, if any.
+    pub fn network(&self) -> Option<&Arc<Network>> {
+        self.network.as_ref()
     }
 
     /// Replaces the table with one of `hash_mb` MiB (UCI `Hash`).
@@ -199,6 +233,7 @@ impl Searcher {
         let node_counts: Vec<AtomicU64> = (0..=helpers).map(|_| AtomicU64::new(0)).collect();
         let shared = Shared {
             tt: &self.tt,
+            network: self.network.as_deref(),
             reductions: &self.reductions,
             stop: signals.stop,
             done: &done,
@@ -207,7 +242,7 @@ impl Searcher {
         };
         std::thread::scope(|scope| {
             for (index, history) in self.helper_history[..helpers].iter_mut().enumerate() {
-                let mut helper = Worker::new(shared, history, index + 1, path.clone());
+                let mut helper = Worker::new(shared, history, index + 1, path.clone(), position);
                 let spawned = std::thread::Builder::new()
                     .name(format!("search helper {}", index + 1))
                     .spawn_scoped(scope, move || helper.iterate_as_helper(position, limits));
@@ -217,7 +252,7 @@ impl Searcher {
                     break;
                 }
             }
-            let mut main = Worker::new(shared, &mut self.history, 0, path);
+            let mut main = Worker::new(shared, &mut self.history, 0, path, position);
             main.hard_limit = budget.hard;
             main.node_limit = limits.nodes;
             main.pondering = signals.pondering;
@@ -232,6 +267,7 @@ impl Searcher {
 #[derive(Clone, Copy)]
 struct Shared<'a> {
     tt: &'a TranspositionTable,
+    network: Option<&'a Network>,
     reductions: &'a [[u8; 64]; 64],
     stop: &'a AtomicBool,
     /// Raised by the main thread once it has its answer: the helpers end.
@@ -286,6 +322,9 @@ struct Worker<'a> {
     pv: Vec<[Move; MAX_PLY + 1]>,
     pv_len: [usize; MAX_PLY + 1],
     root_moves: Vec<RootMove>,
+    /// The network and this thread's accumulators along its path, when
+    /// the search evaluates with a network.
+    nnue: Option<(&'a Network, AccumulatorStack)>,
 }
 
 /// Lazy SMP's variety: helper `id` (1, 2, …) skips some depths of its
@@ -301,7 +340,18 @@ fn helper_skips(id: usize, depth: i32) -> bool {
 }
 
 impl<'a> Worker<'a> {
-    fn new(shared: Shared<'a>, history: &'a mut History, id: usize, path: Vec<u64>) -> Worker<'a> {
+    fn new(
+        shared: Shared<'a>,
+        history: &'a mut History,
+        id: usize,
+        path: Vec<u64>,
+        root: &Position,
+    ) -> Worker<'a> {
+        let nnue = shared.network.map(|network| {
+            let mut stack = AccumulatorStack::new(network, MAX_PLY + 2);
+            stack.set_root(network, root);
+            (network, stack)
+        });
         Worker {
             tt: shared.tt,
             history,
@@ -324,6 +374,7 @@ impl<'a> Worker<'a> {
             pv: vec![[Move::NONE; MAX_PLY + 1]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
             root_moves: Vec::new(),
+            nnue,
         }
     }
 }
@@ -573,6 +624,7 @@ impl Worker<'_> {
         self.path.push(root.hash());
         for i in line..self.root_moves.len() {
             let mv = self.root_moves[i].mv;
+            self.track_move(1, root, mv);
             let mut child = root.clone();
             child.play_unchecked(mv);
             let nodes_before = self.nodes;
@@ -614,6 +666,38 @@ impl Worker<'_> {
         }
         self.path.pop();
         best
+    }
+
+    /// The static evaluation of `pos`, the position at `ply` of the path:
+    /// the network's when the search has one, else the hand-written one.
+    #[inline]
+    fn evaluate(&mut self, pos: &Position, ply: usize) -> i32 {
+        match &mut self.nnue {
+            Some((network, stack)) => {
+                let value = stack.evaluate(network, ply, pos.turn());
+                // The incremental accumulators against a refresh, at every
+                // evaluation of every search the tests run.
+                debug_assert_eq!(value, network.evaluate_position(pos), "ply {ply}: {pos:?}");
+                value.clamp(-NETWORK_EVAL_LIMIT, NETWORK_EVAL_LIMIT)
+            }
+            None => evaluate(pos),
+        }
+    }
+
+    /// Notes that the position at `ply` is the one at `ply − 1` with `mv`
+    /// played (for the network's accumulators; nothing without one).
+    #[inline]
+    fn track_move(&mut self, ply: usize, parent: &Position, mv: Move) {
+        if self.nnue.is_some() {
+            self.track(ply, Change::of_move(parent, mv));
+        }
+    }
+
+    #[inline]
+    fn track(&mut self, ply: usize, change: Change) {
+        if let Some((_, stack)) = &mut self.nnue {
+            stack.push(ply, change);
+        }
     }
 
     /// Checks the stop signals, the node limit and the clock.
@@ -679,7 +763,7 @@ impl Worker<'_> {
         }
         self.seldepth = self.seldepth.max(ply);
         if ply >= MAX_PLY - 2 {
-            return evaluate(pos);
+            return self.evaluate(pos, ply);
         }
         if self.is_repetition(pos) || pos.is_insufficient_material() {
             return DRAW;
@@ -714,7 +798,10 @@ impl Worker<'_> {
         let static_eval = if in_check {
             -INFINITY
         } else {
-            hit.map_or_else(|| evaluate(pos), |h| h.eval)
+            match hit {
+                Some(h) => h.eval,
+                None => self.evaluate(pos, ply),
+            }
         };
 
         if !pv_node && !in_check && excluded.is_none() {
@@ -733,6 +820,7 @@ impl Worker<'_> {
             {
                 let r = 3 + depth / 4 + ((static_eval - beta) / 200).min(3);
                 let child = pos.null_move();
+                self.track(ply + 1, Change::NONE);
                 // A zero in the path marks the null move, so that two are
                 // never played in a row.
                 self.path.push(0);
@@ -832,6 +920,7 @@ impl Worker<'_> {
                 }
             }
 
+            self.track_move(ply + 1, pos, mv);
             let mut child = pos.clone();
             child.play_unchecked(mv);
             self.nodes += 1;
@@ -962,7 +1051,7 @@ impl Worker<'_> {
         }
         self.seldepth = self.seldepth.max(ply);
         if ply >= MAX_PLY - 2 {
-            return evaluate(pos);
+            return self.evaluate(pos, ply);
         }
         let in_check = pos.is_check();
         let hit = self.tt.probe(pos.hash(), ply);
@@ -976,7 +1065,10 @@ impl Worker<'_> {
         let stand_pat = if in_check {
             -INFINITY
         } else {
-            let eval = hit.map_or_else(|| evaluate(pos), |h| h.eval);
+            let eval = match hit {
+                Some(h) => h.eval,
+                None => self.evaluate(pos, ply),
+            };
             if eval >= beta {
                 return eval;
             }
@@ -1022,6 +1114,7 @@ impl Worker<'_> {
                     continue;
                 }
             }
+            self.track_move(ply + 1, pos, mv);
             let mut child = pos.clone();
             child.play_unchecked(mv);
             self.nodes += 1;
