@@ -152,21 +152,7 @@ async fn another_node_takes_over_the_game_of_a_killed_owner() {
     let killed = Instant::now();
     // Black's next move, sent to B: it waits for the lease to expire,
     // then lands on whichever node took the game over.
-    let (status, state) = within(WAIT, "the move after the owner died", async {
-        loop {
-            let answer = play(&b, &id, &black, "e7e6").await;
-            if answer.0 == 200 {
-                return answer;
-            }
-            assert_eq!(
-                answer.0, 503,
-                "only unavailable while the game moves: {}",
-                answer.1
-            );
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    })
-    .await;
+    let (status, state) = play_until_accepted(&b, &id, &black, "e7e6").await;
     let takeover = killed.elapsed();
     eprintln!("takeover after SIGKILL of the owner: {takeover:?}");
     assert_eq!(status, 200);

@@ -418,21 +418,7 @@ async fn a_paused_owner_is_taken_over_and_does_not_diverge_when_resumed() {
     signal(&a, libc::SIGSTOP);
     let paused = Instant::now();
     // White's next move, sent to B: accepted once A's lease has expired.
-    let (status, state) = within(WAIT, "the move after the owner paused", async {
-        loop {
-            let answer = play(&b, &id, &white, "g1f3").await;
-            if answer.0 == 200 {
-                return answer;
-            }
-            assert_eq!(
-                answer.0, 503,
-                "only unavailable while the game moves: {}",
-                answer.1
-            );
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    })
-    .await;
+    let (status, state) = play_until_accepted(&b, &id, &white, "g1f3").await;
     let takeover = paused.elapsed();
     eprintln!("takeover after SIGSTOP of the owner: {takeover:?}");
     assert_eq!(status, 200);

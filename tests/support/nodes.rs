@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 
 use super::cluster::{shared_postgres, Proc};
-use super::{listening_base, read, TestDb};
+use super::{listening_base, read, within, TestDb, WAIT};
 
 /// The lease time of these tests' nodes (the default is 4 s).
 pub const LEASE_MS: u64 = 2_000;
@@ -75,6 +75,27 @@ pub async fn play(base: &str, id: &str, token: &str, uci: &str) -> (u16, Value) 
         Some(token),
         json!({ "uci": uci }),
     )
+    .await
+}
+
+/// Sends move `uci` to `base` until it is accepted, as a client does while
+/// a game changes owner: every answer before the 200 must be 503
+/// `unavailable` (the game is moving), never a refusal.
+pub async fn play_until_accepted(base: &str, id: &str, token: &str, uci: &str) -> (u16, Value) {
+    within(WAIT, "the move after the owner stopped answering", async {
+        loop {
+            let answer = play(base, id, token, uci).await;
+            if answer.0 == 200 {
+                return answer;
+            }
+            assert_eq!(
+                answer.0, 503,
+                "only unavailable while the game moves: {}",
+                answer.1
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    })
     .await
 }
 
