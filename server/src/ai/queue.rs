@@ -465,6 +465,25 @@ mod tests {
         AiScheduler::with_search(threads, Duration::ZERO, search)
     }
 
+    /// `big` starts searches 1-3, then `small` search 10; returns once all
+    /// four run.
+    async fn three_and_one(
+        scheduler: &AiScheduler,
+        big: IpAddr,
+        small: IpAddr,
+        order: &Arc<Mutex<Vec<usize>>>,
+        tx: &mpsc::Sender<AiAnswer>,
+    ) -> Vec<crate::ai::Thinking> {
+        let mut held: Vec<_> = [1, 2, 3]
+            .map(|ply| scheduler.start(for_client(ply, big), tx.clone()))
+            .into();
+        held.push(scheduler.start(for_client(10, small), tx.clone()));
+        while order.lock().unwrap().len() < 4 {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        held
+    }
+
     fn for_client(ply: usize, client: IpAddr) -> SearchRequest {
         SearchRequest {
             client: Some(client),
@@ -481,13 +500,7 @@ mod tests {
         let (tx, mut rx) = mpsc::channel(16);
         // The big client took three of the four threads while alone, the
         // small one the last.
-        let mut held: Vec<_> = [1, 2, 3]
-            .map(|ply| scheduler.start(for_client(ply, big), tx.clone()))
-            .into();
-        held.push(scheduler.start(for_client(10, small), tx.clone()));
-        while order.lock().unwrap().len() < 4 {
-            tokio::time::sleep(Duration::from_millis(1)).await;
-        }
+        let mut held = three_and_one(&scheduler, big, small, &order, &tx).await;
         // The small client (one thread, owed two) asks for another: the big
         // one (three, two more than it) gives one up.
         held.push(scheduler.start(for_client(11, small), tx.clone()));
@@ -506,13 +519,7 @@ mod tests {
         // Owed one search at a time: the small client's second waits.
         scheduler.set_max_searches_per_client(1);
         let (tx, _rx) = mpsc::channel(16);
-        let mut held: Vec<_> = [1, 2, 3]
-            .map(|ply| scheduler.start(for_client(ply, big), tx.clone()))
-            .into();
-        held.push(scheduler.start(for_client(10, small), tx.clone()));
-        while order.lock().unwrap().len() < 4 {
-            tokio::time::sleep(Duration::from_millis(1)).await;
-        }
+        let mut held = three_and_one(&scheduler, big, small, &order, &tx).await;
         held.push(scheduler.start(for_client(11, small), tx.clone()));
         tokio::time::sleep(Duration::from_millis(300)).await;
         assert_eq!(
