@@ -268,7 +268,7 @@ pub struct GameFlags {
     #[arg(
         long,
         env = "ROOKERY_MAX_WAITING_GAMES_PER_CLIENT",
-        default_value_t = 10
+        default_value_t = 200
     )]
     pub max_waiting_games_per_client: usize,
 
@@ -300,7 +300,7 @@ impl Default for GameFlags {
             seek_grace_ms: 10_000,
             idle_game_secs: 604_800,
             unload_after_ms: 60_000,
-            max_waiting_games_per_client: 10,
+            max_waiting_games_per_client: 200,
             aborted_game_retention_secs: 86_400,
             anonymous_game_retention_secs: 0,
         }
