@@ -29,6 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import chess
 import chess.engine
+import chess.pgn
 
 from epd import load_epd
 
@@ -57,14 +58,18 @@ def start_engine(command, options):
     return engine
 
 
-def play_game(opening, white, black, base, inc, max_plies, time_margin, nodes=None, used=None):
+def play_game(opening, white, black, base, inc, max_plies, time_margin, nodes=None, used=None,
+              board=None):
     """Returns (result, reason) with result "1-0", "0-1" or "1/2-1/2".
+    If given, `board` (a copy of `opening`) is played on, so the caller
+    has the game's moves afterwards.
     If given, used[color] (a list) gets the seconds each of that side's
     moves took, in order.
 
     With `nodes`, every move is searched to that many nodes and the clocks
     are not used: the game is the same however busy the machine is."""
-    board = opening.copy()
+    if board is None:
+        board = opening.copy()
     clocks = {chess.WHITE: base, chess.BLACK: base}
     engines = {chess.WHITE: white, chess.BLACK: black}
     plies = 0
@@ -161,6 +166,7 @@ def main():
     ap.add_argument("--concurrency", type=int, default=2)
     ap.add_argument("--max-plies", type=int, default=400)
     ap.add_argument("--name", default="match")
+    ap.add_argument("--pgn", help="append every game to this PGN file (to look at the endings)")
     ap.add_argument("--time-margin", type=float, default=0.0,
                     help="seconds a clock may go below zero before the flag falls "
                          "(like cutechess-cli's timemargin, for busy machines)")
@@ -194,8 +200,9 @@ def main():
         engine1_white = index % 2 == 0
         white, black = (e1, e2) if engine1_white else (e2, e1)
         used = {chess.WHITE: [], chess.BLACK: []}
+        board = opening.copy()
         result, reason = play_game(opening, white, black, base, inc, args.max_plies,
-                                   args.time_margin, args.nodes, used)
+                                   args.time_margin, args.nodes, used, board)
         if reason in ("timeout", "illegal_move", "engine_error"):
             engine1_lost = (result == "0-1") == engine1_white
             reason += "_engine1" if engine1_lost else "_engine2"
@@ -211,6 +218,16 @@ def main():
             times[1].append(used[chess.WHITE if engine1_white else chess.BLACK])
             times[2].append(used[chess.BLACK if engine1_white else chess.WHITE])
             n = sum(tally.values())
+            if args.pgn:
+                game = chess.pgn.Game.from_board(board)
+                game.headers["Event"] = args.name
+                game.headers["Round"] = str(index + 1)
+                game.headers["White"] = "engine1" if engine1_white else "engine2"
+                game.headers["Black"] = "engine2" if engine1_white else "engine1"
+                game.headers["Result"] = result
+                game.headers["Termination"] = reason
+                with open(args.pgn, "a") as out:
+                    print(game, file=out, end="\n\n")
             print(f"[{args.name}] game {n}/{2 * len(openings)} opening {args.first + index // 2} "
                   f"engine1 {'white' if engine1_white else 'black'} {result} ({reason})  "
                   f"{summary(tally['w'], tally['d'], tally['l'])}", flush=True)
