@@ -10,6 +10,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::level::Level;
 use crate::moves::Move;
+use crate::nnue;
 use crate::position::Position;
 use crate::search::Searcher;
 
@@ -48,6 +49,7 @@ pub fn choose_move_with(
     stop: &AtomicBool,
 ) -> Option<Move> {
     let limits = level.limits(clock, fresh_seed(position));
+    searcher.set_network(level.network.then(nnue::built_in));
     searcher
         .search(position, history, &limits, stop, |_| {})
         .best_move

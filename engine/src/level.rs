@@ -9,6 +9,10 @@
 //! people do (a slightly passive move often, a hung piece now and then)
 //! rather than playing perfectly and then blundering on purpose.
 //!
+//! Full strength also evaluates with the built-in network
+//! ([`crate::nnue::built_in`]); levels 1–7 keep the hand-written
+//! evaluation, with which their caps and temperatures were calibrated.
+//!
 //! The three weakest levels are held mostly by a depth cap (two or three
 //! plies, captures still resolved) with a mild temperature: they take what
 //! is offered and rarely leave a piece hanging, but miss combinations
@@ -50,6 +54,10 @@ pub struct Level {
     pub max_think_ms: u64,
     /// Randomness of the move choice in centipawns (0: always the best).
     pub temperature_cp: u32,
+    /// Evaluates with the built-in network ([`crate::nnue::built_in`])
+    /// rather than the hand-written evaluation: full strength only, the
+    /// weaker levels keep the evaluation their ratings were measured with.
+    pub network: bool,
 }
 
 pub const LEVELS: [Level; 8] = [
@@ -64,6 +72,7 @@ pub const LEVELS: [Level; 8] = [
         // weakest level always answers in well under 300 ms.
         max_think_ms: 200,
         temperature_cp: 70,
+        network: false,
     },
     Level {
         number: 2,
@@ -73,6 +82,7 @@ pub const LEVELS: [Level; 8] = [
         max_nodes: Some(1_000),
         max_think_ms: 300,
         temperature_cp: 80,
+        network: false,
     },
     Level {
         number: 3,
@@ -82,6 +92,7 @@ pub const LEVELS: [Level; 8] = [
         max_nodes: Some(1_000),
         max_think_ms: 400,
         temperature_cp: 35,
+        network: false,
     },
     Level {
         number: 4,
@@ -91,6 +102,7 @@ pub const LEVELS: [Level; 8] = [
         max_nodes: Some(1_300),
         max_think_ms: 500,
         temperature_cp: 50,
+        network: false,
     },
     Level {
         number: 5,
@@ -100,6 +112,7 @@ pub const LEVELS: [Level; 8] = [
         max_nodes: Some(2_200),
         max_think_ms: 600,
         temperature_cp: 24,
+        network: false,
     },
     Level {
         number: 6,
@@ -109,6 +122,7 @@ pub const LEVELS: [Level; 8] = [
         max_nodes: Some(6_000),
         max_think_ms: 700,
         temperature_cp: 8,
+        network: false,
     },
     Level {
         number: 7,
@@ -118,6 +132,7 @@ pub const LEVELS: [Level; 8] = [
         max_nodes: Some(60_000),
         max_think_ms: 900,
         temperature_cp: 0,
+        network: false,
     },
     Level {
         number: 8,
@@ -127,6 +142,7 @@ pub const LEVELS: [Level; 8] = [
         max_nodes: None,
         max_think_ms: 6_000,
         temperature_cp: 0,
+        network: true,
     },
 ];
 
@@ -173,9 +189,11 @@ pub fn level(number: u8) -> Option<&'static Level> {
 /// the nodes searched), the temperature and the think cap linearly. A
 /// depth cap is whole plies, so between two caps each move draws one at
 /// random (from `seed`), the upper one with the interpolation's weight:
-/// over a game the depth averages out in between. The result keeps the
-/// lower level's number and name. The ratings in between are interpolated,
-/// not measured.
+/// over a game the depth averages out in between. The evaluation is the
+/// nearer level's: above level 7's rating the upper half of the way plays
+/// with full strength's network, which is stronger at the same nodes than
+/// the hand-written evaluation. The result keeps the lower level's number
+/// and name. The ratings in between are interpolated, not measured.
 pub fn at_elo(elo: u32, seed: u64) -> Level {
     let elo = elo.clamp(MIN_ELO, MAX_ELO);
     let Some(i) = LEVELS
@@ -215,6 +233,11 @@ pub fn at_elo(elo: u32, seed: u64) -> Level {
             u64::from(lower.temperature_cp),
             u64::from(upper.temperature_cp),
         ) as u32,
+        network: if t < 0.5 {
+            lower.network
+        } else {
+            upper.network
+        },
         ..*lower
     }
 }
@@ -328,11 +351,17 @@ mod tests {
         assert_eq!(mid.max_nodes, Some(3633));
         assert_eq!(mid.temperature_cp, 16);
         assert_eq!((mid.number, mid.elo), (5, Some(1760)));
-        // Between level 7 and full strength there is a node cap still.
-        let top = at_elo(2200, 1);
+        // Between level 7 and full strength there is a node cap still, and
+        // the upper half of the way plays with the network.
+        let (seven, eight) = (calibrated(&LEVELS[6]), MAX_ELO);
+        let top = at_elo(eight - 1, 1);
         assert!(top
             .max_nodes
             .is_some_and(|n| n > 60_000 && n < FULL_STRENGTH_NODES));
+        assert!(top.network && !at_elo(seven + 1, 1).network);
+        assert!(LEVELS
+            .iter()
+            .all(|level| level.network == (level.number == 8)));
         // Between depth caps 2 and 3, a quarter of the way up: about a
         // quarter of the moves get the deeper search.
         let elo = 850 + (1130 - 850) / 4;

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use rookery_engine::bench;
-use rookery_engine::nnue::Network;
+use rookery_engine::nnue::{self, Network};
 use rookery_engine::uci::{self, Output};
 
 fn main() -> ExitCode {
@@ -45,20 +45,25 @@ fn main() -> ExitCode {
         }
         Some("datagen") => datagen_command::run(&args[1..]),
         Some(other) => {
-            eprintln!("rookery-engine: unknown argument {other:?}\nusage: rookery-engine [bench [DEPTH [NETWORK]]] (without arguments it speaks UCI on stdin/stdout)\n{}", datagen_command::USAGE);
+            eprintln!("rookery-engine: unknown argument {other:?}\nusage: rookery-engine [bench [DEPTH [NETWORK|built-in]]] (without arguments it speaks UCI on stdin/stdout)\n{}", datagen_command::USAGE);
             ExitCode::from(2)
         }
     }
 }
 
 /// `bench DEPTH NETWORK`: the bench with the hand-written evaluation and
-/// with the network, position by position, and both speeds side by side.
+/// with the network (a file, or `built-in`), position by position, and
+/// both speeds side by side.
 fn bench_with_network(depth: u32, path: &str) -> ExitCode {
-    let network = match Network::from_file(path) {
-        Ok(network) => Arc::new(network),
-        Err(e) => {
-            eprintln!("rookery-engine bench: {path}: {e}");
-            return ExitCode::from(2);
+    let network = if path == "built-in" {
+        nnue::built_in()
+    } else {
+        match Network::from_file(path) {
+            Ok(network) => Arc::new(network),
+            Err(e) => {
+                eprintln!("rookery-engine bench: {path}: {e}");
+                return ExitCode::from(2);
+            }
         }
     };
     println!(

@@ -3,9 +3,13 @@
 //! laid out in that file's header): reading the file, the two accumulators
 //! of a position, their update when a move is played, and the evaluation.
 //!
-//! The search uses it only when asked (the UCI options `EvalFile` and
-//! `UseNNUE`, [`crate::search::Searcher::set_network`]): it has to beat the
-//! hand-written evaluation in matches first (issue 26). In a search the
+//! The engine carries one network, [`built_in`] (`engine/nets/`, where its
+//! provenance is written down): full strength (level 8, the server's and
+//! UCI's) plays with it, because it beat the hand-written evaluation in
+//! matches (issue 26, `tools/nnue.md`); the weaker levels keep the
+//! hand-written evaluation they were calibrated with. UCI `EvalFile` reads
+//! another network, `UseNNUE false` turns it off
+//! ([`crate::search::Searcher::set_network`]). In a search the
 //! accumulators live in an [`AccumulatorStack`], one entry per ply: a move
 //! records its [`Change`] at the child's ply, and the entry is computed
 //! from its parent's only when a position at that ply (or below it) is
@@ -26,6 +30,8 @@
 //! the AVX2 path (chosen at run time when the processor has it) and the
 //! portable one give the same numbers: they are the same code, compiled
 //! twice, the second time with AVX2 enabled so the compiler vectorises it.
+
+use std::sync::{Arc, OnceLock};
 
 use arrayvec::ArrayVec;
 use thiserror::Error;
@@ -52,6 +58,22 @@ pub fn input_index(perspective: Color, square: usize, piece: Piece) -> usize {
         Color::Black => square ^ 56,
     };
     enemy * 384 + piece.role.index() * 64 + square
+}
+
+/// The built-in network's file: `engine/nets/README.md` says what it was
+/// trained on, how, and what it measured.
+const BUILT_IN: &[u8] = include_bytes!("../nets/rookery-128.nnue");
+
+/// The network built into the engine, read once (it is checked like any
+/// file; a test proves it reads).
+pub fn built_in() -> Arc<Network> {
+    static NETWORK: OnceLock<Arc<Network>> = OnceLock::new();
+    NETWORK
+        .get_or_init(|| match Network::from_bytes(BUILT_IN) {
+            Ok(network) => Arc::new(network),
+            Err(e) => panic!("the built-in network does not read: {e}"),
+        })
+        .clone()
 }
 
 /// Why bytes are not a network this engine can use.
@@ -569,6 +591,20 @@ mod tests {
         "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
         "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
     ];
+
+    #[test]
+    fn the_built_in_network_reads_and_knows_material() {
+        let network = built_in();
+        assert!(Arc::ptr_eq(&network, &built_in()), "read once");
+        let eval = |fen: &str| network.evaluate_position(&Position::from_fen(fen).unwrap());
+        let start = eval(FENS[0]);
+        assert!(start.abs() < 100, "the start position is level: {start}");
+        // White a queen up, from either side's point of view.
+        let queen_up = "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        assert!(eval(queen_up) > 500, "{}", eval(queen_up));
+        let queen_up_black_to_move = "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1";
+        assert!(eval(queen_up_black_to_move) < -500);
+    }
 
     #[test]
     fn updates_along_random_games_equal_refreshes_on_both_paths() {

@@ -14,9 +14,12 @@
 //! (`go ponder` thinks on the opponent's time until `ponderhit` starts the
 //! clock or `stop` asks for the move), `Move Overhead` (milliseconds kept
 //! back from every time budget for the move's trip to the arbiter),
-//! `EvalFile` (an evaluation network's file, read at once) with `UseNNUE`
-//! (search with that network instead of the hand-written evaluation; off
-//! by default: no network has yet beaten the hand-written evaluation).
+//! `EvalFile` (an evaluation network's file, read at once; `<built-in>`,
+//! the default, is the network built into the engine) and `UseNNUE` (on by
+//! default: full strength searches with that network; off, with the
+//! hand-written evaluation). Levels 1–7, and `UCI_Elo` ratings in the lower
+//! half of the way to full strength, always use the hand-written
+//! evaluation their settings were calibrated with ([`level::Level`]).
 //!
 //! Unknown commands and malformed arguments are ignored, as the UCI
 //! specification asks; where a GUI would otherwise be left guessing (a bad
@@ -31,13 +34,15 @@ use std::time::Duration;
 
 use crate::game::Game;
 use crate::level;
-use crate::nnue::Network;
+use crate::nnue::{self, Network};
 use crate::perft;
 use crate::position::Position;
 use crate::search::{self, ClockBudget, Info, Limits, Searcher, Signals};
 use crate::types::Color;
 
 pub const ENGINE_NAME: &str = "Rookery";
+/// `EvalFile`'s name for the network built into the engine.
+const BUILT_IN: &str = "<built-in>";
 pub const ENGINE_AUTHOR: &str = "the Rookery developers";
 
 /// Difficulty levels offered by the `Level` option: the bounds of the
@@ -66,6 +71,16 @@ pub enum Strength {
     Level(u8),
     /// A rating on the same ladder (`UCI_LimitStrength` and `UCI_Elo`).
     Elo(u32),
+}
+
+impl Strength {
+    /// The level's settings; `seed` draws between two depth caps.
+    pub fn level(self, seed: u64) -> level::Level {
+        match self {
+            Strength::Level(number) => *level::level(number).unwrap_or(level::strongest()),
+            Strength::Elo(elo) => level::at_elo(elo, seed),
+        }
+    }
 }
 
 /// The parameters of `go`. Times are as the GUI sent them.
@@ -299,11 +314,7 @@ impl SearchJob {
             multipv: self.multipv,
             move_overhead: Some(self.move_overhead),
         };
-        let level = match self.strength {
-            Strength::Level(number) => *level::level(number).unwrap_or(level::strongest()),
-            Strength::Elo(elo) => level::at_elo(elo, seed),
-        };
-        level.restrict(&limits, seed)
+        self.strength.level(seed).restrict(&limits, seed)
     }
 }
 
@@ -393,8 +404,8 @@ pub struct UciShell {
     multipv: usize,
     move_overhead: Duration,
     hash_mb: usize,
-    /// The network read from `EvalFile`, and whether `UseNNUE` asks the
-    /// search to use it.
+    /// The network read from `EvalFile` (`None`: the built-in one), and
+    /// whether `UseNNUE` lets full strength use it.
     network: Option<Arc<Network>>,
     use_nnue: bool,
     /// Kept from move to move so the transposition table and history carry
@@ -415,7 +426,7 @@ impl UciShell {
             move_overhead: Duration::from_millis(MOVE_OVERHEAD_DEFAULT_MS),
             hash_mb: HASH_DEFAULT_MB,
             network: None,
-            use_nnue: false,
+            use_nnue: true,
             searcher: Arc::new(Mutex::new(Searcher::new(HASH_DEFAULT_MB))),
             search: None,
         }
@@ -451,10 +462,10 @@ impl UciShell {
                     level::MIN_ELO,
                     level::MAX_ELO
                 ));
-                self.out
-                    .line("option name EvalFile type string default <empty>");
-                self.out
-                    .line("option name UseNNUE type check default false");
+                self.out.line(&format!(
+                    "option name EvalFile type string default {BUILT_IN}"
+                ));
+                self.out.line("option name UseNNUE type check default true");
                 self.out.line("uciok");
             }
             Command::IsReady => self.out.line("readyok"),
@@ -561,8 +572,9 @@ impl UciShell {
             }
             "evalfile" => {
                 let path = value.map(str::trim).unwrap_or("");
-                if path.is_empty() || path == "<empty>" {
+                if path.is_empty() || path == BUILT_IN || path == "<empty>" {
                     self.network = None;
+                    self.info("EvalFile: the built-in network");
                 } else {
                     match Network::from_file(path) {
                         Ok(network) => {
@@ -582,32 +594,22 @@ impl UciShell {
                         }
                     }
                 }
-                self.apply_network();
             }
             "usennue" => match check {
-                Some(on) => {
-                    self.use_nnue = on;
-                    if on && self.network.is_none() {
-                        self.info("UseNNUE: no network read (set EvalFile); the hand-written evaluation is in use");
-                    }
-                    self.apply_network();
-                }
+                Some(on) => self.use_nnue = on,
                 None => self.info("UseNNUE must be true or false"),
             },
             _ => self.info(&format!("unknown option {name}")),
         }
     }
 
-    /// Hands the searcher the network if `UseNNUE` is on and `EvalFile`
-    /// has one, else the hand-written evaluation.
-    fn apply_network(&mut self) {
-        let network = if self.use_nnue {
-            self.network.clone()
-        } else {
-            None
-        };
-        self.finish_search();
-        self.lock_searcher().set_network(network);
+    /// The evaluation a search at `strength` uses: the network (from
+    /// `EvalFile`, or the built-in one) if `UseNNUE` is on and the level
+    /// plays with one, else the hand-written evaluation.
+    fn network_for(&self, strength: Strength) -> Option<Arc<Network>> {
+        // Whether a level uses the network does not depend on the seed.
+        (self.use_nnue && strength.level(0).network)
+            .then(|| self.network.clone().unwrap_or_else(nnue::built_in))
     }
 
     fn set_position(&mut self, start: StartPosition, moves: &[String]) {
@@ -634,14 +636,17 @@ impl UciShell {
             return self.perft(depth);
         }
         let hashes = self.game.hashes();
+        let strength = if self.limit_strength {
+            Strength::Elo(self.elo)
+        } else {
+            Strength::Level(self.level)
+        };
+        let network = self.network_for(strength);
+        self.lock_searcher().set_network(network);
         let job = SearchJob {
             position: self.game.position().clone(),
             history: hashes[..hashes.len() - 1].to_vec(),
-            strength: if self.limit_strength {
-                Strength::Elo(self.elo)
-            } else {
-                Strength::Level(self.level)
-            },
+            strength,
             multipv: self.multipv,
             move_overhead: self.move_overhead,
             limits,

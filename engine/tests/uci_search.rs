@@ -143,6 +143,13 @@ fn bench_prints_nodes_and_nps_last() {
         .last()
         .and_then(|l| l.split_whitespace().next());
     assert_eq!(again_nodes, Some(words[0]));
+    let built_in = Command::new(env!("CARGO_BIN_EXE_rookery-engine"))
+        .args(["bench", "2", "built-in"])
+        .output()
+        .expect("run bench");
+    assert!(built_in.status.success());
+    let text = String::from_utf8(built_in.stdout).expect("utf-8");
+    assert!(text.starts_with("network built-in: 128x2"), "{text}");
     let bad = Command::new(env!("CARGO_BIN_EXE_rookery-engine"))
         .args(["bench", "x"])
         .output()
@@ -301,6 +308,21 @@ fn ponder_waits_for_ponderhit_or_stop() {
     }
 }
 
+/// The nodes of the last `info depth` line of a fresh search (`ucinewgame`
+/// first, so no table or history carries over) at `level` to `depth`.
+fn fresh_nodes(engine: &mut Engine, level: u8, depth: u32) -> u64 {
+    engine.send("ucinewgame");
+    engine.send(&format!("setoption name Level value {level}"));
+    let go = format!("go depth {depth}");
+    let (lines, _) = engine.search("position startpos moves e2e4", &go);
+    lines
+        .iter()
+        .filter(|l| l.starts_with("info depth"))
+        .filter_map(|l| field(l, "nodes")?.parse().ok())
+        .next_back()
+        .expect("an info depth line")
+}
+
 #[test]
 fn eval_file_and_use_nnue_switch_the_evaluation() {
     let dir = std::env::temp_dir().join(format!("rookery-uci-nnue-{}", std::process::id()));
@@ -312,13 +334,23 @@ fn eval_file_and_use_nnue_switch_the_evaluation() {
     let mut engine = Engine::start();
     engine.send("uci");
     let lines = engine.read_until(|l| l == "uciok");
-    assert!(lines.contains(&"option name EvalFile type string default <empty>".to_string()));
-    assert!(lines.contains(&"option name UseNNUE type check default false".to_string()));
-    // On without a network: said so, and the hand-written evaluation plays.
-    engine.send("setoption name UseNNUE value true");
-    assert!(engine
-        .next_line()
-        .starts_with("info string UseNNUE: no network"));
+    assert!(lines.contains(&"option name EvalFile type string default <built-in>".to_string()));
+    assert!(lines.contains(&"option name UseNNUE type check default true".to_string()));
+    // Full strength searches with the built-in network by default, level 7
+    // with the hand-written evaluation whatever UseNNUE says (depth 4 ends
+    // well inside level 7's node and time caps, so its search is whole).
+    let built_in = fresh_nodes(&mut engine, 8, 6);
+    let seven = fresh_nodes(&mut engine, 7, 4);
+    engine.send("setoption name UseNNUE value false");
+    let hand = fresh_nodes(&mut engine, 8, 6);
+    assert_eq!(fresh_nodes(&mut engine, 7, 4), seven);
+    assert_ne!(built_in, hand, "the network's tree is another one");
+    assert_eq!(
+        fresh_nodes(&mut engine, 8, 4),
+        seven,
+        "level 7 is full strength's hand-written search, capped"
+    );
+
     engine.send("setoption name EvalFile value /nonexistent/net.nnue");
     assert!(engine.next_line().contains("not read"));
     // A device is refused before it is read (/dev/zero would never end).
@@ -326,12 +358,14 @@ fn eval_file_and_use_nnue_switch_the_evaluation() {
     assert!(engine.next_line().contains("not a regular file"));
     engine.send(&format!("setoption name EvalFile value {path}"));
     assert!(engine.next_line().contains("a 32x2 network"));
-    let (_, with_net) = engine.search("position startpos moves e2e4", "go depth 6");
-    engine.send("setoption name UseNNUE value false");
-    let (_, without) = engine.search("position startpos moves e2e4", "go depth 6");
-    for best in [&with_net, &without] {
-        assert!(legal_in_startpos_after(&["e2e4"], best), "{best}");
-    }
+    assert_eq!(fresh_nodes(&mut engine, 8, 6), hand, "UseNNUE is still off");
+    engine.send("setoption name UseNNUE value true");
+    let random = fresh_nodes(&mut engine, 8, 6);
+    assert_ne!(random, built_in);
+    assert_ne!(random, hand);
+    engine.send("setoption name EvalFile value <built-in>");
+    assert!(engine.next_line().contains("the built-in network"));
+    assert_eq!(fresh_nodes(&mut engine, 8, 6), built_in);
 
     // `bench DEPTH NETWORK`: both evaluations, side by side.
     let output = Command::new(env!("CARGO_BIN_EXE_rookery-engine"))
@@ -347,6 +381,13 @@ fn eval_file_and_use_nnue_switch_the_evaluation() {
             "{text}"
         );
     }
+    let built_in = Command::new(env!("CARGO_BIN_EXE_rookery-engine"))
+        .args(["bench", "2", "built-in"])
+        .output()
+        .expect("run bench");
+    assert!(built_in.status.success());
+    let text = String::from_utf8(built_in.stdout).expect("utf-8");
+    assert!(text.starts_with("network built-in: 128x2"), "{text}");
     let bad = Command::new(env!("CARGO_BIN_EXE_rookery-engine"))
         .args(["bench", "3", "/nonexistent/net.nnue"])
         .output()
