@@ -15,6 +15,10 @@
 #   DATA_DIR [target/nnue-data]  where the records live (never committed)
 #   POSITIONS [0]                generate until the data file holds this many
 #   NODES [5000] THREADS [1] SEED [1]   generation: nodes a move, workers, seed
+#   EVAL [hand]                  generation's evaluation: hand, built-in (the
+#                                engine's network) or a net file; the data file
+#                                is selfplay-${NODES}n.bin for hand, else
+#                                selfplay-${NODES}n-${EVAL's file name}.bin
 #   OUT [target/nnue/rookery.nnue]      the quantised network
 #   HIDDEN [128] EPOCHS [8] BATCH [4096] LR [0.001] LR_DROP_EPOCH [4]
 #   RESULT_WEIGHT [0.3] VALIDATION [5] TRAIN_SEED [1]   training
@@ -32,6 +36,7 @@ POSITIONS=${POSITIONS:-0}
 NODES=${NODES:-5000}
 THREADS=${THREADS:-1}
 SEED=${SEED:-1}
+EVAL=${EVAL:-hand}
 OUT=${OUT:-target/nnue/rookery.nnue}
 HIDDEN=${HIDDEN:-128}
 EPOCHS=${EPOCHS:-8}
@@ -49,11 +54,15 @@ ENGINE="$TARGET_DIR/release/rookery-engine"
 TRAINER="$TARGET_DIR/release/examples/train_net"
 
 mkdir -p "$DATA_DIR" "$(dirname "$OUT")"
-DATA_FILE="$DATA_DIR/selfplay-${NODES}n.bin"
+if [ "$EVAL" = hand ]; then
+    DATA_FILE="$DATA_DIR/selfplay-${NODES}n.bin"
+else
+    DATA_FILE="$DATA_DIR/selfplay-${NODES}n-$(basename "$EVAL" .nnue).bin"
+fi
 generation_started=$(date +%s)
 if [ "$POSITIONS" -gt 0 ]; then
     nice -n 19 "$ENGINE" datagen --out "$DATA_FILE" --positions "$POSITIONS" \
-        --nodes "$NODES" --threads "$THREADS" --seed "$SEED" --report-secs 60
+        --nodes "$NODES" --threads "$THREADS" --seed "$SEED" --eval "$EVAL" --report-secs 60
 fi
 generation_seconds=$(( $(date +%s) - generation_started ))
 
@@ -83,7 +92,7 @@ training_seconds=$(( $(date +%s) - training_started ))
     echo "commit: $(git rev-parse HEAD)$(git diff --quiet -- engine scripts || echo ' (engine or scripts modified)')"
     # The records the trainer read (a generator may still be appending).
     grep -E "^.+: [0-9]+ records$" "$OUT.log" | sed 's/^/data: /'
-    echo "generation (this run): ${generation_seconds} s, --nodes $NODES --threads $THREADS --seed $SEED"
+    echo "generation (this run): ${generation_seconds} s, --nodes $NODES --threads $THREADS --seed $SEED --eval $EVAL"
     echo "training: ${training_seconds} s, --hidden $HIDDEN --epochs $EPOCHS --batch $BATCH --lr $LR" \
         "--lr-drop-epoch $LR_DROP_EPOCH --result-weight $RESULT_WEIGHT --validation $VALIDATION" \
         "--seed $TRAIN_SEED${HELD_OUT:+ --held-out $HELD_OUT}"

@@ -12,7 +12,10 @@ use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
+use std::sync::Arc;
+
 use rookery_engine::datagen::{self, DataFile, Progress, RunOptions, Settings};
+use rookery_engine::nnue::{self, Network};
 use rookery_engine::Position;
 
 /// The repository's 300 balanced openings, the default book.
@@ -20,12 +23,16 @@ const OPENINGS: &str = include_str!("../tests/data/openings.epd");
 
 pub const USAGE: &str = "usage: rookery-engine datagen --out FILE [--positions N] [--nodes N] \
 [--threads N] [--hash MB] [--book builtin|startpos|FILE] [--random-moves MIN-MAX] \
-[--skip-plies N] [--max-opening-score CP] [--max-plies N] [--seed S] [--report-secs N]
+[--skip-plies N] [--max-opening-score CP] [--max-plies N] [--seed S] [--report-secs N] \
+[--eval hand|built-in|NETFILE]
   Appends 32-byte records (layout: engine/src/datagen/record.rs) to FILE until it holds
-  N positions (default: until killed); a restart continues the file.";
+  N positions (default: until killed); a restart continues the file. --eval: the evaluation
+  that plays and scores (default hand: the hand-written one; built-in: the engine's network).";
 
 struct Command {
     out: PathBuf,
+    /// `--eval` as given, for the first log line.
+    eval: String,
     settings: Settings,
     book: Vec<Position>,
     threads: usize,
@@ -54,7 +61,7 @@ pub fn run(args: &[String]) -> ExitCode {
     let s = &command.settings;
     eprintln!(
         "datagen: {} holds {} records{}; {} nodes a move, {} thread(s), {} book positions, \
-         {}-{} random moves a side, seed {}",
+         {}-{} random moves a side, seed {}, {} evaluation",
         command.out.display(),
         file.records(),
         if torn > 0 {
@@ -67,7 +74,8 @@ pub fn run(args: &[String]) -> ExitCode {
         command.book.len(),
         s.random_moves_min,
         s.random_moves_max,
-        s.seed
+        s.seed,
+        command.eval
     );
     let stop = AtomicBool::new(false);
     let options = RunOptions {
@@ -111,6 +119,7 @@ fn parse(args: &[String]) -> Result<Command, String> {
     let mut threads = 1;
     let mut target = None;
     let mut report_secs = 30;
+    let mut eval = "hand".to_string();
     let mut args = args.iter();
     while let Some(flag) = args.next() {
         let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
@@ -150,6 +159,16 @@ fn parse(args: &[String]) -> Result<Command, String> {
             "--max-plies" => settings.max_plies = number(1, 10_000)? as usize,
             "--seed" => settings.seed = number(0, u64::MAX)?,
             "--report-secs" => report_secs = number(1, 86_400)?,
+            "--eval" => {
+                settings.network = match value.as_str() {
+                    "hand" => None,
+                    "built-in" => Some(nnue::built_in()),
+                    path => Some(Arc::new(
+                        Network::from_file(path).map_err(|e| format!("--eval {path}: {e}"))?,
+                    )),
+                };
+                eval = value.clone();
+            }
             _ => return Err(format!("unknown argument {flag:?}")),
         }
     }
@@ -175,6 +194,7 @@ fn parse(args: &[String]) -> Result<Command, String> {
     };
     Ok(Command {
         out,
+        eval,
         settings,
         book,
         threads,

@@ -17,12 +17,16 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn datagen(path: &PathBuf, positions: u64, seed: u64) -> Output {
+    datagen_with(path, positions, seed, "hand")
+}
+
+fn datagen_with(path: &PathBuf, positions: u64, seed: u64, eval: &str) -> Output {
     let output = Command::new(env!("CARGO_BIN_EXE_rookery-engine"))
         .args(["datagen", "--out"])
         .arg(path)
         .args(["--positions", &positions.to_string()])
         .args(["--nodes", "400", "--hash", "1", "--report-secs", "1"])
-        .args(["--seed", &seed.to_string()])
+        .args(["--seed", &seed.to_string(), "--eval", eval])
         .output()
         .expect("run rookery-engine datagen");
     assert!(
@@ -74,6 +78,27 @@ fn a_tiny_generation_reads_back_as_scored_quiet_positions() {
     // Some game was decided (at 400 nodes most are).
     assert!(results[0] + results[2] > 0, "{results:?}");
     let _ = std::fs::remove_file(&path);
+}
+
+#[test]
+fn the_network_can_play_and_score_the_next_generation() {
+    let (hand, net) = (scratch("eval-hand"), scratch("eval-net"));
+    datagen(&hand, 100, 5);
+    let output = datagen_with(&net, 100, 5, "built-in");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("built-in evaluation"), "{stderr}");
+    let (hand_records, net_records) = (records(&hand), records(&net));
+    assert!(net_records.len() >= 100);
+    for record in &net_records {
+        record
+            .position()
+            .unwrap_or_else(|e| panic!("{record:?}: {e}"));
+    }
+    // The same seed and openings, another evaluation: other moves and
+    // scores from the first game on.
+    assert_ne!(hand_records[..20], net_records[..20]);
+    let _ = std::fs::remove_file(&hand);
+    let _ = std::fs::remove_file(&net);
 }
 
 #[test]
@@ -132,6 +157,10 @@ fn bad_settings_are_refused_before_anything_is_written() {
         (vec!["--positions", "10"], "--out FILE is required"),
         (vec!["--out", &out, "--book", &book_arg], "not positions"),
         (vec!["--out", &out, "--colour", "white"], "unknown argument"),
+        (
+            vec!["--out", &out, "--eval", "/nonexistent/net.nnue"],
+            "--eval /nonexistent/net.nnue",
+        ),
     ] {
         let output = Command::new(env!("CARGO_BIN_EXE_rookery-engine"))
             .arg("datagen")

@@ -21,6 +21,10 @@
 //!   teach the net about one-sided games.
 //! - **A node budget, not a clock**: the same work for every move on a busy
 //!   machine as on an idle one, and a seed replays a run.
+//! - **Either evaluation** ([`Settings::network`]): the first data was
+//!   played and scored by the hand-written evaluation; the next generation
+//!   can be played and scored by the engine with its network, so each net
+//!   learns from a stronger teacher than the last.
 //! - **Quiet positions only**: not in check, and the search's best move is
 //!   not a capture, en passant or a promotion. The network is asked only
 //!   about positions that quiescence search found quiet; a position whose
@@ -39,9 +43,11 @@ use std::io::{self, Read, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::game::Game;
+use crate::nnue::Network;
 use crate::position::Position;
 use crate::rng::SplitMix64;
 use crate::search::{Limits, Score, Searcher};
@@ -82,6 +88,10 @@ pub struct Settings {
     pub max_plies: usize,
     /// The random stream (with the file's length: see [`generate`]).
     pub seed: u64,
+    /// The evaluation the search plays and scores with: `None` the
+    /// hand-written one, else a network (the next generation of data
+    /// scored by the engine that plays with the last net).
+    pub network: Option<Arc<Network>>,
 }
 
 impl Default for Settings {
@@ -95,6 +105,7 @@ impl Default for Settings {
             max_opening_score: 300,
             max_plies: 400,
             seed: 1,
+            network: None,
         }
     }
 }
@@ -176,8 +187,10 @@ impl<'a> SelfPlay<'a> {
     /// Games from `book` (the start position when it is empty), drawn from
     /// the random stream `seed`.
     pub fn new(settings: Settings, book: &'a [Position], seed: u64) -> SelfPlay<'a> {
+        let mut searcher = Searcher::new(settings.hash_mb);
+        searcher.set_network(settings.network.clone());
         SelfPlay {
-            searcher: Searcher::new(settings.hash_mb),
+            searcher,
             settings,
             book,
             rng: SplitMix64::new(seed),
