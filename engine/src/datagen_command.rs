@@ -12,10 +12,8 @@ use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use std::sync::Arc;
-
 use rookery_engine::datagen::{self, DataFile, Progress, RunOptions, Settings};
-use rookery_engine::nnue::{self, Network};
+use rookery_engine::nnue;
 use rookery_engine::Position;
 
 /// The repository's 300 balanced openings, the default book.
@@ -162,10 +160,7 @@ fn parse(args: &[String]) -> Result<Command, String> {
             "--eval" => {
                 settings.network = match value.as_str() {
                     "hand" => None,
-                    "built-in" => Some(nnue::built_in()),
-                    path => Some(Arc::new(
-                        Network::from_file(path).map_err(|e| format!("--eval {path}: {e}"))?,
-                    )),
+                    name => Some(nnue::named(name).map_err(|e| format!("--eval {name}: {e}"))?),
                 };
                 eval = value.clone();
             }

@@ -5,10 +5,9 @@ mod datagen_command;
 
 use std::io;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use rookery_engine::bench;
-use rookery_engine::nnue::{self, Network};
+use rookery_engine::nnue;
 use rookery_engine::uci::{self, Output};
 
 fn main() -> ExitCode {
@@ -55,15 +54,11 @@ fn main() -> ExitCode {
 /// with the network (a file, or `built-in`), position by position, and
 /// both speeds side by side.
 fn bench_with_network(depth: u32, path: &str) -> ExitCode {
-    let network = if path == "built-in" {
-        nnue::built_in()
-    } else {
-        match Network::from_file(path) {
-            Ok(network) => Arc::new(network),
-            Err(e) => {
-                eprintln!("rookery-engine bench: {path}: {e}");
-                return ExitCode::from(2);
-            }
+    let network = match nnue::named(path) {
+        Ok(network) => network,
+        Err(e) => {
+            eprintln!("rookery-engine bench: {path}: {e}");
+            return ExitCode::from(2);
         }
     };
     println!(

@@ -76,6 +76,16 @@ pub fn built_in() -> Arc<Network> {
         .clone()
 }
 
+/// The network a command line names: `built-in` is [`built_in`], anything
+/// else a file read with [`Network::from_file`].
+pub fn named(name: &str) -> Result<Arc<Network>, String> {
+    if name == "built-in" {
+        Ok(built_in())
+    } else {
+        Network::from_file(name).map(Arc::new)
+    }
+}
+
 /// Why bytes are not a network this engine can use.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum NetworkError {
