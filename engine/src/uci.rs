@@ -41,9 +41,10 @@ use crate::search::{self, ClockBudget, Info, Limits, Searcher, Signals};
 use crate::types::Color;
 
 pub const ENGINE_NAME: &str = "Rookery";
+pub const ENGINE_AUTHOR: &str = "the Rookery developers";
+
 /// `EvalFile`'s name for the network built into the engine.
 const BUILT_IN: &str = "<built-in>";
-pub const ENGINE_AUTHOR: &str = "the Rookery developers";
 
 /// Difficulty levels offered by the `Level` option: the bounds of the
 /// level table (see [`crate::level`]).
