@@ -62,7 +62,7 @@ pub fn input_index(perspective: Color, square: usize, piece: Piece) -> usize {
 
 /// The built-in network's file: `engine/nets/README.md` says what it was
 /// trained on, how, and what it measured.
-const BUILT_IN: &[u8] = include_bytes!("../nets/rookery-128.nnue");
+const BUILT_IN: &[u8] = include_bytes!("../nets/rookery-256.nnue");
 
 /// The network built into the engine, read once (it is checked like any
 /// file; a test proves it reads).

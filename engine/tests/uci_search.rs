@@ -238,7 +238,7 @@ fn limit_strength_plays_on_the_ladder() {
     engine.send("setoption name UCI_Elo value 3000");
     assert!(engine
         .next_line()
-        .starts_with("info string UCI_Elo must be 850 to 2290"));
+        .starts_with("info string UCI_Elo must be 850 to 2300"));
     // Off again: full strength, the GUI's depth.
     engine.send("setoption name UCI_LimitStrength value false");
     let (lines, _) = engine.search("position startpos", "go depth 6");
@@ -380,7 +380,7 @@ fn eval_file_and_use_nnue_switch_the_evaluation() {
         .expect("run bench");
     assert!(built_in.status.success());
     let text = String::from_utf8(built_in.stdout).expect("utf-8");
-    assert!(text.starts_with("network built-in: 128x2"), "{text}");
+    assert!(text.starts_with("network built-in: 256x2"), "{text}");
     let bad = Command::new(env!("CARGO_BIN_EXE_rookery-engine"))
         .args(["bench", "3", "/nonexistent/net.nnue"])
         .output()
