@@ -25,6 +25,8 @@
 #   HELD_OUT [unset]    START:COUNT: hold out those records instead of the
 #                       last VALIDATION percent, so that nets trained as the
 #                       file grows are scored on the same positions
+#   MIRROR_FILES [0]    1: train on positions without castling rights
+#                       mirrored left to right half the time
 #
 # Example, the way the first nets were made:
 #   DATA_DIR=/work/nnue-data POSITIONS=2000000 scripts/train-net.sh
@@ -47,6 +49,7 @@ RESULT_WEIGHT=${RESULT_WEIGHT:-0.3}
 VALIDATION=${VALIDATION:-5}
 TRAIN_SEED=${TRAIN_SEED:-1}
 HELD_OUT=${HELD_OUT:-}
+MIRROR_FILES=${MIRROR_FILES:-0}
 TARGET_DIR=${CARGO_TARGET_DIR:-target}
 
 nice -n 19 cargo build --release -p rookery-engine --bin rookery-engine --example train_net
@@ -84,7 +87,7 @@ training_started=$(date +%s)
 nice -n 19 "$TRAINER" "${data_args[@]}" --out "$OUT" --hidden "$HIDDEN" \
     --epochs "$EPOCHS" --batch "$BATCH" --lr "$LR" --lr-drop-epoch "$LR_DROP_EPOCH" \
     --result-weight "$RESULT_WEIGHT" --validation "$VALIDATION" --seed "$TRAIN_SEED" \
-    | tee "$OUT.log"
+    --mirror-files "$MIRROR_FILES" | tee "$OUT.log"
 training_seconds=$(( $(date +%s) - training_started ))
 
 {
@@ -95,7 +98,7 @@ training_seconds=$(( $(date +%s) - training_started ))
     echo "generation (this run): ${generation_seconds} s, --nodes $NODES --threads $THREADS --seed $SEED --eval $EVAL"
     echo "training: ${training_seconds} s, --hidden $HIDDEN --epochs $EPOCHS --batch $BATCH --lr $LR" \
         "--lr-drop-epoch $LR_DROP_EPOCH --result-weight $RESULT_WEIGHT --validation $VALIDATION" \
-        "--seed $TRAIN_SEED${HELD_OUT:+ --held-out $HELD_OUT}"
+        "--seed $TRAIN_SEED${HELD_OUT:+ --held-out $HELD_OUT} --mirror-files $MIRROR_FILES"
     grep -E "^(epoch +$EPOCHS:|quantised|held-out loss of)" "$OUT.log"
 } > "$OUT.txt"
 cat "$OUT.txt"

@@ -5,7 +5,8 @@
 //! `cargo run --release -p rookery-engine --example train_net --
 //! --data FILE [--data FILE ...] --out NET [--hidden 128] [--epochs 8]
 //! [--batch 4096] [--lr 0.001] [--lr-drop-epoch 4] [--result-weight 0.3]
-//! [--validation 5] [--held-out START:COUNT] [--max-positions N] [--seed 1]`
+//! [--validation 5] [--held-out START:COUNT] [--max-positions N] [--seed 1]
+//! [--mirror-files 0]`
 //!
 //! Why in Rust in the workspace and not PyTorch (Stockfish's trainer): it
 //! reads the records with the generator's own code, it builds with the
@@ -38,6 +39,9 @@
 //! instead, so that runs on a growing file are scored on the same
 //! positions); the epoch with the best held-out loss is the one
 //! written (early stopping: with little data the net overfits).
+//! `--mirror-files 1` trains on each position without castling rights
+//! mirrored left to right half the time (a coin per position and epoch):
+//! the same game, so more patterns from the same data.
 //!
 //! **Quantised file** (little-endian), read by an engine with integer
 //! arithmetic only:
@@ -100,6 +104,10 @@ struct Options {
     held_out: Option<(usize, usize)>,
     max_positions: Option<usize>,
     seed: u64,
+    /// Trains on half the positions without castling rights mirrored left
+    /// to right (file a ↔ file h), which changes nothing about the game:
+    /// more patterns from the same data.
+    mirror_files: bool,
 }
 
 /// One position as the trainer uses it: the active inputs of each side
@@ -118,21 +126,23 @@ struct Sample {
 }
 
 impl Sample {
-    /// Fills `self` from `record`; false for a record that cannot be read
-    /// (the loader drops those, so training never meets one).
-    fn decode(&mut self, record: &PackedRecord) -> bool {
+    /// Fills `self` from `record`, mirrored left to right when
+    /// `mirror_files` (only meant for positions without castling rights);
+    /// false for a record that cannot be read (the loader drops those, so
+    /// training never meets one).
+    fn decode(&mut self, record: &PackedRecord, mirror_files: bool) -> bool {
         let (Ok(pieces), Ok(result)) = (record.pieces(), record.result()) else {
             return false;
         };
         let turn = record.turn();
+        let file_flip = if mirror_files { 7 } else { 0 };
         self.us.clear();
         self.them.clear();
         for (square, piece) in pieces {
+            let square = square.index() ^ file_flip;
             // At most 32 men: `pieces` refuses more.
-            self.us
-                .push(input_index(turn, square.index(), piece) as u16);
-            self.them
-                .push(input_index(!turn, square.index(), piece) as u16);
+            self.us.push(input_index(turn, square, piece) as u16);
+            self.them.push(input_index(!turn, square, piece) as u16);
         }
         self.score = f32::from(record.score()) * turn.fold(1.0, -1.0);
         let white = result.white_points();
@@ -142,7 +152,7 @@ impl Sample {
 
     fn of(record: &PackedRecord) -> Sample {
         let mut sample = Sample::default();
-        sample.decode(record);
+        sample.decode(record, false);
         sample
     }
 }
@@ -440,7 +450,7 @@ fn train(options: &Options) -> Result<(), String> {
     }
     let before = records.len();
     let mut sample = Sample::default();
-    records.retain(|r| sample.decode(r));
+    records.retain(|r| sample.decode(r, false));
     let bad = before - records.len();
     let held_out = match options.held_out {
         Some((start, count)) => {
@@ -534,7 +544,11 @@ fn train(options: &Options) -> Result<(), String> {
         let mut total = 0.0f64;
         for batch in order.chunks(options.batch) {
             for &index in batch {
-                sample.decode(&training[index as usize]);
+                let record = &training[index as usize];
+                // The coin is drawn only when mirroring, so a net trained
+                // without it is the same as before the option existed.
+                let mirror = options.mirror_files && !record.may_castle() && rng.below(2) == 1;
+                sample.decode(record, mirror);
                 let out = net.forward(&sample, &mut scratch);
                 let (error, d_out) = loss(out, target(&sample), k);
                 total += f64::from(error);
@@ -680,6 +694,7 @@ fn parse_args() -> Result<Options, String> {
         held_out: None,
         max_positions: None,
         seed: 1,
+        mirror_files: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -730,6 +745,7 @@ fn parse_args() -> Result<Options, String> {
             }
             "--max-positions" => options.max_positions = Some(number(1, u64::MAX)?),
             "--seed" => options.seed = number(0, u64::MAX)? as u64,
+            "--mirror-files" => options.mirror_files = number(0, 1)? == 1,
             _ => return Err(format!("unknown argument {flag:?}")),
         }
     }
@@ -828,6 +844,31 @@ mod tests {
         // Labels turn with the side to move.
         let black = sample(FENS[2], 120);
         assert_eq!((black.score, black.result), (-120.0, 0.0));
+    }
+
+    #[test]
+    fn a_position_mirrored_left_to_right_has_the_mirrored_inputs() {
+        // No castling rights: the mirror is the same game.
+        let fen = "r4rk1/1pq2ppp/p1n1b3/3pP3/2pP4/P1N2N2/1P3PPP/R2QR1K1 b - - 3 17";
+        let files = "1kr4r/ppp2qp1/3b1n1p/3Pp3/4Pp2/2N2N1P/PPP3P1/1K1RQ2R b - - 3 17";
+        let record =
+            PackedRecord::pack(&Position::from_fen(fen).unwrap(), 35, GameResult::Draw).unwrap();
+        assert!(!record.may_castle());
+        let mut mirrored = Sample::default();
+        assert!(mirrored.decode(&record, true));
+        let expected = sample(files, 35);
+        let sorted = |inputs: &ArrayVec<u16, 32>| {
+            let mut v = inputs.to_vec();
+            v.sort_unstable();
+            v
+        };
+        assert_eq!(sorted(&mirrored.us), sorted(&expected.us));
+        assert_eq!(sorted(&mirrored.them), sorted(&expected.them));
+        assert_eq!((mirrored.score, mirrored.result), (-35.0, 0.5));
+        assert_ne!(sorted(&mirrored.us), sorted(&Sample::of(&record).us));
+        let castling =
+            PackedRecord::pack(&Position::from_fen(FENS[0]).unwrap(), 0, GameResult::Draw).unwrap();
+        assert!(castling.may_castle());
     }
 
     /// The hand-written gradient against the slope of the loss itself,
