@@ -110,13 +110,15 @@ async fn searches_run_on_their_own_threads_at_the_lowered_priority() {
 
     // An AI v AI game at a level that thinks for a while: its moves are
     // searched on the search threads (they, not the others, gain the CPU
-    // time), and they stay at their priority.
+    // time), and they stay at their priority. A 20 s clock: level 8 spends
+    // about a twentieth of it a move (up to five times that on a hard
+    // one), so four moves come well within `WAIT` (at 60 s they took 16 s).
     let http = reqwest::Client::new();
     let created: Value = http
         .post(format!("{base}/api/games"))
         .json(
             &json!({"white": {"kind": "ai", "level": 8}, "black": {"kind": "ai", "level": 8},
-                      "clock": {"initial": 60, "increment": 0}}),
+                      "clock": {"initial": 20, "increment": 0}}),
         )
         .send()
         .await
