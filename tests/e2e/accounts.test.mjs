@@ -119,8 +119,13 @@ describe('accounts in the browser', () => {
 
     // Accepted on B: B and C land in the game, A is told with a link.
     await pageB.locator('.challenge-card.incoming').getByRole('button', { name: 'Accept' }).click();
-    await pageB.waitForURL(`${suite.url}/games/${challengeId}`);
-    await pageC.waitForURL(`${suite.url}/games/${challengeId}`);
+    // By the URL, not `waitForURL`: the accepting tab may be sent to the
+    // game twice (by the click and by the event stream), and the first
+    // navigation, aborted by the second, fails `waitForURL` (seen once in CI).
+    const gameUrl = `${suite.url}/games/${challengeId}`;
+    for (const page of [pageB, pageC]) {
+      await waitUntil(() => page.url() === gameUrl, { what: 'the game page' });
+    }
     await pageA.getByText('Your game against proof_cy has started.').waitFor();
     assert.equal(pageA.url(), `${suite.url}/players/proof_ann`);
     await pageA.getByRole('link', { name: 'Go to the game' }).click();
