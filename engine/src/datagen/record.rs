@@ -157,7 +157,7 @@ impl PackedRecord {
     /// Whether either side may still castle: such a position is not the
     /// same game mirrored left to right, one without castling rights is.
     pub fn may_castle(&self) -> bool {
-        self.0[24] & 0b1_1110 != 0
+        self.0[24] >> 1 & 0xf != 0
     }
 
     /// The side to move.
