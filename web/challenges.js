@@ -13,7 +13,10 @@
 // the tab that sent it or accepted it goes to the game; the person's other
 // tabs say so with a link rather than leaving their page. A tab remembers
 // which challenges it sent or accepted in sessionStorage, which is its own
-// and lasts across its page loads.
+// and lasts across its page loads. The accepting tab hears of its game
+// twice, from its Accept's answer and from the stream's `gameStart`, in
+// either order: it goes to the game once (`goToGame`), since a second
+// navigation would abort the first.
 
 import { api } from './api.js';
 import { h, clear } from './dom.js';
@@ -70,6 +73,16 @@ export function challengeTerms(challenge) {
 const userText = (user) => `${user.name} (${ratingText(user.rating, user.provisional)})`;
 
 const onChallengePage = (id) => window.location.pathname === `/challenges/${encodeURIComponent(id)}`;
+
+// The games this page is already on its way to.
+const leavingFor = new Set();
+
+// Sends this tab to game `id`, once per page whatever tells it to.
+function goToGame(id) {
+  if (leavingFor.has(id)) return;
+  leavingFor.add(id);
+  window.location.assign(`/games/${encodeURIComponent(id)}`);
+}
 
 let tray = null;
 
@@ -177,9 +190,10 @@ class ChallengeTray {
     this.known.delete(id);
     this.remove(id);
     const path = `/games/${encodeURIComponent(id)}`;
-    if (window.location.pathname === path) return;
+    // There already, or on the way (this tab's Accept was answered first).
+    if (window.location.pathname === path || leavingFor.has(id)) return;
     if ((ownChallenges().has(id) || onChallengePage(id)) && !playing) {
-      window.location.assign(path);
+      goToGame(id);
       return;
     }
     const other = challenge.direction === 'in' ? challenge.challenger.name : challenge.destUser.name;
@@ -248,7 +262,7 @@ export function challengeCard(challenge, { onAccepted = () => {}, onClosed = () 
       ownChallenge(challenge.id);
       if (await act(accept, 'accept')) {
         onAccepted();
-        window.location.assign(`/games/${encodeURIComponent(challenge.id)}`);
+        goToGame(challenge.id);
       }
     });
     decline.addEventListener('click', () => asking(true));

@@ -118,14 +118,23 @@ describe('accounts in the browser', () => {
     const challengeId = await pageA.locator('.challenge-card.incoming').getAttribute('data-challenge-id');
 
     // Accepted on B: B and C land in the game, A is told with a link.
-    await pageB.locator('.challenge-card.incoming').getByRole('button', { name: 'Accept' }).click();
-    // By the URL, not `waitForURL`: the accepting tab may be sent to the
-    // game twice (by the click and by the event stream), and the first
-    // navigation, aborted by the second, fails `waitForURL` (seen once in CI).
+    // Each of B and C goes to the game once: the accepting tab hears of the
+    // game both from its Accept (the HTTP answer) and from the event stream
+    // (`gameStart`), and a second navigation would abort the first (seen
+    // once in CI as `net::ERR_ABORTED` from `waitForURL`).
     const gameUrl = `${suite.url}/games/${challengeId}`;
-    for (const page of [pageB, pageC]) {
+    const toGame = new Map([[pageB, 0], [pageC, 0]]);
+    for (const page of toGame.keys()) {
+      page.on('request', (request) => {
+        if (request.isNavigationRequest() && request.url() === gameUrl) toGame.set(page, toGame.get(page) + 1);
+      });
+    }
+    await pageB.locator('.challenge-card.incoming').getByRole('button', { name: 'Accept' }).click();
+    for (const page of toGame.keys()) {
       await waitUntil(() => page.url() === gameUrl, { what: 'the game page' });
     }
+    // Once the game page is there the page that could go twice is gone.
+    assert.deepEqual([...toGame.values()], [1, 1], 'navigations to the game from B and from C');
     await pageA.getByText('Your game against proof_cy has started.').waitFor();
     assert.equal(pageA.url(), `${suite.url}/players/proof_ann`);
     await pageA.getByRole('link', { name: 'Go to the game' }).click();
