@@ -1,14 +1,15 @@
 //! Post-game analysis: the engine evaluates every position of a finished
 //! game, in the background, without ever slowing a game down.
 //!
-//! A job searches the positions one by one, each with the same fixed node
-//! budget (`--analysis-nodes`) and a fresh search state, so a position's
-//! result depends on the position, its history and the budget alone: a job
-//! interrupted (by a game's search taking the thread back, or by a restart)
-//! and searched again gives the same numbers. Each search runs on a thread
-//! lent by the AI scheduler at its lowest priority, an analysis slot
-//! ([`crate::ai::AiScheduler::analysis_slot`]); a preempted search is thrown
-//! away and run again when a thread is free.
+//! A job searches the positions one by one with the evaluation of the
+//! strongest level (level 8's: the engine's built-in network), each with
+//! the same fixed node budget (`--analysis-nodes`) and a fresh search state,
+//! so a position's result depends on the position, its history and the
+//! budget alone: a job interrupted (by a game's search taking the thread
+//! back, or by a restart) and searched again gives the same numbers. Each
+//! search runs on a thread lent by the AI scheduler at its lowest priority,
+//! an analysis slot ([`crate::ai::AiScheduler::analysis_slot`]); a
+//! preempted search is thrown away and run again when a thread is free.
 //!
 //! Bounds: at most `--max-analyses` jobs search at once (the others wait
 //! their turn, `queued`), at most [`MAX_WAITING`] jobs are unfinished, and
@@ -27,6 +28,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use rookery_engine::search::{Limits, Score, Searcher};
 use rookery_engine::types::Color;
+use rookery_engine::{level, nnue};
 use rookery_engine::{Game, Position};
 use tokio::sync::{watch, Semaphore};
 use tokio::task::JoinSet;
@@ -119,9 +121,10 @@ pub fn judge(before: i32, after: i32, best: bool) -> (i32, Option<&'static str>)
     (loss, judgement)
 }
 
-/// Evaluates one position within `nodes`: its evaluation and best move, or
-/// the evaluation of a position where the game is over. `None` when `stop`
-/// cut the search short.
+/// Evaluates one position within `nodes`, with the strongest level's
+/// evaluation (the built-in network, as [`rookery_engine::ai`] sets it for
+/// level 8): its evaluation and best move, or the evaluation of a position
+/// where the game is over. `None` when `stop` cut the search short.
 pub fn evaluate(
     game: &Game,
     nodes: u64,
@@ -140,6 +143,7 @@ pub fn evaluate(
         ..Limits::default()
     };
     let mut searcher = Searcher::new(HASH_MB);
+    searcher.set_network(level::strongest().network.then(nnue::built_in));
     let result = searcher.search(position, game.hashes(), &limits, stop, |_| {});
     if stop.load(std::sync::atomic::Ordering::Acquire) {
         return None;
