@@ -261,7 +261,7 @@ fn two_threads_find_the_same_mates_and_tactics_as_one() {
         ("r5rk/5p1p/5R2/4B3/8/8/7P/7K w - - 0 1", 7),
         (
             "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1",
-            7,
+            9,
         ),
     ] {
         let one = search_depth(fen, depth);

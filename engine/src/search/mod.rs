@@ -14,10 +14,16 @@
 //! - **Transposition table** ([`crate::tt`]), probed for cut-offs and for the
 //!   move to try first.
 //! - **Move ordering**: table move, winning captures (MVV-LVA, losing ones
-//!   by SEE last), two killer moves per ply, then quiet moves by history.
+//!   by SEE last), two killer moves per ply, then quiet moves by history:
+//!   butterfly and **continuation history** (how well a move answered the
+//!   previous move, and followed up our own move before it; see
+//!   [`history`]).
 //! - **Null-move pruning**, **late move reductions**, futility and late-move
 //!   pruning near the leaves, a **check extension** and a **singular
 //!   extension** (with multi-cut) for a table move nothing else comes near.
+//!   Reverse futility, late-move pruning and the reductions are harsher at
+//!   a node whose static evaluation is not **improving** on the one at our
+//!   previous move.
 //! - **Draws** by repetition (against the game history too), by the
 //!   fifty-move rule and by insufficient material are recognised inside the
 //!   tree.
@@ -36,11 +42,13 @@
 //!
 //! The concerns live in their own files, the way Stockfish splits its
 //! search: this file holds the tree search itself; [`picker`] the move
-//! ordering; [`handicap`] the lower levels' weighted random root choice;
+//! ordering; [`history`] the statistics it learns from cut-offs;
+//! [`handicap`] the lower levels' weighted random root choice;
 //! [`limits`] and [`result`] what goes in and what comes out; [`time`] the
 //! clock; `see` the static exchange evaluation.
 
 mod handicap;
+mod history;
 mod limits;
 mod picker;
 mod result;
@@ -57,7 +65,8 @@ use crate::moves::Move;
 use crate::nnue::{AccumulatorStack, Change, Network};
 use crate::position::Position;
 use crate::tt::{Bound, TranspositionTable};
-use crate::types::{Color, Role};
+use crate::types::Role;
+use history::{Histories, PieceTo};
 use picker::MovePicker;
 use time::{TimeBudget, Trend};
 
@@ -77,25 +86,18 @@ const DRAW: i32 = 0;
 /// Default transposition table size in MiB.
 pub const DEFAULT_HASH_MB: usize = 16;
 
-/// History scores saturate at this magnitude.
-const HISTORY_MAX: i32 = 16_384;
-
 /// A network's evaluation is clamped to this many centipawns, well inside
 /// the scores that mean mate and inside the table's `i16`.
 const NETWORK_EVAL_LIMIT: i32 = 20_000;
-
-/// Quiet-move history, `[colour][from][to]`: how often a quiet move caused
-/// a cut-off lately (see `reward_quiet`).
-type History = [[[i32; 64]; 64]; 2];
 
 /// Long-lived search state: the transposition table and the move-ordering
 /// statistics that carry over from one move of a game to the next.
 pub struct Searcher {
     tt: TranspositionTable,
-    history: Box<History>,
+    history: Box<Histories>,
     /// One history per helper thread (Lazy SMP, see [`Searcher::set_threads`]):
     /// each thread orders its own tree, so each learns its own.
-    helper_history: Vec<Box<History>>,
+    helper_history: Vec<Box<Histories>>,
     reductions: Box<[[u8; 64]; 64]>,
     /// The evaluation network, if the search uses one instead of the
     /// hand-written evaluation.
@@ -121,7 +123,7 @@ impl Searcher {
         }
         Searcher {
             tt: TranspositionTable::new(hash_mb),
-            history: Box::new([[[0; 64]; 64]; 2]),
+            history: Histories::new(),
             helper_history: Vec::new(),
             reductions,
             network: None,
@@ -165,7 +167,7 @@ impl Searcher {
     /// for the table cannot keep.
     pub fn set_threads(&mut self, threads: usize) {
         self.helper_history
-            .resize_with(threads.max(1) - 1, || Box::new([[[0; 64]; 64]; 2]));
+            .resize_with(threads.max(1) - 1, Histories::new);
     }
 
     /// The number of threads a search uses.
@@ -178,7 +180,7 @@ impl Searcher {
     pub fn clear(&mut self) {
         self.tt.clear();
         for history in std::iter::once(&mut self.history).chain(&mut self.helper_history) {
-            history.iter_mut().flatten().for_each(|row| row.fill(0));
+            history.clear();
         }
     }
 
@@ -213,11 +215,7 @@ impl Searcher {
         let start = Instant::now();
         self.tt.new_search();
         for history in std::iter::once(&mut self.history).chain(&mut self.helper_history) {
-            for row in history.iter_mut().flatten() {
-                for h in row.iter_mut() {
-                    *h /= 2;
-                }
-            }
+            history.age();
         }
         let mut path: Vec<u64> = history.to_vec();
         if path.last() == Some(&position.hash()) {
@@ -292,7 +290,7 @@ struct RootMove {
 /// The state of one thread of a running search.
 struct Worker<'a> {
     tt: &'a TranspositionTable,
-    history: &'a mut History,
+    history: &'a mut Histories,
     reductions: &'a [[u8; 64]; 64],
     stop: &'a AtomicBool,
     done: &'a AtomicBool,
@@ -316,6 +314,12 @@ struct Worker<'a> {
     /// the path from the root.
     path: Vec<u64>,
     killers: [[Move; 2]; MAX_PLY + 2],
+    /// `played[ply]`: the piece and destination of the move the path
+    /// plays at `ply` (the continuation history's index).
+    played: [PieceTo; MAX_PLY + 2],
+    /// `evals[ply]`: the static evaluation of the path's node at `ply`,
+    /// `-INFINITY` when in check (there is none then).
+    evals: [i32; MAX_PLY + 2],
     /// `excluded[ply]`: the move a singular-extension search at `ply`
     /// leaves out (`Move::NONE` in a normal search).
     excluded: [Move; MAX_PLY + 2],
@@ -342,7 +346,7 @@ fn helper_skips(id: usize, depth: i32) -> bool {
 impl<'a> Worker<'a> {
     fn new(
         shared: Shared<'a>,
-        history: &'a mut History,
+        history: &'a mut Histories,
         id: usize,
         path: Vec<u64>,
         root: &Position,
@@ -370,6 +374,8 @@ impl<'a> Worker<'a> {
             stopped: false,
             path,
             killers: [[Move::NONE; 2]; MAX_PLY + 2],
+            played: [PieceTo::NONE; MAX_PLY + 2],
+            evals: [-INFINITY; MAX_PLY + 2],
             excluded: [Move::NONE; MAX_PLY + 2],
             pv: vec![[Move::NONE; MAX_PLY + 1]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
@@ -621,9 +627,15 @@ impl Worker<'_> {
         line: usize,
     ) -> i32 {
         let mut best = -INFINITY;
+        self.evals[0] = if root.is_check() {
+            -INFINITY
+        } else {
+            self.evaluate(root, 0)
+        };
         self.path.push(root.hash());
         for i in line..self.root_moves.len() {
             let mv = self.root_moves[i].mv;
+            self.played[0] = PieceTo::of(root, mv);
             self.track_move(1, root, mv);
             let mut child = root.clone();
             child.play_unchecked(mv);
@@ -804,10 +816,26 @@ impl Worker<'_> {
             }
         };
 
+        // Is the static evaluation better than at our previous move (two
+        // plies up, or four if we were in check there)? A node that is not
+        // improving is less likely to reach beta with a quiet move, so it
+        // prunes and reduces more; one that is improving is trusted to
+        // fail high a little sooner.
+        self.evals[ply] = static_eval;
+        let improving = !in_check
+            && [2, 4]
+                .into_iter()
+                .filter_map(|back| ply.checked_sub(back))
+                .map(|p| self.evals[p])
+                .find(|&e| e != -INFINITY)
+                .is_none_or(|e| static_eval > e);
+
         if !pv_node && !in_check && excluded.is_none() {
             // Reverse futility: far enough above beta that a shallow search
-            // will not bring the score back down.
-            if depth <= 6 && static_eval - 85 * depth >= beta && beta.abs() < MATE_BOUND {
+            // will not bring the score back down (a wider margin while the
+            // position is getting worse).
+            let margin = 85 * (depth - improving as i32);
+            if depth <= 6 && static_eval - margin >= beta && beta.abs() < MATE_BOUND {
                 return static_eval;
             }
             // Null move: if passing still leaves us above beta, a real move
@@ -820,6 +848,7 @@ impl Worker<'_> {
             {
                 let r = 3 + depth / 4 + ((static_eval - beta) / 200).min(3);
                 let child = pos.null_move();
+                self.played[ply] = PieceTo::NONE;
                 self.track(ply + 1, Change::NONE);
                 // A zero in the path marks the null move, so that two are
                 // never played in a row.
@@ -904,7 +933,9 @@ impl Worker<'_> {
                 if is_quiet {
                     // Late move pruning: after many quiet moves, the rest
                     // (ordered worst) are very unlikely to matter.
-                    if depth <= 4 && quiets_tried.len() as i32 >= 3 + depth * depth {
+                    if depth <= 4
+                        && quiets_tried.len() as i32 >= (3 + depth * depth) / (2 - improving as i32)
+                    {
                         continue;
                     }
                     // Futility: even a generous positional gain cannot lift
@@ -920,6 +951,7 @@ impl Worker<'_> {
                 }
             }
 
+            self.played[ply] = PieceTo::of(pos, mv);
             self.track_move(ply + 1, pos, mv);
             let mut child = pos.clone();
             child.play_unchecked(mv);
@@ -949,8 +981,13 @@ impl Worker<'_> {
                     if is_killer {
                         reduction -= 1;
                     }
-                    let history = self.history[us.index()][mv.from().index()][mv.to().index()];
-                    reduction -= history / 6000;
+                    if !improving {
+                        reduction += 1;
+                    }
+                    let history =
+                        self.history
+                            .quiet_score(us, mv, self.earlier(ply), self.played[ply]);
+                    reduction -= history / 8000;
                     reduction = reduction.clamp(0, depth - 2);
                 }
                 let mut s = -self.negamax(
@@ -989,7 +1026,7 @@ impl Worker<'_> {
                     }
                     if alpha >= beta {
                         if is_quiet {
-                            self.reward_quiet(us, mv, &quiets_tried, depth, ply);
+                            self.reward_quiet(pos, mv, &quiets_tried, depth, ply);
                         }
                         break;
                     }
@@ -1021,23 +1058,31 @@ impl Worker<'_> {
     /// A quiet move caused a cut-off: remember it as a killer for this ply
     /// and raise its history, lowering that of the quiet moves tried before
     /// it (they were ordered earlier and failed).
-    fn reward_quiet(&mut self, us: Color, mv: Move, tried: &[Move], depth: i32, ply: usize) {
+    fn reward_quiet(&mut self, pos: &Position, mv: Move, tried: &[Move], depth: i32, ply: usize) {
         if self.killers[ply][0] != mv {
             self.killers[ply][1] = self.killers[ply][0];
             self.killers[ply][0] = mv;
         }
         let bonus = (depth * depth * 8).min(1200);
-        let table = &mut self.history[us.index()];
-        let mut update = |m: Move, delta: i32| {
-            let h = &mut table[m.from().index()][m.to().index()];
-            // "Gravity": the closer to the cap, the smaller the step, so
-            // values stay bounded and recent results weigh more.
-            *h += delta - *h * delta.abs() / HISTORY_MAX;
-        };
-        update(mv, bonus);
+        let us = pos.turn();
+        let earlier = self.earlier(ply);
+        self.history
+            .update(us, mv, earlier, PieceTo::of(pos, mv), bonus);
         for &other in tried {
-            update(other, -bonus);
+            self.history
+                .update(us, other, earlier, PieceTo::of(pos, other), -bonus);
         }
+    }
+
+    /// The moves before the node at `ply`: the previous ply's, then the
+    /// one before (none before the root).
+    #[inline]
+    fn earlier(&self, ply: usize) -> [PieceTo; 2] {
+        let at = |back: usize| {
+            ply.checked_sub(back)
+                .map_or(PieceTo::NONE, |p| self.played[p])
+        };
+        [at(1), at(2)]
     }
 
     /// Searches only captures and promotions until the position is quiet.
@@ -1114,6 +1159,7 @@ impl Worker<'_> {
                     continue;
                 }
             }
+            self.played[ply] = PieceTo::of(pos, mv);
             self.track_move(ply + 1, pos, mv);
             let mut child = pos.clone();
             child.play_unchecked(mv);

@@ -5,11 +5,13 @@
 //! captures that static exchange evaluation says do not lose material (most
 //! valuable victim first, least valuable attacker first among equals), then
 //! the two killer moves of this ply (quiet moves that caused a cut-off in a
-//! sibling), then the other quiet moves by their history, and last the
+//! sibling), then the other quiet moves by their history (butterfly plus
+//! continuation, see [`super::history`]), and last the
 //! losing captures and under-promotions.
 
 use arrayvec::ArrayVec;
 
+use super::history::PieceTo;
 use super::Worker;
 use crate::eval::SEE_VALUE;
 use crate::movegen::MoveList;
@@ -80,7 +82,9 @@ impl Worker<'_> {
                 } else if self.killers[ply][1] == mv {
                     (1 << 27) + 1
                 } else {
-                    self.history[pos.turn().index()][mv.from().index()][mv.to().index()]
+                    let earlier = self.earlier(ply);
+                    self.history
+                        .quiet_score(pos.turn(), mv, earlier, PieceTo::of(pos, mv))
                 }
             }
             (victim, promotion) => {
