@@ -21,9 +21,9 @@
 //! - **Null-move pruning**, **late move reductions**, futility and late-move
 //!   pruning near the leaves, a **check extension** and a **singular
 //!   extension** (with multi-cut) for a table move nothing else comes near.
-//!   Reverse futility, late-move pruning and the reductions are harsher at
-//!   a node whose static evaluation is not **improving** on the one at our
-//!   previous move.
+//!   Late-move pruning and the reductions are harsher, and reverse
+//!   futility more careful, at a node whose static evaluation is not
+//!   **improving** on the one at our previous move.
 //! - **Draws** by repetition (against the game history too), by the
 //!   fifty-move rule and by insufficient material are recognised inside the
 //!   tree.
