@@ -17,7 +17,7 @@ use crate::position::Position;
 use crate::types::Color;
 
 /// Every statistic saturates at this magnitude.
-pub(super) const HISTORY_MAX: i32 = 16_384;
+const HISTORY_MAX: i32 = 16_384;
 
 /// A moved piece and where it went, as the continuation history indexes
 /// it: `(colour × 6 + role) × 64 + to`. Null moves and the plies before
