@@ -16,7 +16,9 @@
 // and lasts across its page loads. The accepting tab hears of its game
 // twice, from its Accept's answer and from the stream's `gameStart`, in
 // either order: it goes to the game once (`goToGame`), since a second
-// navigation would abort the first.
+// navigation would abort the first. The sending tab, too, may hear of the
+// game before the answer to its Send (a bot accepts at once): a start it
+// could not place yet is kept, and the answer then goes to the game.
 
 import { api } from './api.js';
 import { h, clear } from './dom.js';
@@ -111,6 +113,10 @@ class ChallengeTray {
     this.cards = new Map();
     // Every challenge this tab has shown: its game start is news here.
     this.known = new Map();
+    // Games started while this tab did not yet know it had sent their
+    // challenge (id -> the notice shown, if any): the answer to Send may
+    // come after a quick accept's `gameStart`.
+    this.startedEarly = new Map();
     this.el = h('aside', { class: 'challenge-tray', 'aria-label': 'Challenges', 'aria-live': 'polite', 'aria-relevant': 'additions text' });
     document.body.append(this.el);
     this.stream = new EventStream({
@@ -144,6 +150,15 @@ class ChallengeTray {
   // A challenge this tab sent (the POST's answer): shown at once.
   sent(challenge) {
     ownChallenge(challenge.id);
+    if (this.startedEarly.has(challenge.id)) {
+      const notice = this.startedEarly.get(challenge.id);
+      this.startedEarly.delete(challenge.id);
+      if (!playing) {
+        if (notice) notice.remove();
+        goToGame(challenge.id);
+      }
+      return;
+    }
     this.show({ ...challenge, direction: 'out' }, { quiet: true });
   }
 
@@ -186,19 +201,23 @@ class ChallengeTray {
   started(game) {
     const id = game.gameId || game.id;
     const challenge = this.known.get(id);
+    const own = ownChallenges().has(id);
+    // Perhaps this tab's own, its Send not yet answered.
+    if (!own) this.startedEarly.set(id, null);
     if (!challenge) return;
     this.known.delete(id);
     this.remove(id);
     const path = `/games/${encodeURIComponent(id)}`;
     // There already, or on the way (this tab's Accept was answered first).
     if (window.location.pathname === path || leavingFor.has(id)) return;
-    if ((ownChallenges().has(id) || onChallengePage(id)) && !playing) {
+    if ((own || onChallengePage(id)) && !playing) {
       goToGame(id);
       return;
     }
     const other = challenge.direction === 'in' ? challenge.challenger.name : challenge.destUser.name;
     playSound('challenge');
-    this.notice(h('p', null, `Your game against ${other} has started. `, h('a', { href: path }, 'Go to the game')));
+    const notice = this.notice(h('p', null, `Your game against ${other} has started. `, h('a', { href: path }, 'Go to the game')));
+    if (!own) this.startedEarly.set(id, notice);
   }
 
   notice(content, { fades = false } = {}) {
@@ -207,6 +226,7 @@ class ChallengeTray {
     dismiss.addEventListener('click', () => el.remove());
     this.el.prepend(el);
     if (fades) setTimeout(() => el.remove(), NOTICE_MS);
+    return el;
   }
 
   dropExpired() {

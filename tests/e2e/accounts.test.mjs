@@ -6,7 +6,8 @@
 // accounts (no seat tokens anywhere); the refusals (wrong password,
 // throttling); a token-only name claimed with a password; "Play
 // anonymously" asking first; the account page's tokens; "My games" with
-// and without an account; the new pages on a phone. Every
+// and without an account; the new pages on a phone; a challenge accepted
+// before its sender has read the answer to Send. Every
 // test fails on a console error it did not expect (Chromium logs each
 // refused request, a documented 401 or 429, as one). Screenshots of the
 // account page and of a challenge notification land in artifacts/e2e/, and
@@ -232,6 +233,45 @@ describe('accounts in the browser', () => {
     await eve.locator('.challenge-answer[data-answer="canceled"]').getByText('decline_dan cancelled their challenge.').waitFor();
     assert.equal(await eve.locator('.challenge-card.incoming').count(), 0);
     assert.equal(await dan.locator('.challenge-card.outgoing').count(), 0);
+  });
+
+  test('a challenge accepted before its sender hears the answer to Send still takes the sender to the game', { timeout: 120_000 }, async () => {
+    // A bot accepts the moment a challenge reaches its event stream: the
+    // sender's stream may bring `gameStart` before the page has read the
+    // answer to its own POST. Held back here until after the start, the
+    // answer still sends the page to the game.
+    const created = await fetch(`${suite.url}/api/accounts`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'quick_quinn', password: PASSWORD }),
+    });
+    assert.equal(created.status, 201, await created.text());
+    const cookie = created.headers.get('set-cookie').split(';')[0];
+    const made = await fetch(`${suite.url}/api/account/tokens`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json', Cookie: cookie },
+      body: JSON.stringify({ scopes: ['challenge'] }),
+    });
+    assert.equal(made.status, 201, await made.clone().text());
+    const { token } = await made.json();
+
+    const page = await signUpIn(await device(), 'slow_sam');
+    await page.goto(`${suite.url}/players/quick_quinn`);
+    let accepted = null;
+    await page.route('**/api/challenge/quick_quinn', async (route) => {
+      const response = await route.fetch();
+      const challenge = await response.json();
+      await api(suite.url, 'POST', `/api/challenge/${challenge.id}/accept`, { token });
+      accepted = challenge.id;
+      // The stream's `gameStart` reaches the page first.
+      await page.locator('.challenge-card.notice').getByText('Your game against quick_quinn has started.')
+        .waitFor({ timeout: 10_000 });
+      await route.fulfill({ response });
+    });
+    await page.getByRole('button', { name: 'Challenge quick_quinn' }).click();
+    await page.getByRole('button', { name: 'Send challenge' }).click();
+    await page.waitForURL(/\/games\/[^/]+$/, { timeout: 15_000 });
+    assert.ok(accepted, 'the challenge was accepted');
+    assert.equal(new URL(page.url()).pathname, `/games/${accepted}`);
+    await page.getByText(/You play (white|black)/).waitFor();
   });
 
   test('a rematch between two accounts, with no seat tokens, seats both in the new game', { timeout: 120_000 }, async () => {
