@@ -25,6 +25,8 @@
 #   HELD_OUT [unset]    START:COUNT: hold out those records instead of the
 #                       last VALIDATION percent, so that nets trained as the
 #                       file grows are scored on the same positions
+#   OUTPUT_BUCKETS [1]  output neurons picked by the number of men on the
+#                       board (a divisor of 32; more than 1 writes format v2)
 #   MIRROR_FILES [0]    1: train on positions without castling rights
 #                       mirrored left to right half the time
 #
@@ -50,6 +52,7 @@ VALIDATION=${VALIDATION:-5}
 TRAIN_SEED=${TRAIN_SEED:-1}
 HELD_OUT=${HELD_OUT:-}
 MIRROR_FILES=${MIRROR_FILES:-0}
+OUTPUT_BUCKETS=${OUTPUT_BUCKETS:-1}
 TARGET_DIR=${CARGO_TARGET_DIR:-target}
 
 nice -n 19 cargo build --release -p rookery-engine --bin rookery-engine --example train_net
@@ -87,18 +90,18 @@ training_started=$(date +%s)
 nice -n 19 "$TRAINER" "${data_args[@]}" --out "$OUT" --hidden "$HIDDEN" \
     --epochs "$EPOCHS" --batch "$BATCH" --lr "$LR" --lr-drop-epoch "$LR_DROP_EPOCH" \
     --result-weight "$RESULT_WEIGHT" --validation "$VALIDATION" --seed "$TRAIN_SEED" \
-    --mirror-files "$MIRROR_FILES" | tee "$OUT.log"
+    --mirror-files "$MIRROR_FILES" --output-buckets "$OUTPUT_BUCKETS" | tee "$OUT.log"
 training_seconds=$(( $(date +%s) - training_started ))
 
 {
-    echo "network: $OUT ($(stat -c %s "$OUT") bytes), 768 -> ${HIDDEN}x2 -> 1, int16/int8"
+    echo "network: $OUT ($(stat -c %s "$OUT") bytes), 768 -> ${HIDDEN}x2 -> 1 (${OUTPUT_BUCKETS} output bucket(s)), int16/int8"
     echo "commit: $(git rev-parse HEAD)$(git diff --quiet -- engine scripts || echo ' (engine or scripts modified)')"
     # The records the trainer read (a generator may still be appending).
     grep -E "^.+: [0-9]+ records$" "$OUT.log" | sed 's/^/data: /'
     echo "generation (this run): ${generation_seconds} s, --nodes $NODES --threads $THREADS --seed $SEED --eval $EVAL"
     echo "training: ${training_seconds} s, --hidden $HIDDEN --epochs $EPOCHS --batch $BATCH --lr $LR" \
         "--lr-drop-epoch $LR_DROP_EPOCH --result-weight $RESULT_WEIGHT --validation $VALIDATION" \
-        "--seed $TRAIN_SEED${HELD_OUT:+ --held-out $HELD_OUT} --mirror-files $MIRROR_FILES"
+        "--seed $TRAIN_SEED${HELD_OUT:+ --held-out $HELD_OUT} --mirror-files $MIRROR_FILES --output-buckets $OUTPUT_BUCKETS"
     grep -E "^(epoch +$EPOCHS:|quantised|held-out loss of)" "$OUT.log"
 } > "$OUT.txt"
 cat "$OUT.txt"

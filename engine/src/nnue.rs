@@ -1,6 +1,7 @@
 //! The evaluation network (NNUE: an efficiently updatable neural network),
 //! as `examples/train_net.rs` trains it and writes it (format `RKNN` v1,
-//! laid out in that file's header): reading the file, the two accumulators
+//! or v2 with output buckets, laid out in that file's header): reading
+//! the file, the two accumulators
 //! of a position, their update when a move is played, and the evaluation.
 //!
 //! The engine carries one network, [`built_in`] (`engine/nets/`, where its
@@ -23,7 +24,10 @@
 //! few rows (an *update*), not a new sum of up to 32 (a *refresh*); that
 //! is what makes a network as cheap as a hand-written evaluation. Each
 //! accumulator is clipped to [0, QA] and one output neuron reads both, the
-//! side to move's first.
+//! side to move's first. A version-2 network has several output neurons
+//! (*buckets*) and the number of men on the board picks the one that
+//! reads ([`output_bucket`]): an endgame is weighed by other weights than
+//! a middlegame, for the price of one more lookup.
 //!
 //! **Integers only**, as the file holds them: `i16` accumulators, `i32`
 //! output sums. Integer addition gives the same result in any order, so
@@ -42,9 +46,25 @@ use crate::types::{Color, Piece, Role, Square};
 
 /// Inputs of one side's view: 2 (own, enemy) × 6 roles × 64 squares.
 pub const INPUTS: usize = 768;
-/// The format version this engine reads.
-pub const VERSION: u16 = 1;
+/// The newest format version this engine reads: 2 (output buckets); it
+/// reads version 1 (one output neuron) too.
+pub const VERSION: u16 = 2;
 const HEADER_BYTES: usize = 16;
+/// Version 2's extra header: the number of output buckets (`u16`) and a
+/// reserved `u16`, after the 16 bytes every version has.
+const BUCKET_HEADER_BYTES: usize = 4;
+/// Output buckets a version-2 file may have: a divisor of 32, so that
+/// every bucket covers the same number of men.
+pub const MAX_OUTPUT_BUCKETS: usize = 32;
+
+/// The output bucket of a position with `men` men on the board (2 to 32)
+/// for a network with `buckets` buckets: the men counts split evenly,
+/// fewest first (8 buckets: 2–4 men, 5–8, …, 29–32). The trainer uses
+/// this function too.
+#[inline]
+pub fn output_bucket(men: u32, buckets: usize) -> usize {
+    ((men.max(1) as usize - 1) * buckets / 32).min(buckets - 1)
+}
 
 /// The input a man is for `perspective`'s accumulator: own men first, by
 /// role, then square (a1 = 0), the board turned over for Black so that
@@ -93,8 +113,10 @@ pub enum NetworkError {
     TooShort(usize),
     #[error("not a Rookery network (magic {0:?}, expected \"RKNN\")")]
     Magic([u8; 4]),
-    #[error("format version {0}: this engine reads version {VERSION}")]
+    #[error("format version {0}: this engine reads versions 1 and {VERSION}")]
     Version(u16),
+    #[error("{0} output buckets: must divide 32")]
+    Buckets(u16),
     #[error("{0} inputs: this engine's networks have {INPUTS}")]
     Inputs(u16),
     #[error("accumulator size {0}: must be a positive multiple of 16")]
@@ -112,10 +134,15 @@ pub struct Network {
     /// `INPUTS` rows of `hidden`: what each input adds to an accumulator.
     input_weights: Vec<i16>,
     input_bias: Vec<i16>,
-    /// `2 × hidden`, the side to move's half first; `i8` in the file,
-    /// widened so the output is one multiply-add of `i16`s.
+    /// `buckets × 2 × hidden`: per output bucket, the side to move's half
+    /// first; `i8` in the file, widened so the output is one multiply-add
+    /// of `i16`s.
     output_weights: Vec<i16>,
-    output_bias: i32,
+    /// One per output bucket.
+    output_bias: Vec<i32>,
+    /// Output buckets (1 for a version-1 file): the output neuron that
+    /// reads the accumulators depends on how many men are on the board.
+    buckets: usize,
     qa: i16,
     qb: i32,
     scale: i32,
@@ -165,7 +192,7 @@ impl Network {
         let field = |i: usize| u16::from_le_bytes([bytes[4 + 2 * i], bytes[5 + 2 * i]]);
         let (version, inputs, hidden, qa, qb, scale) =
             (field(0), field(1), field(2), field(3), field(4), field(5));
-        if version != VERSION {
+        if version != 1 && version != VERSION {
             return Err(NetworkError::Version(version));
         }
         if inputs as usize != INPUTS {
@@ -179,7 +206,20 @@ impl Network {
             return Err(NetworkError::Quantisation { qa, qb, scale });
         }
         let h = hidden as usize;
-        let expected = HEADER_BYTES + 2 * INPUTS * h + 2 * h + 2 * h + 4;
+        let (buckets, header) = if version == 1 {
+            (1, HEADER_BYTES)
+        } else {
+            let Some(&[lo, hi, ..]) = bytes.get(HEADER_BYTES..HEADER_BYTES + BUCKET_HEADER_BYTES)
+            else {
+                return Err(NetworkError::TooShort(bytes.len()));
+            };
+            let buckets = u16::from_le_bytes([lo, hi]);
+            if buckets == 0 || buckets as usize > MAX_OUTPUT_BUCKETS || 32 % buckets != 0 {
+                return Err(NetworkError::Buckets(buckets));
+            }
+            (buckets as usize, HEADER_BYTES + BUCKET_HEADER_BYTES)
+        };
+        let expected = header + 2 * INPUTS * h + 2 * h + buckets * (2 * h + 4);
         if bytes.len() != expected {
             return Err(NetworkError::Length {
                 expected,
@@ -192,23 +232,26 @@ impl Network {
                 .map(|c| i16::from_le_bytes([c[0], c[1]]))
                 .collect()
         };
-        let input_weights = i16s(HEADER_BYTES, INPUTS * h);
-        let mut at = HEADER_BYTES + 2 * INPUTS * h;
+        let input_weights = i16s(header, INPUTS * h);
+        let mut at = header + 2 * INPUTS * h;
         let input_bias = i16s(at, h);
         at += 2 * h;
-        let output_weights = bytes[at..at + 2 * h]
+        let output_weights = bytes[at..at + buckets * 2 * h]
             .iter()
             .map(|&b| i16::from(b as i8))
             .collect();
-        at += 2 * h;
-        let output_bias =
-            i32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+        at += buckets * 2 * h;
+        let output_bias = bytes[at..at + 4 * buckets]
+            .chunks_exact(4)
+            .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
         Ok(Network {
             hidden: h,
             input_weights,
             input_bias,
             output_weights,
             output_bias,
+            buckets,
             qa: qa as i16,
             qb: i32::from(qb),
             scale: i32::from(scale),
@@ -219,6 +262,12 @@ impl Network {
     /// The size of one side's accumulator.
     pub fn hidden(&self) -> usize {
         self.hidden
+    }
+
+    /// The number of output buckets (1: one output neuron for every
+    /// position).
+    pub fn output_buckets(&self) -> usize {
+        self.buckets
     }
 
     /// Whether this network takes the AVX2 path.
@@ -296,24 +345,28 @@ impl Network {
         }
     }
 
-    /// The evaluation for the side to move, in centipawns.
-    pub fn evaluate(&self, accumulators: &Accumulators, turn: Color) -> i32 {
+    /// The evaluation of `position`, whose accumulators these are, for
+    /// the side to move, in centipawns.
+    pub fn evaluate(&self, accumulators: &Accumulators, position: &Position) -> i32 {
+        let turn = position.turn();
         let us = &accumulators.sides[turn.index()];
         let them = &accumulators.sides[(!turn).index()];
-        self.output(us, them)
+        self.output(us, them, position.occupied().count())
     }
 
-    /// The output neuron over the side to move's accumulator and the
-    /// other side's.
-    fn output(&self, us: &[i16], them: &[i16]) -> i32 {
-        let (w_us, w_them) = self.output_weights.split_at(self.hidden);
-        let sum = self.output_bias + self.dot(us, w_us) + self.dot(them, w_them);
+    /// The output neuron of the bucket for `men` men over the side to
+    /// move's accumulator and the other side's.
+    fn output(&self, us: &[i16], them: &[i16], men: u32) -> i32 {
+        let bucket = output_bucket(men, self.buckets);
+        let weights = &self.output_weights[bucket * 2 * self.hidden..][..2 * self.hidden];
+        let (w_us, w_them) = weights.split_at(self.hidden);
+        let sum = self.output_bias[bucket] + self.dot(us, w_us) + self.dot(them, w_them);
         (i64::from(sum) * i64::from(self.scale) / (i64::from(self.qa) * i64::from(self.qb))) as i32
     }
 
     /// [`Network::evaluate`] of a position, from a refresh.
     pub fn evaluate_position(&self, position: &Position) -> i32 {
-        self.evaluate(&self.refresh(position), position.turn())
+        self.evaluate(&self.refresh(position), position)
     }
 
     fn apply(&self, accumulator: &mut [i16], adds: &[&[i16]], subs: &[&[i16]]) {
@@ -461,17 +514,18 @@ impl AccumulatorStack {
         self.pending[ply] = Some(change);
     }
 
-    /// The evaluation, for the side to move `turn`, of the position at
+    /// The evaluation, for the side to move, of `position`, the one at
     /// `ply`.
     #[inline]
-    pub fn evaluate(&mut self, network: &Network, ply: usize, turn: Color) -> i32 {
+    pub fn evaluate(&mut self, network: &Network, ply: usize, position: &Position) -> i32 {
         self.materialise(network, ply);
         let h = self.hidden;
         let entry = &self.values[ply * 2 * h..][..2 * h];
         let (white, black) = entry.split_at(h);
-        match turn {
-            Color::White => network.output(white, black),
-            Color::Black => network.output(black, white),
+        let men = position.occupied().count();
+        match position.turn() {
+            Color::White => network.output(white, black, men),
+            Color::Black => network.output(black, white, men),
         }
     }
 
@@ -517,21 +571,30 @@ impl AccumulatorStack {
 /// A network file with random weights of the trainer's sizes and
 /// quantisation (weights mostly within ±60, one in fifty five times
 /// larger): for tests and benchmarks of the machinery, not for play.
+/// Format version 1 for one output bucket, 2 for more.
 #[doc(hidden)]
-pub fn random_network_file(hidden: usize, seed: u64) -> Vec<u8> {
+pub fn random_network_file(hidden: usize, buckets: usize, seed: u64) -> Vec<u8> {
     let mut rng = crate::rng::SplitMix64::new(seed);
     let mut bytes = b"RKNN".to_vec();
-    for field in [VERSION, INPUTS as u16, hidden as u16, 255, 64, 400] {
+    let version = if buckets == 1 { 1 } else { 2 };
+    for field in [version, INPUTS as u16, hidden as u16, 255, 64, 400] {
         bytes.extend_from_slice(&field.to_le_bytes());
+    }
+    if version == 2 {
+        for field in [buckets as u16, 0] {
+            bytes.extend_from_slice(&field.to_le_bytes());
+        }
     }
     for _ in 0..(INPUTS + 1) * hidden {
         let w = (rng.below(121) as i16 - 60) * if rng.below(50) == 0 { 5 } else { 1 };
         bytes.extend_from_slice(&w.to_le_bytes());
     }
-    for _ in 0..2 * hidden {
+    for _ in 0..buckets * 2 * hidden {
         bytes.push((rng.below(255) as i16 - 127) as i8 as u8);
     }
-    bytes.extend_from_slice(&1234i32.to_le_bytes());
+    for bucket in 0..buckets as i32 {
+        bytes.extend_from_slice(&(1234 - 300 * bucket).to_le_bytes());
+    }
     bytes
 }
 
@@ -591,7 +654,7 @@ mod tests {
     use crate::rng::SplitMix64;
 
     fn random_file(hidden: usize, seed: u64) -> Vec<u8> {
-        random_network_file(hidden, seed)
+        random_network_file(hidden, 1, seed)
     }
 
     const FENS: [&str; 5] = [
@@ -618,7 +681,14 @@ mod tests {
 
     #[test]
     fn updates_along_random_games_equal_refreshes_on_both_paths() {
-        let network = Network::from_bytes(&random_file(32, 1)).unwrap();
+        for buckets in [1, 8] {
+            updates_equal_refreshes(buckets);
+        }
+    }
+
+    fn updates_equal_refreshes(buckets: usize) {
+        let network = Network::from_bytes(&random_network_file(32, buckets, 1)).unwrap();
+        assert_eq!(network.output_buckets(), buckets);
         let portable = network.clone().portable();
         let mut rng = SplitMix64::new(9);
         let (mut castles, mut en_passants, mut promotions, mut plies) = (0, 0, 0, 0);
@@ -648,7 +718,7 @@ mod tests {
                     );
                     assert_eq!(portable_accumulators, accumulators);
                     assert_eq!(
-                        network.evaluate(&accumulators, position.turn()),
+                        network.evaluate(&accumulators, &position),
                         portable.evaluate_position(&position)
                     );
                 }
@@ -663,7 +733,13 @@ mod tests {
     /// the AVX2 path and the portable one alike.
     #[test]
     fn the_stack_along_random_games_equals_refreshes_on_both_paths() {
-        let network = Network::from_bytes(&random_file(32, 4)).unwrap();
+        for buckets in [1, 8] {
+            stack_equals_refreshes(buckets);
+        }
+    }
+
+    fn stack_equals_refreshes(buckets: usize) {
+        let network = Network::from_bytes(&random_network_file(32, buckets, 4)).unwrap();
         let portable = network.clone().portable();
         let mut rng = SplitMix64::new(11);
         let (mut castles, mut en_passants, mut promotions, mut captures, mut nulls) =
@@ -724,10 +800,10 @@ mod tests {
                     let fresh = network.refresh(position);
                     assert_eq!(stack.accumulators(&network, ply), fresh, "{position:?}");
                     assert_eq!(portable_stack.accumulators(&portable, ply), fresh);
-                    let expected = network.evaluate(&fresh, position.turn());
-                    assert_eq!(stack.evaluate(&network, ply, position.turn()), expected);
+                    let expected = network.evaluate(&fresh, position);
+                    assert_eq!(stack.evaluate(&network, ply, position), expected);
                     assert_eq!(
-                        portable_stack.evaluate(&portable, ply, position.turn()),
+                        portable_stack.evaluate(&portable, ply, position),
                         portable.evaluate_position(position)
                     );
                     assert_eq!(expected, portable.evaluate_position(position));
@@ -790,7 +866,28 @@ mod tests {
             bytes[offset..offset + 2].copy_from_slice(&value.to_le_bytes());
             Network::from_bytes(&bytes)
         };
-        assert_eq!(with(4, 2), Err(NetworkError::Version(2)));
+        assert_eq!(with(4, 3), Err(NetworkError::Version(3)));
+        assert_eq!(with(4, 0), Err(NetworkError::Version(0)));
+        // Version 2 reads its bucket count after the 16 bytes.
+        let buckets = random_network_file(16, 4, 3);
+        assert_eq!(
+            Network::from_bytes(&buckets).map(|n| n.output_buckets()),
+            Ok(4)
+        );
+        for len in (0..buckets.len()).step_by(97).chain([buckets.len() - 1]) {
+            assert!(Network::from_bytes(&buckets[..len]).is_err(), "{len} bytes");
+        }
+        let with_buckets = |value: u16| {
+            let mut bytes = buckets.clone();
+            bytes[16..18].copy_from_slice(&value.to_le_bytes());
+            Network::from_bytes(&bytes)
+        };
+        assert_eq!(with_buckets(3), Err(NetworkError::Buckets(3)));
+        assert_eq!(with_buckets(0), Err(NetworkError::Buckets(0)));
+        assert_eq!(with_buckets(64), Err(NetworkError::Buckets(64)));
+        assert!(matches!(with_buckets(8), Err(NetworkError::Length { .. })));
+        // A version-1 file said to be version 2 is short of its buckets.
+        assert!(with(4, 2).is_err());
         assert_eq!(with(6, 769), Err(NetworkError::Inputs(769)));
         assert_eq!(with(8, 24), Err(NetworkError::Hidden(24)));
         assert_eq!(with(8, 0), Err(NetworkError::Hidden(0)));
@@ -810,7 +907,7 @@ mod tests {
         // layer weight 0 except the white king's row, biases 10.
         let hidden = 16;
         let mut bytes = b"RKNN".to_vec();
-        for field in [VERSION, INPUTS as u16, hidden as u16, 255, 64, 400] {
+        for field in [1, INPUTS as u16, hidden as u16, 255, 64, 400] {
             bytes.extend_from_slice(&field.to_le_bytes());
         }
         let king = Piece::new(Color::White, Role::King);
@@ -846,5 +943,42 @@ mod tests {
         let position = Position::from_fen("k7/8/8/8/8/8/8/4K3 b - - 0 1").unwrap();
         let sum = 1000 + 16 * 60 * 2 - 16 * 255;
         assert_eq!(network.evaluate_position(&position), sum * 400 / (255 * 64));
+    }
+
+    #[test]
+    fn the_output_bucket_follows_the_men_on_the_board() {
+        assert_eq!(
+            (2..=32)
+                .map(|men| output_bucket(men, 8))
+                .collect::<Vec<_>>(),
+            [
+                0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7,
+                7, 7, 7
+            ]
+        );
+        assert!((2..=32).all(|men| output_bucket(men, 1) == 0));
+        assert_eq!(output_bucket(16, 2), 0);
+        assert_eq!(output_bucket(17, 2), 1);
+        // Two buckets, every weight 0: the evaluation is the bias of the
+        // bucket the men count picks.
+        let hidden = 16;
+        let mut bytes = b"RKNN".to_vec();
+        for field in [2, INPUTS as u16, hidden as u16, 255, 64, 400, 2, 0] {
+            bytes.extend_from_slice(&field.to_le_bytes());
+        }
+        bytes.resize(bytes.len() + 2 * (INPUTS + 1) * hidden + 2 * 2 * hidden, 0);
+        for bias in [255 * 64, -2 * 255 * 64i32] {
+            bytes.extend_from_slice(&bias.to_le_bytes());
+        }
+        let network = Network::from_bytes(&bytes).unwrap();
+        let eval = |fen: &str| network.evaluate_position(&Position::from_fen(fen).unwrap());
+        assert_eq!(eval("k7/8/8/8/8/8/8/4K3 w - - 0 1"), 400);
+        assert_eq!(
+            eval("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
+            -800
+        );
+        // 16 men, then 17.
+        assert_eq!(eval("rnbqkbnr/ppppppp1/8/8/8/8/8/4K3 w kq - 0 1"), 400);
+        assert_eq!(eval("rnbqkbnr/pppppppp/8/8/8/8/8/4K3 w kq - 0 1"), -800);
     }
 }

@@ -17,7 +17,7 @@ use rookery_engine::search::{Handicap, Limits, Score, SearchResult, Searcher};
 use rookery_engine::Position;
 
 fn network(hidden: usize, seed: u64) -> Arc<Network> {
-    Arc::new(Network::from_bytes(&random_network_file(hidden, seed)).expect("a valid file"))
+    Arc::new(Network::from_bytes(&random_network_file(hidden, 1, seed)).expect("a valid file"))
 }
 
 fn search(searcher: &mut Searcher, fen: &str, limits: &Limits) -> SearchResult {

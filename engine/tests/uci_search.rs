@@ -321,7 +321,7 @@ fn eval_file_and_use_nnue_switch_the_evaluation() {
     let dir = std::env::temp_dir().join(format!("rookery-uci-nnue-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join("random.nnue");
-    std::fs::write(&path, rookery_engine::nnue::random_network_file(32, 1)).expect("write net");
+    std::fs::write(&path, rookery_engine::nnue::random_network_file(32, 1, 1)).expect("write net");
     let path = path.to_str().expect("UTF-8 path");
 
     let mut engine = Engine::start();

@@ -686,7 +686,7 @@ impl Worker<'_> {
     fn evaluate(&mut self, pos: &Position, ply: usize) -> i32 {
         match &mut self.nnue {
             Some((network, stack)) => {
-                let value = stack.evaluate(network, ply, pos.turn());
+                let value = stack.evaluate(network, ply, pos);
                 // The incremental accumulators against a refresh, at every
                 // evaluation of every search the tests run.
                 debug_assert_eq!(value, network.evaluate_position(pos), "ply {ply}: {pos:?}");
