@@ -137,7 +137,7 @@ pub const LEVELS: [Level; 8] = [
     Level {
         number: 8,
         name: "Master",
-        elo: Some(2360),
+        elo: Some(2400),
         max_depth: None,
         max_nodes: None,
         max_think_ms: 6_000,
@@ -344,7 +344,7 @@ mod tests {
         }
         assert_eq!(at_elo(0, 1), LEVELS[0]);
         assert_eq!(at_elo(u32::MAX, 1), *strongest());
-        assert_eq!((MIN_ELO, MAX_ELO), (850, 2360));
+        assert_eq!((MIN_ELO, MAX_ELO), (850, 2400));
         // Between levels 5 and 6 (1670, 1850; 2,200 and 6,000 nodes; 24 and
         // 8 cp): halfway in Elo is halfway in log-nodes and temperature.
         let mid = at_elo(1760, 1);
