@@ -72,10 +72,11 @@
 //! square numbered a1 = 0 … h8 = 63 and flipped (`square ^ 56`) for
 //! Black's accumulator. Evaluation for the side to move, centipawns:
 //! `(Σ clamp(us, 0, QA) · w[..N] + Σ clamp(them, 0, QA) · w[N..] + bias)
-//! · scale / (QA · QB)`, `w` and `bias` the position's bucket's. The output weights are kept within ±127/64 while
-//! training so they fit `i8`; the trainer checks on the held-out positions
-//! that no accumulator leaves `i16` and reports how far the integer
-//! network's evaluations are from the float network's.
+//! · scale / (QA · QB)`, `w` and `bias` the position's bucket's. The
+//! output weights are kept within ±127/64 while training so they fit
+//! `i8`; the trainer checks on the held-out positions that no accumulator
+//! leaves `i16` and reports how far the integer network's evaluations are
+//! from the float network's.
 
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -927,7 +928,7 @@ mod tests {
     #[test]
     fn gradients_match_finite_differences() {
         // With one output bucket, and with four (the positions have 32, 32,
-        // 11 and 30 men: buckets 3 and 1 are trained, 0 and 2 are not).
+        // 10 and 30 men: buckets 3 and 1 are trained, 0 and 2 are not).
         for buckets in [1, 4] {
             gradients_match(buckets);
         }

@@ -1,8 +1,8 @@
 //! The evaluation network (NNUE: an efficiently updatable neural network),
 //! as `examples/train_net.rs` trains it and writes it (format `RKNN` v1,
 //! or v2 with output buckets, laid out in that file's header): reading
-//! the file, the two accumulators
-//! of a position, their update when a move is played, and the evaluation.
+//! the file, the two accumulators of a position, their update when a move
+//! is played, and the evaluation.
 //!
 //! The engine carries one network, [`built_in`] (`engine/nets/`, where its
 //! provenance is written down): full strength (level 8, the server's and
