@@ -165,6 +165,11 @@ impl Sample {
         true
     }
 
+    /// The output bucket that reads this position, of `buckets`.
+    fn bucket(&self, buckets: usize) -> usize {
+        nnue::output_bucket(u32::from(self.men), buckets)
+    }
+
     fn of(record: &PackedRecord) -> Sample {
         let mut sample = Sample::default();
         sample.decode(record, false);
@@ -252,7 +257,7 @@ impl Network {
         let Scratch { us, them, .. } = scratch;
         self.accumulate(&sample.us, us);
         self.accumulate(&sample.them, them);
-        let bucket = nnue::output_bucket(u32::from(sample.men), self.buckets);
+        let bucket = sample.bucket(self.buckets);
         let weights = &self.output_weights[bucket * 2 * self.hidden..][..2 * self.hidden];
         let (w_us, w_them) = weights.split_at(self.hidden);
         let mut out = self.output_bias[bucket];
@@ -269,7 +274,7 @@ impl Network {
     /// loss's derivative by the output) to `grad`.
     fn backward(&self, sample: &Sample, scratch: &mut Scratch, d_out: f32, grad: &mut Network) {
         let h = self.hidden;
-        let bucket = nnue::output_bucket(u32::from(sample.men), self.buckets);
+        let bucket = sample.bucket(self.buckets);
         grad.output_bias[bucket] += d_out;
         let offset = bucket * 2 * h;
         let Scratch { us, them, d_acc } = scratch;
@@ -400,7 +405,7 @@ impl Quantised {
     /// seen in magnitude (an engine adds in `i16`).
     fn evaluate(&self, sample: &Sample) -> (i32, i32) {
         let h = self.hidden;
-        let bucket = nnue::output_bucket(u32::from(sample.men), self.buckets);
+        let bucket = sample.bucket(self.buckets);
         let mut sum = self.output_bias[bucket];
         let mut largest = 0;
         for (side, inputs) in [&sample.us, &sample.them].into_iter().enumerate() {
@@ -424,25 +429,13 @@ impl Quantised {
     }
 
     fn to_bytes(&self) -> Vec<u8> {
-        let mut bytes = Vec::new();
-        bytes.extend_from_slice(b"RKNN");
-        let version = if self.buckets == 1 { 1 } else { 2 };
-        for field in [
-            version,
-            INPUTS,
+        let mut bytes = nnue::file_header(
             self.hidden,
-            QA as usize,
-            QB as usize,
-            SCALE as usize,
-        ] {
-            bytes.extend_from_slice(&(field as u16).to_le_bytes());
-        }
-        if version == 2 {
-            // The bucket count, and a reserved field.
-            for field in [self.buckets, 0] {
-                bytes.extend_from_slice(&(field as u16).to_le_bytes());
-            }
-        }
+            self.buckets,
+            QA as u16,
+            QB as u16,
+            SCALE as u16,
+        );
         for w in self.input_weights.iter().chain(&self.input_bias) {
             bytes.extend_from_slice(&w.to_le_bytes());
         }

@@ -568,6 +568,25 @@ impl AccumulatorStack {
     }
 }
 
+/// The header of a network file: format version 1 for one output bucket
+/// (16 bytes), version 2 with the bucket count for more (20 bytes). The
+/// trainer writes its files with it, so the writer and [`Network::from_bytes`]
+/// share one definition of the layout's start.
+pub fn file_header(hidden: usize, buckets: usize, qa: u16, qb: u16, scale: u16) -> Vec<u8> {
+    let mut bytes = b"RKNN".to_vec();
+    let version = if buckets == 1 { 1 } else { VERSION };
+    for field in [version, INPUTS as u16, hidden as u16, qa, qb, scale] {
+        bytes.extend_from_slice(&field.to_le_bytes());
+    }
+    if version == VERSION {
+        // The bucket count, and a reserved field.
+        for field in [buckets as u16, 0] {
+            bytes.extend_from_slice(&field.to_le_bytes());
+        }
+    }
+    bytes
+}
+
 /// A network file with random weights of the trainer's sizes and
 /// quantisation (weights mostly within ±60, one in fifty five times
 /// larger): for tests and benchmarks of the machinery, not for play.
@@ -575,16 +594,7 @@ impl AccumulatorStack {
 #[doc(hidden)]
 pub fn random_network_file(hidden: usize, buckets: usize, seed: u64) -> Vec<u8> {
     let mut rng = crate::rng::SplitMix64::new(seed);
-    let mut bytes = b"RKNN".to_vec();
-    let version = if buckets == 1 { 1 } else { 2 };
-    for field in [version, INPUTS as u16, hidden as u16, 255, 64, 400] {
-        bytes.extend_from_slice(&field.to_le_bytes());
-    }
-    if version == 2 {
-        for field in [buckets as u16, 0] {
-            bytes.extend_from_slice(&field.to_le_bytes());
-        }
-    }
+    let mut bytes = file_header(hidden, buckets, 255, 64, 400);
     for _ in 0..(INPUTS + 1) * hidden {
         let w = (rng.below(121) as i16 - 60) * if rng.below(50) == 0 { 5 } else { 1 };
         bytes.extend_from_slice(&w.to_le_bytes());
