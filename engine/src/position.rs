@@ -266,6 +266,41 @@ impl Position {
         self.checkers().any()
     }
 
+    /// Does `mv`, legal here, give check? Answered without playing it, so
+    /// the search can decide what to prune before paying for the move: the
+    /// moved piece attacks the king from its new square (as what it
+    /// promotes to), or leaving its square (or an en passant capture)
+    /// uncovers one of our sliders. Castling, where the rook gives any
+    /// check, is played out.
+    pub fn gives_check(&self, mv: Move) -> bool {
+        if mv.is_castle() {
+            let mut child = self.clone();
+            child.play_unchecked(mv);
+            return child.is_check();
+        }
+        let us = self.turn;
+        let king = self.king(!us);
+        let (from, to) = (mv.from(), mv.to());
+        let Some(moved) = self.role_at(from) else {
+            return false;
+        };
+        let role = mv.promotion().unwrap_or(moved);
+        let mut occupied = self.occupied().without(from).with(to);
+        if mv.is_en_passant() {
+            if let Some(taken) = Square::from_coords(to.file(), from.rank()) {
+                occupied = occupied.without(taken);
+            }
+        }
+        if crate::attacks::piece_attacks(role, us, to, occupied).contains(king) {
+            return true;
+        }
+        let ours = self.by_color(us).without(from);
+        let rooks = (self.by_role(Role::Rook) | self.by_role(Role::Queen)) & ours;
+        let bishops = (self.by_role(Role::Bishop) | self.by_role(Role::Queen)) & ours;
+        (rook_attacks(king, occupied) & rooks).any()
+            || (bishop_attacks(king, occupied) & bishops).any()
+    }
+
     #[inline]
     pub(crate) fn put(&mut self, piece: Piece, sq: Square) {
         let bb = Bitboard::from_square(sq);

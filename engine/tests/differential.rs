@@ -4,11 +4,11 @@
 //! start from the standard position, the perft suite and the opening book.
 //! At every position reached, both libraries must agree on the legal moves,
 //! check, checkmate, stalemate, insufficient material (each side and both),
-//! the FEN (shakmaty in its "legal en passant" mode, like ours) and the SAN
-//! of every legal move. Along the way the invariants that need no second
-//! opinion are checked too: the incremental hash equals the recomputed one,
-//! FEN, SAN and UCI read back what was written, and each finished game
-//! survives a PGN round trip.
+//! the FEN (shakmaty in its "legal en passant" mode, like ours), and the SAN
+//! of every legal move and whether it gives check. Along the way the
+//! invariants that need no second opinion are checked too: the incremental
+//! hash equals the recomputed one, FEN, SAN and UCI read back what was
+//! written, and each finished game survives a PGN round trip.
 //!
 //! `ROOKERY_DIFF_PLAYOUTS=N` runs more playouts per start position than the
 //! quick default (e.g. in release mode for a long soak).
@@ -75,6 +75,7 @@ struct Seen {
     en_passant: usize,
     castles: usize,
     promotions: usize,
+    checks: usize,
     repetitions: usize,
     fifty: usize,
 }
@@ -145,6 +146,11 @@ fn compare(ours: &Position, theirs: &Chess, seen: &mut Seen) {
         let their_san = SanPlus::from_move(theirs.clone(), their_move).to_string();
         assert_eq!(san, their_san, "SAN of {uci} at {fen}");
         assert_eq!(ours.parse_san(&san), Ok(mv), "SAN {san} read back at {fen}");
+        let mut after = theirs.clone();
+        after.play_unchecked(their_move);
+        let check = after.is_check();
+        assert_eq!(ours.gives_check(mv), check, "{uci} gives check at {fen}");
+        seen.checks += check as usize;
         seen.en_passant += mv.is_en_passant() as usize;
         seen.castles += mv.is_castle() as usize;
         seen.promotions += mv.promotion().is_some() as usize;
@@ -227,6 +233,7 @@ fn random_playouts_agree_with_shakmaty() {
     assert!(seen.en_passant > 10, "{seen:?}");
     assert!(seen.castles > 100, "{seen:?}");
     assert!(seen.promotions > 100, "{seen:?}");
+    assert!(seen.checks > 1000, "{seen:?}");
     assert!(seen.repetitions > 0 && seen.fifty > 0, "{seen:?}");
 }
 
