@@ -68,6 +68,26 @@ fn finds_mates_in_three() {
     }
 }
 
+/// Checks near the leaves are searched even when they give material away
+/// (they are pruned only when they lose more than a capture may): a search
+/// that pruned them as quiet moves still missed both of these sacrifices at
+/// depth 9; they are found from depth 7 (237) and 6 (281) on.
+#[test]
+fn sacrificial_checks_near_the_leaves_are_not_pruned() {
+    for (fen, best) in [
+        // Win At Chess 237: ...Rc1+ Kxc1 Qc4+ wins the queen on b7.
+        (
+            "r5k1/pQp2qpp/8/4pbN1/3P4/6P1/PPr4P/1K1R3R b - - 0 1",
+            "c2c1",
+        ),
+        // Win At Chess 281: Rxh7+ Nxh7 Qh6+ is mate next.
+        ("2R5/2R4p/5p1k/6n1/8/1P2QPPq/r7/6K1 w - - 0 1", "c7h7"),
+    ] {
+        let result = search_depth(fen, 8);
+        assert_eq!(result.best_move, Some(mv(&pos(fen), best)), "{fen}");
+    }
+}
+
 #[test]
 fn getting_mated_is_reported_as_negative_mate() {
     // Black's only move is Kb8, and Rh8 mates.

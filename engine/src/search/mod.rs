@@ -19,8 +19,10 @@
 //!   previous move, and followed up our own move before it; see
 //!   [`history`]).
 //! - **Null-move pruning**, **late move reductions**, futility and late-move
-//!   pruning near the leaves, a **check extension** and a **singular
-//!   extension** (with multi-cut) for a table move nothing else comes near.
+//!   pruning near the leaves (of quiet moves that give no check: a check
+//!   is pruned only when static exchange says it loses more than a capture
+//!   may), a **check extension** and a **singular extension** (with
+//!   multi-cut) for a table move nothing else comes near.
 //!   Late-move pruning and the reductions are harsher, and reverse
 //!   futility more careful, at a node whose static evaluation is not
 //!   **improving** on the one at our previous move.
@@ -927,10 +929,13 @@ impl Worker<'_> {
                 mv.promotion().is_none() && !mv.is_en_passant() && pos.role_at(mv.to()).is_none();
             let is_killer = is_quiet && self.killers[ply].contains(&mv);
 
+            let gives_check = pos.gives_check(mv);
             // Pruning of hopeless moves near the leaves, never while a mate
             // against us is all we have found (there we need every move).
+            // A check is pruned only as a capture is, when it loses
+            // material: the forcing moves tactics are made of.
             if !pv_node && !in_check && searched > 0 && best > -MATE_BOUND {
-                if is_quiet {
+                if is_quiet && !gives_check {
                     // Late move pruning: after many quiet moves, the rest
                     // (ordered worst) are very unlikely to matter.
                     if depth <= 4
@@ -946,7 +951,7 @@ impl Worker<'_> {
                     if depth <= 3 && pos.see(mv) < -60 * depth {
                         continue;
                     }
-                } else if depth <= 4 && order < 0 && pos.see(mv) < -110 * depth {
+                } else if depth <= 4 && (order < 0 || gives_check) && pos.see(mv) < -110 * depth {
                     continue;
                 }
             }
@@ -956,7 +961,6 @@ impl Worker<'_> {
             let mut child = pos.clone();
             child.play_unchecked(mv);
             self.nodes += 1;
-            let gives_check = child.is_check();
 
             let score = if searched == 0 {
                 let extension = if mv == tt_move { singular_extension } else { 0 };
