@@ -77,7 +77,7 @@ pub const LEVELS: [Level; 8] = [
     Level {
         number: 2,
         name: "Novice",
-        elo: Some(1130),
+        elo: Some(1030),
         max_depth: Some(3),
         max_nodes: Some(1_000),
         max_think_ms: 300,
@@ -109,9 +109,9 @@ pub const LEVELS: [Level; 8] = [
         name: "Club",
         elo: Some(1670),
         max_depth: None,
-        max_nodes: Some(2_200),
+        max_nodes: Some(3_000),
         max_think_ms: 600,
-        temperature_cp: 24,
+        temperature_cp: 20,
         network: false,
     },
     Level {
@@ -345,11 +345,11 @@ mod tests {
         assert_eq!(at_elo(0, 1), LEVELS[0]);
         assert_eq!(at_elo(u32::MAX, 1), *strongest());
         assert_eq!((MIN_ELO, MAX_ELO), (850, 2400));
-        // Between levels 5 and 6 (1670, 1850; 2,200 and 6,000 nodes; 24 and
+        // Between levels 5 and 6 (1670, 1850; 3,000 and 6,000 nodes; 20 and
         // 8 cp): halfway in Elo is halfway in log-nodes and temperature.
         let mid = at_elo(1760, 1);
-        assert_eq!(mid.max_nodes, Some(3633));
-        assert_eq!(mid.temperature_cp, 16);
+        assert_eq!(mid.max_nodes, Some(4243));
+        assert_eq!(mid.temperature_cp, 14);
         assert_eq!((mid.number, mid.elo), (5, Some(1760)));
         // Between level 7 and full strength there is a node cap still, and
         // the upper half of the way plays with the network.
@@ -364,7 +364,7 @@ mod tests {
             .all(|level| level.network == (level.number == 8)));
         // Between depth caps 2 and 3, a quarter of the way up: about a
         // quarter of the moves get the deeper search.
-        let elo = 850 + (1130 - 850) / 4;
+        let elo = 850 + (1030 - 850) / 4;
         let deeper = (0..1000)
             .filter(|&seed| at_elo(elo, seed).max_depth == Some(3))
             .count();
