@@ -75,12 +75,14 @@ fn finds_mates_in_three() {
 #[test]
 fn sacrificial_checks_near_the_leaves_are_not_pruned() {
     for (fen, best) in [
-        // Win At Chess 237: ...Rc1+ Kxc1 Qc4+ wins the queen on b7.
+        // Win At Chess 237: ...Rc1+ Kxc1 Qc4+ starts a king hunt
+        // (Stockfish 15.1: mate in 13).
         (
             "r5k1/pQp2qpp/8/4pbN1/3P4/6P1/PPr4P/1K1R3R b - - 0 1",
             "c2c1",
         ),
-        // Win At Chess 281: Rxh7+ Nxh7 Qh6+ is mate next.
+        // Win At Chess 281: Rxh7+ Kxh7 Qe7+, then Rg8+ (Stockfish 15.1:
+        // more than six pawns up).
         ("2R5/2R4p/5p1k/6n1/8/1P2QPPq/r7/6K1 w - - 0 1", "c7h7"),
     ] {
         let result = search_depth(fen, 8);
