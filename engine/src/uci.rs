@@ -808,7 +808,7 @@ mod tests {
         // Halfway between levels 5 and 6 on the ladder.
         let elo = job(Strength::Elo(1760)).search_limits(1);
         assert_eq!(elo.nodes, level::at_elo(1760, 1).max_nodes);
-        assert_eq!(elo.handicap.map(|h| h.temperature_cp), Some(16));
+        assert_eq!(elo.handicap.map(|h| h.temperature_cp), Some(14));
         assert_eq!(elo.multipv, 4);
 
         // Good values are taken, bad ones leave the setting as it was.
