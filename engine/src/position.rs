@@ -17,7 +17,9 @@ use std::fmt;
 
 use thiserror::Error;
 
-use crate::attacks::{bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks};
+use crate::attacks::{
+    bishop_attacks, king_attacks, knight_attacks, pawn_attacks, piece_attacks, rook_attacks,
+};
 use crate::bitboard::Bitboard;
 use crate::moves::{Move, MoveKind};
 use crate::types::{Color, Piece, Role, Square};
@@ -291,7 +293,7 @@ impl Position {
                 occupied = occupied.without(taken);
             }
         }
-        if crate::attacks::piece_attacks(role, us, to, occupied).contains(king) {
+        if piece_attacks(role, us, to, occupied).contains(king) {
             return true;
         }
         let ours = self.by_color(us).without(from);
