@@ -57,30 +57,41 @@ pub enum PairingError {
 /// settles for the best candidate found (see the module comment).
 const NODE_BUDGET: usize = 20_000;
 
+/// The pairing score difference (C7) is a list of score differences
+/// sorted from the highest, compared lexicographically. With the number of
+/// pairs and floaters fixed, that is a histogram compared from the largest
+/// difference down: `PSD_BINS` counters, the first for differences of
+/// `PSD_BINS - 1` half points or more, the last for 0.
+const PSD_BINS: usize = 64;
 /// Number of quality-criterion components in a candidate's cost.
-const COST_LEN: usize = 13;
+const COST_LEN: usize = PSD_BINS + 12;
 type Cost = [u32; COST_LEN];
+
+/// The PSD counter of a score difference in half points.
+fn psd(diff: u32) -> usize {
+    PSD_BINS - 1 - (diff as usize).min(PSD_BINS - 1)
+}
+
+// Indices into `Cost` after the PSD, in the order of the 2025/2026
+// quality criteria.
+const TOP_CD: usize = PSD_BINS; // C10: topscorers beyond colour difference ±2
+const TOP_ROW: usize = PSD_BINS + 1; // C11: topscorers with three same colours in a row
+const COLOUR: usize = PSD_BINS + 2; // C12: colour preferences not granted
+const STRONG: usize = PSD_BINS + 3; // C13: strong colour preferences not granted
+const DOWN1: usize = PSD_BINS + 4; // C14: downfloat repeated from last round
+const UP1: usize = PSD_BINS + 5; // C15: upfloat repeated from last round
+const DOWN2: usize = PSD_BINS + 6; // C16: downfloat repeated from two rounds before
+const UP2: usize = PSD_BINS + 7; // C17: upfloat repeated from two rounds before
+const DOWN1_SD: usize = PSD_BINS + 8; // C18-C21: the score differences of those
+const UP1_SD: usize = PSD_BINS + 9;
+const DOWN2_SD: usize = PSD_BINS + 10;
+const UP2_SD: usize = PSD_BINS + 11;
 
 /// A bracket's outcome: its pairs (vertex indices) and its downfloaters.
 struct BracketPairing {
     pairs: Vec<(usize, usize)>,
     floaters: Vec<usize>,
 }
-
-// Indices into `Cost`, in the order of the 2025/2026 quality criteria.
-const PSD: usize = 0; // C7: pairing score difference (as a sum; see README)
-const TOP_CD: usize = 1; // C10: topscorers beyond colour difference ±2
-const TOP_ROW: usize = 2; // C11: topscorers with three same colours in a row
-const COLOUR: usize = 3; // C12: colour preferences not granted
-const STRONG: usize = 4; // C13: strong colour preferences not granted
-const DOWN1: usize = 5; // C14: downfloat repeated from last round
-const UP1: usize = 6; // C15: upfloat repeated from last round
-const DOWN2: usize = 7; // C16: downfloat repeated from two rounds before
-const UP2: usize = 8; // C17: upfloat repeated from two rounds before
-const DOWN1_SD: usize = 9; // C18-C21: the score differences of those
-const UP1_SD: usize = 10;
-const DOWN2_SD: usize = 11;
-const UP2_SD: usize = 12;
 
 /// Pair the next round of `tournament` among the `present` players.
 pub fn pair_next_round(
@@ -285,7 +296,7 @@ impl<'a> Context<'a> {
                 pairs: Vec::new(),
                 floaters: Vec::new(),
             };
-            search.run(Cost::default());
+            search.run([0; COST_LEN]);
             if let Some((_, found)) = search.best {
                 return Ok(found);
             }
@@ -309,7 +320,7 @@ impl<'a> Context<'a> {
     /// downfloaters: it lets the search stop at a candidate that cannot be
     /// beaten.
     fn lower_bound(&self, bracket: &[usize], n_mdp: usize, floats: usize) -> Cost {
-        let mut lb = Cost::default();
+        let mut lb = [0; COST_LEN];
         let real: Vec<usize> = bracket.iter().copied().filter(|&v| v < self.n).collect();
         let pairs = (bracket.len() - floats) / 2;
         // Each downfloater costs at least the 1 point below the lowest
@@ -317,12 +328,11 @@ impl<'a> Context<'a> {
         if let Some(&lowest) = bracket.last() {
             if lowest < self.n {
                 let low = self.players[lowest].score.0;
-                lb[PSD] = floats as u32 * 2;
+                lb[psd(2)] = floats as u32;
                 if n_mdp + floats <= bracket.len() - n_mdp {
-                    lb[PSD] += bracket[..n_mdp]
-                        .iter()
-                        .map(|&m| self.players[m].score.0 - low)
-                        .sum::<u32>();
+                    for &m in &bracket[..n_mdp] {
+                        lb[psd(self.players[m].score.0 - low)] += 1;
+                    }
                 }
             }
         }
@@ -357,13 +367,13 @@ impl<'a> Context<'a> {
 
     /// The cost of pairing `a` (ranked above `b`) with `b`.
     fn pair_cost(&self, a: usize, b: usize) -> Cost {
-        let mut c = Cost::default();
+        let mut c = [0; COST_LEN];
         if b >= self.n {
             // The bye: its floats were counted when the player floated.
             return c;
         }
         let (sa, sb) = (self.players[a].score.0, self.players[b].score.0);
-        c[PSD] = sa.abs_diff(sb);
+        c[psd(sa.abs_diff(sb))] += 1;
         let ca = self.colour_of_higher(a, b);
         for (v, colour) in [(a, ca), (b, ca.opposite())] {
             if let Some(p) = self.prefs[v] {
@@ -413,9 +423,9 @@ impl<'a> Context<'a> {
     /// The cost of `v` floating down out of a bracket whose lowest score is
     /// `low` (half points).
     fn float_cost(&self, v: usize, low: u32) -> Cost {
-        let mut c = Cost::default();
+        let mut c = [0; COST_LEN];
         let h = self.players[v];
-        c[PSD] = h.score.0 + 2 - low.min(h.score.0);
+        c[psd(h.score.0 + 2 - low.min(h.score.0))] += 1;
         if h.float_last == Float::Down {
             c[DOWN1] += 1;
         }
@@ -496,14 +506,19 @@ impl BracketSearch<'_, '_> {
         if self.nodes > NODE_BUDGET {
             return true;
         }
+        let Some(first) = self.assigned.iter().position(|a| !a) else {
+            if let Some((best, _)) = &self.best {
+                if cost >= *best {
+                    return false;
+                }
+            }
+            return self.leaf(cost);
+        };
         if let Some((best, _)) = &self.best {
-            if cost >= *best {
+            if add(&cost, &self.cost_to_go()) >= *best {
                 return false;
             }
         }
-        let Some(first) = self.assigned.iter().position(|a| !a) else {
-            return self.leaf(cost);
-        };
         let unassigned = self.assigned.iter().filter(|a| !**a).count();
         let p = self.bracket[first];
         let low = self.low;
@@ -559,6 +574,39 @@ impl BracketSearch<'_, '_> {
             }
         }
         false
+    }
+
+    /// A lower bound on what the unassigned players will still add: each
+    /// floater costs at least 1 point of PSD, and players wanting the same
+    /// colour beyond the pairs left must disappoint some of them.
+    fn cost_to_go(&self) -> Cost {
+        let mut c = [0; COST_LEN];
+        let (mut white, mut black, mut white_strong, mut black_strong, mut left) = (0, 0, 0, 0, 0);
+        for (j, &v) in self.bracket.iter().enumerate() {
+            if self.assigned[j] {
+                continue;
+            }
+            left += 1;
+            if let Some(p) = self.ctx.prefs.get(v).copied().flatten() {
+                let strong = p.strength >= Strength::Strong;
+                match p.colour {
+                    Colour::White => {
+                        white += 1;
+                        white_strong += usize::from(strong);
+                    }
+                    Colour::Black => {
+                        black += 1;
+                        black_strong += usize::from(strong);
+                    }
+                }
+            }
+        }
+        let free = (left - self.floats_left.min(left)) / 2 + self.floats_left;
+        let excess = |k: usize| k.saturating_sub(free) as u32;
+        c[psd(2)] = self.floats_left as u32;
+        c[COLOUR] = excess(white).max(excess(black));
+        c[STRONG] = excess(white_strong).max(excess(black_strong));
+        c
     }
 
     fn leaf(&mut self, cost: Cost) -> bool {
