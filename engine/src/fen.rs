@@ -108,27 +108,22 @@ impl Position {
 
     /// Writes the FEN. The en-passant field names a square only when an
     /// en-passant capture is legal (as lichess and python-chess's "legal" mode).
+    ///
+    /// Castling rights are written in X-FEN, in either castling mode:
+    /// `K`/`Q`/`k`/`q` for a rook that is the outermost of its colour on
+    /// its back rank (always so in the standard game, and at every Chess960
+    /// start, so start positions read `KQkq` as lichess writes them), the
+    /// rook's file letter where another rook stands further out (`Gkq`:
+    /// White's g-file rook may castle, not the one on h1). White before
+    /// Black, king side before queen side. The reader takes this, plain
+    /// FEN and Shredder-FEN (`HAha`, `HFhf`).
     pub fn to_fen(&self) -> String {
         let mut fen = String::with_capacity(90);
         push_placement(&mut fen, |sq| self.piece_at(sq));
         fen.push(' ');
         fen.push(self.turn.fen_char());
         fen.push(' ');
-        let rights = self.castling;
-        if rights == CastlingRights::NONE {
-            fen.push('-');
-        } else {
-            for (color, kingside, c) in [
-                (Color::White, true, 'K'),
-                (Color::White, false, 'Q'),
-                (Color::Black, true, 'k'),
-                (Color::Black, false, 'q'),
-            ] {
-                if rights.has(color, kingside) {
-                    fen.push(c);
-                }
-            }
-        }
+        push_castling(&mut fen, self);
         fen.push(' ');
         match self.ep_square {
             Some(sq) => fen.push_str(&sq.to_string()),
@@ -139,6 +134,36 @@ impl Position {
             self.halfmove_clock, self.fullmove_number
         ));
         fen
+    }
+}
+
+/// Writes the castling field (see [`Position::to_fen`]).
+fn push_castling(fen: &mut String, pos: &Position) {
+    if pos.castling_rights().is_empty() {
+        fen.push('-');
+        return;
+    }
+    for color in Color::ALL {
+        let rooks = pos.pieces(color, Role::Rook) & Bitboard::rank(color.fold(0, 7));
+        for kingside in [true, false] {
+            let Some(rook) = pos.castling_rook(color, kingside) else {
+                continue;
+            };
+            let outermost = if kingside {
+                rooks.last() == Some(rook)
+            } else {
+                rooks.first() == Some(rook)
+            };
+            let letter = match (outermost, kingside) {
+                (true, true) => 'K',
+                (true, false) => 'Q',
+                (false, _) => rook.file_char().to_ascii_uppercase(),
+            };
+            fen.push(match color {
+                Color::White => letter,
+                Color::Black => letter.to_ascii_lowercase(),
+            });
+        }
     }
 }
 
@@ -200,36 +225,54 @@ fn parse_placement(pos: &mut Position, placement: &str) -> Result<(), FenError> 
     Ok(())
 }
 
+/// Reads the castling field in X-FEN or Shredder-FEN, or a mix: `K`/`Q`
+/// (`k`/`q`) name the outermost rook of that side of the king, a file
+/// letter (`A`–`H` for White, `a`–`h` for Black) names the rook on that
+/// file of the back rank. Each right needs the king on its back rank and
+/// the rook there; one right per side of the king; no letter twice.
 fn parse_castling(pos: &Position, text: &str) -> Result<CastlingRights, FenError> {
     let bad = || FenError::Castling(excerpt(text));
     if text == "-" {
         return Ok(CastlingRights::NONE);
     }
-    let mut bits = 0u8;
+    let mut rights = CastlingRights::NONE;
     for c in text.chars() {
-        let (color, kingside) = match c {
-            'K' => (Color::White, true),
-            'Q' => (Color::White, false),
-            'k' => (Color::Black, true),
-            'q' => (Color::Black, false),
-            _ => return Err(bad()),
+        let color = if c.is_ascii_uppercase() {
+            Color::White
+        } else {
+            Color::Black
         };
-        let bit = CastlingRights::bit(color, kingside);
-        if bits & bit != 0 {
-            return Err(bad());
-        }
-        // A right needs the king and that rook on their home squares.
         let back = color.fold(0, 7);
-        let king_home = Square::from_coords(4, back).ok_or_else(bad)?;
-        let rook_home = Square::from_coords(if kingside { 7 } else { 0 }, back).ok_or_else(bad)?;
-        if pos.piece_at(king_home) != Some(Piece::new(color, Role::King))
-            || pos.piece_at(rook_home) != Some(Piece::new(color, Role::Rook))
-        {
+        let king = pos.king(color);
+        if king.rank() != back {
             return Err(bad());
         }
-        bits |= bit;
+        let rooks = pos.pieces(color, Role::Rook) & Bitboard::rank(back);
+        let rook = match c.to_ascii_lowercase() {
+            // The outermost rook: the last one towards the h-file, or the
+            // first one towards the a-file.
+            'k' => rooks.filter(|sq| sq.file() > king.file()).last(),
+            'q' => rooks.into_iter().find(|sq| sq.file() < king.file()),
+            file @ 'a'..='h' => {
+                Square::from_coords(file as u8 - b'a', back).filter(|&sq| rooks.contains(sq))
+            }
+            _ => None,
+        }
+        .ok_or_else(bad)?;
+        // One right per side of the king (this also refuses a letter
+        // given twice).
+        let king_file = u16::from(king.file());
+        let side: u8 = if rook.file() > king.file() {
+            !((2u16 << king_file) - 1) as u8
+        } else {
+            ((1u16 << king_file) - 1) as u8
+        };
+        if rights.rook_files(color) & side != 0 {
+            return Err(bad());
+        }
+        rights = rights.with_rook(rook);
     }
-    Ok(CastlingRights(bits))
+    Ok(rights)
 }
 
 /// Checks that the en-passant square fits a double push just made by the side

@@ -8,7 +8,9 @@
 //! - [`attacks`]: attack tables (magic bitboards for sliders).
 //! - [`position`]: the position, copy-make move application, Zobrist hashing,
 //!   and the rules about material (insufficient material, the null move).
-//! - [`movegen`]: fully legal move generation.
+//! - [`movegen`]: fully legal move generation (castling by the Chess960
+//!   rule, of which the standard game's is a case).
+//! - [`chess960`]: the 960 start positions by Scharnagl number.
 //! - [`fen`]: FEN parsing and writing.
 //! - [`game`]: a game's history, repetitions and automatic endings.
 //! - [`moves`]: the packed move type and UCI spelling.
@@ -37,6 +39,7 @@ pub mod ai;
 pub mod attacks;
 pub mod bench;
 pub mod bitboard;
+pub mod chess960;
 pub mod datagen;
 pub mod eval;
 pub mod fen;
@@ -62,11 +65,12 @@ pub mod uci;
 mod zobrist;
 
 pub use bitboard::Bitboard;
+pub use chess960::{chess960_start, chess960_start_fen, chess960_start_number};
 pub use fen::FenError;
 pub use game::{Game, Outcome, Termination};
 pub use movegen::MoveList;
 pub use moves::{Move, MoveKind};
 pub use pgn::{read_pgn, write_pgn, write_pgn_annotated, MoveNote, PgnError, PgnGame};
-pub use position::{CastlingRights, IllegalMoveError, Position, UciMoveError};
+pub use position::{CastlingMode, CastlingRights, IllegalMoveError, Position, UciMoveError};
 pub use san::SanError;
 pub use types::{Color, Piece, Role, Square};

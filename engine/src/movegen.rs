@@ -250,32 +250,46 @@ impl Position {
         }
     }
 
+    /// Castling, the Chess960 rule, of which the standard game is the
+    /// case of a king on the e-file and rooks on the a- and h-files: the
+    /// king lands on the g-file (king side) or c-file (queen side) and the
+    /// rook beside it on the f- or d-file; every square either of them
+    /// passes over or lands on must be empty but for the two of them, and
+    /// no square the king stands on, crosses or lands on may be attacked.
+    /// The caller has seen that the king is not in check.
     fn generate_castles(&self, king: Square, emit: &mut impl FnMut(Batch)) {
         let us = self.turn;
+        let mut files = self.castling.rook_files(us);
+        if files == 0 {
+            return;
+        }
         let them = !us;
+        let back = king.rank();
         let occupied = self.occupied();
-        let back: u8 = us.fold(0, 7);
-        for kingside in [true, false] {
-            if !self.castling.has(us, kingside) {
+        // From the h-file down: king side first, as the standard game's
+        // generator always did (the search's move order depends on it).
+        while files != 0 {
+            let rook_file = 7 - files.leading_zeros() as u8;
+            files ^= 1 << rook_file;
+            let rook = Square::new(back * 8 + rook_file);
+            let kingside = rook.file() > king.file();
+            let (king_to, rook_to) = if kingside { (6, 5) } else { (2, 3) };
+            let king_to = Square::new(back * 8 + king_to);
+            let rook_to = Square::new(back * 8 + rook_to);
+            let king_path = between(king, king_to) | Bitboard::from_square(king_to);
+            let rook_path = between(rook, rook_to) | Bitboard::from_square(rook_to);
+            // The two castling men are lifted off: each may pass over or
+            // land on the other's square.
+            let others = occupied ^ Bitboard::from_square(king) ^ Bitboard::from_square(rook);
+            if ((king_path | rook_path) & others).any() {
                 continue;
             }
-            // Rights imply king and rook on their home squares (kept so by
-            // FEN validation and by clearing rights when either moves or is
-            // captured).
-            let (rook_file, king_to_file, rook_to_file): (u8, u8, u8) =
-                if kingside { (7, 6, 5) } else { (0, 2, 3) };
-            let square = |file| Square::new(back * 8 + file);
-            let rook = square(rook_file);
-            let king_to = square(king_to_file);
-            let rook_to = square(rook_to_file);
-            if (between(king, rook) & occupied).any() {
-                continue;
-            }
-            // The king may not pass through or land on an attacked square
-            // (it is not in check: the caller checked).
-            if self.is_attacked(rook_to, them, occupied)
-                || self.is_attacked(king_to, them, occupied)
-            {
+            // Attacks are seen with both men lifted too: a rook standing
+            // between an enemy rook and the king's target (king g1, rook b1,
+            // enemy rook a1, castling queen side) shields it only until it
+            // moves to d1.
+            let mut path = king_path;
+            if Iterator::any(&mut path, |sq| self.is_attacked(sq, them, others)) {
                 continue;
             }
             emit(Batch::Single(Move::new(king, king_to, MoveKind::Castle)));

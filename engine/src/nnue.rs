@@ -436,9 +436,9 @@ impl Change {
                 change.add(to, Piece::new(us, Role::Pawn));
             }
             MoveKind::Castle => {
-                let (rook_from, rook_to) = if to.file() == 6 { (7, 5) } else { (0, 3) };
-                let rook_from = Square::from_coords(rook_from, from.rank()).unwrap_or(from);
-                let rook_to = Square::from_coords(rook_to, from.rank()).unwrap_or(from);
+                // Chess960 too: the rook is the one the rights name.
+                let (rook_from, rook_to) =
+                    position.castling_rook_squares(mv).unwrap_or((from, from));
                 change.remove(from, Piece::new(us, Role::King));
                 change.remove(rook_from, Piece::new(us, Role::Rook));
                 change.add(to, Piece::new(us, Role::King));

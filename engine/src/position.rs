@@ -25,52 +25,100 @@ use crate::moves::{Move, MoveKind};
 use crate::types::{Color, Piece, Role, Square};
 use crate::zobrist;
 
-/// Castling rights as four bits.
+/// Castling rights, kept by the rook that may castle: one bit per file of
+/// each back rank, White's rank in the low byte and Black's in the high
+/// byte. Chess960 puts the king and rooks on any files, so "king side" is
+/// not a square; the rook's file is, and the side follows from the king's
+/// file (a rook beyond the king's file castles king side, to the g-file).
+/// The standard game is the case of rooks on the a- and h-files.
+///
+/// A right implies its rook on that square and the king on the same back
+/// rank (FEN reading checks it; a move from or onto the rook's square, or
+/// any king move, drops it), and at most one right on each side of a king.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
-pub struct CastlingRights(pub(crate) u8);
+pub struct CastlingRights(pub(crate) u16);
 
 impl CastlingRights {
+    /// The bits of [`Position::castling_sides`]: rights by side, as the
+    /// standard game's FEN letters K, Q, k and q.
     pub const WHITE_KINGSIDE: u8 = 1;
     pub const WHITE_QUEENSIDE: u8 = 2;
     pub const BLACK_KINGSIDE: u8 = 4;
     pub const BLACK_QUEENSIDE: u8 = 8;
     pub const NONE: CastlingRights = CastlingRights(0);
-    pub const ALL: CastlingRights = CastlingRights(15);
+    /// The standard game's four rights: rooks on a1, h1, a8 and h8.
+    pub const ALL: CastlingRights = CastlingRights(0x8181);
 
-    pub const fn bits(self) -> u8 {
-        self.0
+    /// One bit per back-rank file (bit 0 the a-file): the files of
+    /// `color`'s rooks that may castle.
+    #[inline]
+    pub const fn rook_files(self, color: Color) -> u8 {
+        (self.0 >> (8 * color as u16)) as u8
     }
 
-    pub const fn has(self, color: Color, kingside: bool) -> bool {
-        self.0 & Self::bit(color, kingside) != 0
+    /// The squares of every rook that may castle, of both colours.
+    pub fn rooks(self) -> Bitboard {
+        Bitboard((self.0 & 0xff) as u64 | ((self.0 >> 8) as u64) << 56)
     }
 
-    pub const fn bit(color: Color, kingside: bool) -> u8 {
-        match (color, kingside) {
-            (Color::White, true) => Self::WHITE_KINGSIDE,
-            (Color::White, false) => Self::WHITE_QUEENSIDE,
-            (Color::Black, true) => Self::BLACK_KINGSIDE,
-            (Color::Black, false) => Self::BLACK_QUEENSIDE,
-        }
+    /// May the rook on `sq` castle?
+    pub fn has_rook(self, sq: Square) -> bool {
+        self.rooks().contains(sq)
+    }
+
+    #[inline]
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The right of the rook on `sq`, which must be on a back rank.
+    pub(crate) fn with_rook(self, sq: Square) -> CastlingRights {
+        CastlingRights(self.0 | rook_bit(sq))
+    }
+}
+
+/// The bit of [`CastlingRights`] for a rook on `sq` (none off the back ranks).
+const fn rook_bit(sq: Square) -> u16 {
+    match sq.rank() {
+        0 => 1 << sq.file(),
+        7 => 1 << (8 + sq.file()),
+        _ => 0,
     }
 }
 
 /// Which castling rights survive a move touching a square: moving from or
-/// capturing on a king's or rook's home square removes the matching rights.
-const fn castling_keep_masks() -> [u8; 64] {
-    let mut masks = [15u8; 64];
-    masks[Square::E1.index()] =
-        15 & !(CastlingRights::WHITE_KINGSIDE | CastlingRights::WHITE_QUEENSIDE);
-    masks[Square::H1.index()] = 15 & !CastlingRights::WHITE_KINGSIDE;
-    masks[Square::A1.index()] = 15 & !CastlingRights::WHITE_QUEENSIDE;
-    masks[Square::E8.index()] =
-        15 & !(CastlingRights::BLACK_KINGSIDE | CastlingRights::BLACK_QUEENSIDE);
-    masks[Square::H8.index()] = 15 & !CastlingRights::BLACK_KINGSIDE;
-    masks[Square::A8.index()] = 15 & !CastlingRights::BLACK_QUEENSIDE;
+/// capturing on a rook's home square removes its right. (A king move
+/// removes both of its side's, see `play_unchecked`.)
+const fn castling_keep_masks() -> [u16; 64] {
+    let mut masks = [0u16; 64];
+    let mut i = 0;
+    while i < 64 {
+        masks[i] = !rook_bit(Square::new(i as u8));
+        i += 1;
+    }
     masks
 }
 
-static CASTLING_KEEP: [u8; 64] = castling_keep_masks();
+static CASTLING_KEEP: [u16; 64] = castling_keep_masks();
+
+/// How castling moves are spelled in UCI: the mode of a position (and of
+/// the game it belongs to), carried from move to move.
+///
+/// The move itself is the same in both: [`Move`] holds the king's square
+/// and the square it lands on (g or c file), and the rook comes from the
+/// position's castling rights. Only the text differs.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub enum CastlingMode {
+    /// The king's two-square move (`e1g1`), as UCI spells castling in the
+    /// standard game. Where the king and rook are not on standard squares
+    /// (a Chess960 position read without saying so) that could be mistaken
+    /// for a king step, so such castles are written king-takes-rook.
+    #[default]
+    Standard,
+    /// King takes own rook (`e1h1`, `b1a1`), as UCI's `UCI_Chess960` asks:
+    /// unambiguous wherever the king and rook stand.
+    Chess960,
+}
 
 /// A move that is not legal in the position it was offered to.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -95,6 +143,9 @@ pub struct Position {
     pub(crate) by_role: [Bitboard; 6],
     pub(crate) turn: Color,
     pub(crate) castling: CastlingRights,
+    /// How castling moves are written and read in UCI (not part of the
+    /// position's identity for repetitions: the hash leaves it out).
+    pub(crate) castling_mode: CastlingMode,
     /// Set only when the side to move has a legal en-passant capture, so that
     /// the hash and FEN of equal positions are equal (FIDE repetition rule).
     pub(crate) ep_square: Option<Square>,
@@ -122,6 +173,7 @@ impl Position {
             by_role: [Bitboard::EMPTY; 6],
             turn: Color::White,
             castling: CastlingRights::NONE,
+            castling_mode: CastlingMode::Standard,
             ep_square: None,
             halfmove_clock: 0,
             fullmove_number: 1,
@@ -137,6 +189,86 @@ impl Position {
     #[inline]
     pub fn castling_rights(&self) -> CastlingRights {
         self.castling
+    }
+
+    /// How this position writes and reads castling moves in UCI.
+    #[inline]
+    pub fn castling_mode(&self) -> CastlingMode {
+        self.castling_mode
+    }
+
+    /// Sets how castling moves are written and read in UCI; positions
+    /// played from this one keep it.
+    pub fn set_castling_mode(&mut self, mode: CastlingMode) {
+        self.castling_mode = mode;
+    }
+
+    /// This position in `mode` (see [`Position::set_castling_mode`]).
+    pub fn with_castling_mode(mut self, mode: CastlingMode) -> Position {
+        self.castling_mode = mode;
+        self
+    }
+
+    /// Is castling written king-takes-rook (Chess960)?
+    #[inline]
+    pub fn is_chess960(&self) -> bool {
+        self.castling_mode == CastlingMode::Chess960
+    }
+
+    /// The rook with which `color` may castle on the king side (`true`,
+    /// landing on the f-file) or the queen side (landing on the d-file).
+    #[inline]
+    pub fn castling_rook(&self, color: Color, kingside: bool) -> Option<Square> {
+        let files = self.castling.rook_files(color);
+        if files == 0 {
+            return None;
+        }
+        let king_file = self.king(color).file();
+        let side = if kingside {
+            files & !((2u16 << king_file) - 1) as u8
+        } else {
+            files & ((1u16 << king_file) - 1) as u8
+        };
+        if side == 0 {
+            return None;
+        }
+        Square::from_coords(side.trailing_zeros() as u8, color.fold(0, 7))
+    }
+
+    /// May `color` castle on that side (given the pieces, not the attacks)?
+    pub fn has_castling_right(&self, color: Color, kingside: bool) -> bool {
+        self.castling_rook(color, kingside).is_some()
+    }
+
+    /// The rights by side, as four bits ([`CastlingRights::WHITE_KINGSIDE`]
+    /// and the others): the standard game's K, Q, k and q.
+    pub fn castling_sides(&self) -> u8 {
+        let mut bits = 0;
+        for (color, kingside, bit) in [
+            (Color::White, true, CastlingRights::WHITE_KINGSIDE),
+            (Color::White, false, CastlingRights::WHITE_QUEENSIDE),
+            (Color::Black, true, CastlingRights::BLACK_KINGSIDE),
+            (Color::Black, false, CastlingRights::BLACK_QUEENSIDE),
+        ] {
+            if self.has_castling_right(color, kingside) {
+                bits |= bit;
+            }
+        }
+        bits
+    }
+
+    /// Where the rook of the castling move `mv` (legal here) starts and
+    /// lands: the king lands on the g- or c-file, the rook beside it on the
+    /// f- or d-file. `None` if `mv` is not a castling move.
+    #[inline]
+    pub fn castling_rook_squares(&self, mv: Move) -> Option<(Square, Square)> {
+        if !mv.is_castle() {
+            return None;
+        }
+        let kingside = mv.to().file() == 6;
+        let rook = self.castling_rook(self.turn, kingside)?;
+        let rook_to = Square::from_coords(if kingside { 5 } else { 3 }, rook.rank())?;
+        Some((rook, rook_to))
     }
 
     /// The en-passant target square, if a legal en-passant capture exists.
@@ -357,10 +489,9 @@ impl Position {
                 self.halfmove_clock = 0;
             }
             MoveKind::Castle => {
-                let rank = from.rank();
-                let (rook_from, rook_to) = if to.file() == 6 { (7, 5) } else { (0, 3) };
-                let rook_from = Square::from_coords(rook_from, rank).unwrap_or(from);
-                let rook_to = Square::from_coords(rook_to, rank).unwrap_or(from);
+                // Both men off, then both on: in Chess960 the king or the
+                // rook may land where the other stood (or stay put).
+                let (rook_from, rook_to) = self.castling_rook_squares(mv).unwrap_or((from, from));
                 self.remove(Piece::new(us, Role::King), from);
                 self.remove(Piece::new(us, Role::Rook), rook_from);
                 self.put(Piece::new(us, Role::King), to);
@@ -368,10 +499,16 @@ impl Position {
             }
         }
 
-        let rights = self.castling.0 & CASTLING_KEEP[from.index()] & CASTLING_KEEP[to.index()];
-        if rights != self.castling.0 {
-            self.hash ^= zobrist::castling(self.castling.0) ^ zobrist::castling(rights);
-            self.castling = CastlingRights(rights);
+        if !self.castling.is_empty() {
+            let mut rights =
+                self.castling.0 & CASTLING_KEEP[from.index()] & CASTLING_KEEP[to.index()];
+            if moved == Role::King {
+                rights &= us.fold(0xff00, 0x00ff);
+            }
+            if rights != self.castling.0 {
+                self.hash ^= zobrist::castling(self.castling.0) ^ zobrist::castling(rights);
+                self.castling = CastlingRights(rights);
+            }
         }
 
         if us == Color::Black {
@@ -438,6 +575,13 @@ impl Position {
     }
 
     /// Finds the legal move written in UCI notation (`e2e4`, `e7e8q`, `e1g1`).
+    ///
+    /// Castling is read in either spelling, whatever the castling mode:
+    /// king takes own rook (`e1h1`, Chess960's; never any other move), or
+    /// the king's move to its target square (`e1g1`, the standard game's),
+    /// which in a Chess960 position can also be a plain king step (king
+    /// f1, rook h1: `f1g1`); the king step is then what it means, and the
+    /// castle is `f1h1`.
     pub fn parse_uci(&self, text: &str) -> Result<Move, UciMoveError> {
         let syntax = || UciMoveError::Syntax(crate::text::excerpt(text));
         if !text.is_ascii() || !(4..=5).contains(&text.len()) {
@@ -454,10 +598,46 @@ impl Position {
                 _ => return Err(syntax()),
             },
         };
-        self.legal_moves()
-            .into_iter()
-            .find(|m| m.from() == from && m.to() == to && m.promotion() == promotion)
+        let legal = self.legal_moves();
+        let plain = legal.iter().find(|m| {
+            !m.is_castle() && m.from() == from && m.to() == to && m.promotion() == promotion
+        });
+        let castle = || {
+            legal.iter().find(|&&m| {
+                m.is_castle()
+                    && m.from() == from
+                    && promotion.is_none()
+                    && (m.to() == to
+                        || self
+                            .castling_rook_squares(m)
+                            .is_some_and(|(rook, _)| rook == to))
+            })
+        };
+        plain
+            .or_else(castle)
+            .copied()
             .ok_or_else(|| UciMoveError::Illegal(text.to_string()))
+    }
+
+    /// The UCI spelling of `mv` (legal here) in this position's castling
+    /// mode: as [`Move::to_uci`] but for castling, which is king takes own
+    /// rook in [`CastlingMode::Chess960`], and in [`CastlingMode::Standard`]
+    /// the king's two-square move where king and rook stand on the
+    /// standard squares (`e1g1`), king takes rook elsewhere. [`parse_uci`]
+    /// reads back what this writes, in either mode.
+    ///
+    /// [`parse_uci`]: Position::parse_uci
+    pub fn uci(&self, mv: Move) -> String {
+        match self.castling_rook_squares(mv) {
+            Some((rook, _))
+                if self.castling_mode == CastlingMode::Chess960
+                    || mv.from().file() != 4
+                    || !matches!(rook.file(), 0 | 7) =>
+            {
+                format!("{}{}", mv.from(), rook)
+            }
+            _ => mv.to_uci(),
+        }
     }
 
     /// Recomputes the hash from scratch (for checking the incremental one).

@@ -8,13 +8,14 @@
 //! Reading is lenient the way PGN readers are, because PGN files come from
 //! many programs: check and mate marks and `!`/`?` annotations are ignored, a
 //! missing or superfluous `x` is accepted, castling may be written with zeros,
-//! a promotion may omit the `=` (`e8Q`), and a king's two-square move (`Kg1`)
-//! means castling. What is never guessed: a move that fits two legal moves
+//! a promotion may omit the `=` (`e8Q`), and a king's move to its castling
+//! square (`Kg1`) means castling unless a king step goes there (Chess960). What is never guessed: a move that fits two legal moves
 //! is [`SanError::Ambiguous`], not the first one found.
 
 use thiserror::Error;
 
 use crate::bitboard::Bitboard;
+use crate::movegen::MoveList;
 use crate::moves::Move;
 use crate::position::Position;
 use crate::text::excerpt;
@@ -180,7 +181,7 @@ impl Position {
     pub fn parse_san(&self, text: &str) -> Result<Move, SanError> {
         let parsed = parse_syntax(text).ok_or_else(|| SanError::Syntax(excerpt(text)))?;
         let legal = self.legal_moves();
-        let mut found = legal.iter().copied().filter(|&m| match parsed {
+        let matches = |m: Move| match parsed {
             ParsedSan::Castle { kingside } => m.is_castle() && (m.to().file() == 6) == kingside,
             ParsedSan::Normal {
                 role,
@@ -200,7 +201,20 @@ impl Position {
                         None => role != Role::Pawn || m.from().file() == to.file(),
                     }
             }
-        });
+        };
+        // The king's move to its castling square (`Kg1`) means castling only
+        // when no king step goes there: in Chess960 one may (king f1, rook
+        // h1), and then `Kg1` is that step, and castling is `O-O`.
+        let plain = legal
+            .iter()
+            .copied()
+            .filter(|&m| !m.is_castle() && matches(m));
+        let mut found = if plain.clone().next().is_some() {
+            plain.collect::<MoveList>()
+        } else {
+            legal.iter().copied().filter(|&m| matches(m)).collect()
+        }
+        .into_iter();
         match (found.next(), found.next()) {
             (Some(mv), None) => Ok(mv),
             (None, _) => Err(SanError::Illegal(excerpt(text))),

@@ -1,7 +1,7 @@
 //! Zobrist hashing keys, generated at compile time from a fixed seed.
 //!
 //! A position's hash is the XOR of one key per (colour, role, square) piece,
-//! the castling-rights key, the en-passant file key (only when an en-passant
+//! one key per castling rook (by colour and back-rank file), the en-passant file key (only when an en-passant
 //! capture is really possible, so positions that repeat are recognised as
 //! equal), and the side key when black is to move. XOR makes every update
 //! incremental: a move toggles only the keys it changes.
@@ -11,7 +11,11 @@ use crate::types::{Color, Role, Square};
 
 pub(crate) struct Keys {
     pieces: [[[u64; 64]; 6]; 2],
-    castling: [u64; 16],
+    /// The key of every set of castling rooks on one back rank, by colour
+    /// and by the rank's eight bits (bit `f` set: the rook on file `f` may
+    /// castle): each set is the XOR of its rooks' keys, precomputed so that
+    /// a move changing rights costs two lookups, not a loop.
+    castling: [[u64; 256]; 2],
     en_passant_file: [u64; 8],
     black_to_move: u64,
 }
@@ -20,7 +24,7 @@ const fn generate() -> Keys {
     let mut rng = SplitMix64::new(0x526f_6f6b_6572_7921); // "Rookery!"
     let mut keys = Keys {
         pieces: [[[0; 64]; 6]; 2],
-        castling: [0; 16],
+        castling: [[0; 256]; 2],
         en_passant_file: [0; 8],
         black_to_move: 0,
     };
@@ -37,31 +41,52 @@ const fn generate() -> Keys {
         }
         c += 1;
     }
-    // Castling keys are per right, and a set of rights XORs its members, so
-    // that losing one right toggles exactly one key's worth of bits.
-    let single = [
+    // The keys of the four standard castling rooks come first, in the
+    // order the four rights (K, Q, k, q) had when rights were four bits,
+    // so standard positions hash as they always did; the other twelve
+    // files' keys are drawn after everything else.
+    let standard = [
         rng.next_u64(),
         rng.next_u64(),
         rng.next_u64(),
         rng.next_u64(),
     ];
-    let mut set = 0;
-    while set < 16 {
-        let mut bit = 0;
-        while bit < 4 {
-            if set & (1 << bit) != 0 {
-                keys.castling[set] ^= single[bit];
-            }
-            bit += 1;
-        }
-        set += 1;
-    }
     let mut f = 0;
     while f < 8 {
         keys.en_passant_file[f] = rng.next_u64();
         f += 1;
     }
     keys.black_to_move = rng.next_u64();
+    // One key per (colour, file) of a castling rook.
+    let mut single = [[0u64; 8]; 2];
+    single[0][7] = standard[0];
+    single[0][0] = standard[1];
+    single[1][7] = standard[2];
+    single[1][0] = standard[3];
+    let mut c = 0;
+    while c < 2 {
+        let mut file = 1;
+        while file < 7 {
+            single[c][file] = rng.next_u64();
+            file += 1;
+        }
+        c += 1;
+    }
+    let mut c = 0;
+    while c < 2 {
+        let mut set = 0;
+        while set < 256 {
+            let mut file = 0;
+            while file < 8 {
+                if set & (1 << file) != 0 {
+                    keys.castling[c][set] ^= single[c][file];
+                }
+                file += 1;
+            }
+            set += 1;
+        }
+        c += 1;
+    }
     keys
 }
 
@@ -73,8 +98,8 @@ pub(crate) fn piece(color: Color, role: Role, sq: Square) -> u64 {
 }
 
 #[inline]
-pub(crate) fn castling(rights: u8) -> u64 {
-    KEYS.castling[rights as usize & 15]
+pub(crate) fn castling(rooks: u16) -> u64 {
+    KEYS.castling[0][usize::from(rooks as u8)] ^ KEYS.castling[1][usize::from(rooks >> 8)]
 }
 
 #[inline]

@@ -129,7 +129,7 @@ impl PackedRecord {
             let code = (piece.color.index() as u8) << 3 | piece.role.index() as u8;
             bytes[8 + i / 2] |= code << (4 * (i % 2));
         }
-        bytes[24] = position.turn().index() as u8 | position.castling_rights().bits() << 1;
+        bytes[24] = position.turn().index() as u8 | position.castling_sides() << 1;
         bytes[25] = position.ep_square().map_or(EP_NONE, |sq| sq.index() as u8);
         bytes[26] = position.halfmove_clock().min(255) as u8;
         let fullmove = position.fullmove_number().min(u16::MAX as u32) as u16;
