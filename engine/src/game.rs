@@ -18,7 +18,7 @@ use std::str::FromStr;
 
 use crate::fen::FenError;
 use crate::moves::Move;
-use crate::position::{IllegalMoveError, Position, UciMoveError};
+use crate::position::{CastlingMode, IllegalMoveError, Position, UciMoveError};
 use crate::san::SanError;
 use crate::types::Color;
 
@@ -157,6 +157,36 @@ impl Game {
         &self.initial
     }
 
+    /// Is this a Chess960 game (castling written king-takes-rook in UCI)?
+    /// The mode comes from the initial position (see
+    /// [`Position::castling_mode`]); a Chess960 game starts from
+    /// [`crate::chess960_start`] or a position given that mode.
+    pub fn is_chess960(&self) -> bool {
+        self.initial.is_chess960()
+    }
+
+    /// Sets how this game's castling moves are written and read in UCI,
+    /// for the initial and the current position alike.
+    pub fn set_castling_mode(&mut self, mode: CastlingMode) {
+        self.initial.set_castling_mode(mode);
+        self.position.set_castling_mode(mode);
+    }
+
+    /// The moves in UCI notation, each spelled in the position it was
+    /// played from in the game's castling mode ([`Position::uci`]):
+    /// castling `e1g1` in a standard game, king-takes-rook in Chess960.
+    pub fn uci_moves(&self) -> Vec<String> {
+        let mut position = self.initial.clone();
+        self.moves
+            .iter()
+            .map(|&mv| {
+                let uci = position.uci(mv);
+                position.play_unchecked(mv);
+                uci
+            })
+            .collect()
+    }
+
     /// The current position.
     pub fn position(&self) -> &Position {
         &self.position
@@ -188,7 +218,9 @@ impl Game {
         Ok(())
     }
 
-    /// Plays a move given in UCI notation; returns it.
+    /// Plays a move given in UCI notation; returns it. Castling reads as
+    /// [`Position::parse_uci`] says: king-takes-rook (`e1h1`) always, the
+    /// king's move to its square (`e1g1`) where that is no king step.
     pub fn play_uci(&mut self, uci: &str) -> Result<Move, UciMoveError> {
         let mv = self.position.parse_uci(uci)?;
         self.play(mv)

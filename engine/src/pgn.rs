@@ -4,14 +4,18 @@
 //! Writing follows the PGN standard's export format: the seven-tag roster
 //! first (Event, Site, Date, Round, White, Black, Result), then the other
 //! tags, `SetUp "1"` and `FEN` when the game did not start from the standard
-//! position, a blank line, then SAN movetext with move numbers wrapped at 80
+//! position (and always for Chess960, with `Variant "Chess960"` first, as
+//! lichess writes it; castling is `O-O`/`O-O-O` there too), a blank line, then SAN movetext with move numbers wrapped at 80
 //! columns and the result as the last token.
 //!
 //! Reading accepts what real PGN files contain: comments (`{...}` and `;` to
 //! the end of the line), NAGs (`$14`), suffix annotations (`!?`), nested
 //! variations (skipped: only the main line is a game), move numbers with or
 //! without spaces (`1.e4`, `12...Nf6`), `%` escape lines, and a byte-order
-//! mark. It reads the first game of the text and stops at its result;
+//! mark. A `Variant` tag naming Chess960 (`Chess960`, `Chess 960`,
+//! `Fischerandom`) makes the game a Chess960 one (castling written
+//! king-takes-rook in UCI, see [`Position::castling_mode`]); the `FEN`
+//! tag's castling field may be X-FEN or Shredder-FEN. It reads the first game of the text and stops at its result;
 //! [`read_pgn_games`] reads each game of a text of several.
 
 use std::fmt::Write as _;
@@ -20,7 +24,7 @@ use thiserror::Error;
 
 use crate::fen::{FenError, STARTPOS};
 use crate::game::Game;
-use crate::position::Position;
+use crate::position::{CastlingMode, Position};
 use crate::san::SanError;
 use crate::text::excerpt;
 use crate::types::Color;
@@ -95,12 +99,18 @@ pub fn write_pgn_annotated(
     }
     let initial = game.initial_position();
     let initial_fen = initial.to_fen();
-    if initial_fen != STARTPOS {
+    let chess960 = game.is_chess960();
+    if chess960 {
+        tag("Variant", "Chess960");
+    }
+    if initial_fen != STARTPOS || chess960 {
         tag("SetUp", "1");
         tag("FEN", &initial_fen);
     }
     for (name, value) in tags {
-        let known = ROSTER.iter().any(|(n, _)| n == name) || GENERATED.contains(&name.as_str());
+        let known = ROSTER.iter().any(|(n, _)| n == name)
+            || GENERATED.contains(&name.as_str())
+            || (chess960 && name == "Variant");
         if !known && is_tag_name(name) {
             tag(name, value);
         }
@@ -436,6 +446,16 @@ impl<'a> Reader<'a> {
             })?),
             None => Game::default(),
         };
+        let chess960 = tags.iter().any(|(name, value)| {
+            name == "Variant"
+                && matches!(
+                    value.to_ascii_lowercase().as_str(),
+                    "chess960" | "chess 960" | "fischerandom" | "fischer random" | "960"
+                )
+        });
+        if chess960 {
+            game.set_castling_mode(CastlingMode::Chess960);
+        }
 
         let mut depth = 0usize;
         let mut movetext_result = None;
@@ -587,6 +607,36 @@ mod tests {
         let read = read_pgn(&pgn).unwrap();
         assert_eq!(read.game, game);
         assert_eq!(read.game.initial_position().to_fen(), fen);
+    }
+
+    #[test]
+    fn chess960_games_carry_their_variant() {
+        // Start 960-0 (king g1, rooks f1 and h1), both sides castling
+        // queen side after clearing the way: O-O-O in SAN, king takes rook
+        // in the game's UCI.
+        let mut game = Game::new(crate::chess960::chess960_start(0).unwrap());
+        for uci in [
+            "d2d3", "d7d6", "c1d2", "c8d7", "d1c3", "d8c6", "e1f3", "e8f6", "g1f1", "g8f8",
+        ] {
+            game.play_uci(uci).unwrap_or_else(|e| panic!("{uci}: {e}"));
+        }
+        assert_eq!(game.san_moves()[8..], ["O-O-O", "O-O-O"]);
+        let pgn = write_pgn(&tags(&[("Variant", "Standard")]), &game, "*", None);
+        assert!(pgn.contains(
+            "[Variant \"Chess960\"]\n[SetUp \"1\"]\n\
+             [FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1\"]\n\n"
+        ));
+        assert!(!pgn.contains("Standard"), "{pgn}");
+        let read = read_pgn(&pgn).unwrap();
+        assert!(read.game.is_chess960());
+        assert_eq!(read.game, game);
+        assert_eq!(read.game.uci_moves()[8..], ["g1f1", "g8f8"]);
+        // The standard start as Chess960 518 still says so.
+        let game = Game::new(crate::chess960::chess960_start(518).unwrap());
+        let pgn = write_pgn(&[], &game, "*", None);
+        assert!(pgn.contains("[Variant \"Chess960\"]"), "{pgn}");
+        assert!(read_pgn(&pgn).unwrap().game.is_chess960());
+        assert!(!read_pgn("1. e4 *").unwrap().game.is_chess960());
     }
 
     #[test]

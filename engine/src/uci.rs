@@ -15,7 +15,11 @@
 //! clock or `stop` asks for the move), `Move Overhead` (milliseconds kept
 //! back from every time budget for the move's trip to the arbiter),
 //! `EvalFile` (an evaluation network's file, read at once; `<built-in>`,
-//! the default, is the network built into the engine) and `UseNNUE` (on by
+//! the default, is the network built into the engine), `UCI_Chess960` (off
+//! by default; on, castling moves are written king-takes-rook, `e1h1`, in
+//! `bestmove`, `info pv` and `go perft`, as the UCI convention for Chess960
+//! says, and the standard two-square spelling is read only where it is no
+//! king step) and `UseNNUE` (on by
 //! default: full strength searches with that network; off, with the
 //! hand-written evaluation). Levels 1–7, and `UCI_Elo` ratings in the lower
 //! half of the way to full strength, always use the hand-written
@@ -36,7 +40,7 @@ use crate::game::Game;
 use crate::level;
 use crate::nnue::{self, Network};
 use crate::perft;
-use crate::position::Position;
+use crate::position::{CastlingMode, Position};
 use crate::search::{self, ClockBudget, Info, Limits, Searcher, Signals};
 use crate::types::Color;
 
@@ -319,9 +323,33 @@ impl SearchJob {
     }
 }
 
-/// One `info` line for a finished iteration.
+/// One `info` line for a finished iteration, its moves spelled as
+/// [`crate::moves::Move::to_uci`] does (castling `e1g1`).
 pub fn info_line(info: &Info) -> String {
     let pv: Vec<String> = info.pv.iter().map(|m| m.to_string()).collect();
+    info_text(info, &pv)
+}
+
+/// One `info` line for a finished iteration searched from `root`, its
+/// moves spelled in `root`'s castling mode (king-takes-rook in Chess960).
+pub fn info_line_from(root: &Position, info: &Info) -> String {
+    info_text(info, &line_uci(root, &info.pv))
+}
+
+/// The UCI spelling of each move of `line`, played one after the other
+/// from `root`, in `root`'s castling mode.
+pub fn line_uci(root: &Position, line: &[crate::moves::Move]) -> Vec<String> {
+    let mut position = root.clone();
+    line.iter()
+        .map(|&mv| {
+            let uci = position.uci(mv);
+            position.play_unchecked(mv);
+            uci
+        })
+        .collect()
+}
+
+fn info_text(info: &Info, pv: &[String]) -> String {
     format!(
         "info depth {} seldepth {} multipv {} score {} nodes {} nps {} hashfull {} time {} pv {}",
         info.depth,
@@ -362,7 +390,7 @@ pub fn run_search(
     // lock means an earlier search panicked, and its table is still usable.
     let mut searcher = searcher.lock().unwrap_or_else(|e| e.into_inner());
     let result = searcher.search_with(&job.position, &job.history, &limits, signals, |info| {
-        out.line(&info_line(info))
+        out.line(&info_line_from(&job.position, info))
     });
     drop(searcher);
     while (job.limits.infinite || (job.limits.ponder && pondering.load(Ordering::Acquire)))
@@ -371,8 +399,11 @@ pub fn run_search(
         std::thread::sleep(Duration::from_millis(2));
     }
     match (result.best_move, result.pv.get(1)) {
-        (Some(mv), Some(ponder)) => out.line(&format!("bestmove {mv} ponder {ponder}")),
-        (Some(mv), None) => out.line(&format!("bestmove {mv}")),
+        (Some(mv), Some(&ponder)) => {
+            let line = line_uci(&job.position, &[mv, ponder]);
+            out.line(&format!("bestmove {} ponder {}", line[0], line[1]))
+        }
+        (Some(mv), None) => out.line(&format!("bestmove {}", job.position.uci(mv))),
         // No legal move (mate or stalemate): UCI's null move.
         (None, _) => out.line("bestmove 0000"),
     }
@@ -409,6 +440,8 @@ pub struct UciShell {
     /// whether `UseNNUE` lets full strength use it.
     network: Option<Arc<Network>>,
     use_nnue: bool,
+    /// `UCI_Chess960`: how castling moves are written and read.
+    castling_mode: CastlingMode,
     /// Kept from move to move so the transposition table and history carry
     /// over; shared with the search thread, which holds it while thinking.
     searcher: Arc<Mutex<Searcher>>,
@@ -428,6 +461,7 @@ impl UciShell {
             hash_mb: HASH_DEFAULT_MB,
             network: None,
             use_nnue: true,
+            castling_mode: CastlingMode::Standard,
             searcher: Arc::new(Mutex::new(Searcher::new(HASH_DEFAULT_MB))),
             search: None,
         }
@@ -467,12 +501,14 @@ impl UciShell {
                     "option name EvalFile type string default {BUILT_IN}"
                 ));
                 self.out.line("option name UseNNUE type check default true");
+                self.out
+                    .line("option name UCI_Chess960 type check default false");
                 self.out.line("uciok");
             }
             Command::IsReady => self.out.line("readyok"),
             Command::UciNewGame => {
                 self.finish_search();
-                self.game = Game::default();
+                self.game = self.new_game(Position::startpos());
                 self.lock_searcher().clear();
             }
             Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
@@ -600,6 +636,18 @@ impl UciShell {
                 Some(on) => self.use_nnue = on,
                 None => self.info("UseNNUE must be true or false"),
             },
+            "uci_chess960" => match check {
+                Some(on) => {
+                    self.finish_search();
+                    self.castling_mode = if on {
+                        CastlingMode::Chess960
+                    } else {
+                        CastlingMode::Standard
+                    };
+                    self.game.set_castling_mode(self.castling_mode);
+                }
+                None => self.info("UCI_Chess960 must be true or false"),
+            },
             _ => self.info(&format!("unknown option {name}")),
         }
     }
@@ -614,10 +662,11 @@ impl UciShell {
     }
 
     fn set_position(&mut self, start: StartPosition, moves: &[String]) {
+        // The FEN's castling field may be X-FEN or Shredder-FEN either way.
         let mut game = match start {
-            StartPosition::Startpos => Game::default(),
-            StartPosition::Fen(fen) => match Game::from_fen(&fen) {
-                Ok(game) => game,
+            StartPosition::Startpos => self.new_game(Position::startpos()),
+            StartPosition::Fen(fen) => match Position::from_fen(&fen) {
+                Ok(position) => self.new_game(position),
                 Err(e) => return self.info(&format!("bad FEN, position unchanged: {e}")),
             },
         };
@@ -627,6 +676,11 @@ impl UciShell {
             }
         }
         self.game = game;
+    }
+
+    /// A game from `position` in the castling mode `UCI_Chess960` sets.
+    fn new_game(&self, position: Position) -> Game {
+        Game::new(position.with_castling_mode(self.castling_mode))
     }
 
     /// `go`: perft runs right here (it is a test of the move generator and
@@ -677,7 +731,7 @@ impl UciShell {
         let position = self.game.position();
         let mut total = 0;
         for (mv, nodes) in perft::divide(position, depth) {
-            self.out.line(&format!("{mv}: {nodes}"));
+            self.out.line(&format!("{}: {nodes}", position.uci(mv)));
             total += nodes;
         }
         if depth == 0 {

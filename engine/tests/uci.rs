@@ -204,3 +204,89 @@ fn quit_ends_the_process() {
     }
     panic!("engine did not exit after quit");
 }
+
+/// `UCI_Chess960`: off by default; on, castling is written king takes
+/// rook in `go perft` and `bestmove`, read that way in `position ...
+/// moves`, and `position fen` takes X-FEN or Shredder-FEN castling.
+#[test]
+fn chess960_castling_through_the_binary() {
+    use std::collections::BTreeSet;
+
+    use rookery_engine::CastlingMode;
+
+    let mut engine = Engine::start();
+    engine.send("uci");
+    let lines = engine.read_until(|l| l == "uciok");
+    let option = "option name UCI_Chess960 type check default false";
+    assert!(lines.contains(&option.to_string()), "{lines:?}");
+    engine.send("setoption name UCI_Chess960 value true");
+
+    // King e1 between rooks b1 and g1 (Black the same): O-O puts the king
+    // on the g1 rook's square, so only king-takes-rook tells it apart.
+    let shredder = "1r2k1r1/pppppppp/8/8/8/8/PPPPPPPP/1R2K1R1 w GBgb - 0 1";
+    let xfen = "1r2k1r1/pppppppp/8/8/8/8/PPPPPPPP/1R2K1R1 w KQkq - 0 1";
+    let perft = |engine: &mut Engine, position: &str| -> BTreeSet<String> {
+        engine.send(position);
+        engine.send("go perft 2");
+        let lines = engine.read_until(|l| l.starts_with("Nodes searched"));
+        lines[..lines.len() - 2].iter().cloned().collect()
+    };
+    let expected = |fen: &str, moves: &[&str]| -> BTreeSet<String> {
+        let mut pos = Position::from_fen(fen)
+            .unwrap()
+            .with_castling_mode(CastlingMode::Chess960);
+        for uci in moves {
+            pos = pos.play(pos.parse_uci(uci).unwrap()).unwrap();
+        }
+        rookery_engine::perft::divide(&pos, 2)
+            .into_iter()
+            .map(|(mv, nodes)| format!("{}: {nodes}", pos.uci(mv)))
+            .collect()
+    };
+    let start = perft(&mut engine, &format!("position fen {shredder}"));
+    assert!(start.iter().any(|l| l.starts_with("e1g1: ")), "{start:?}");
+    assert!(start.iter().any(|l| l.starts_with("e1b1: ")), "{start:?}");
+    assert_eq!(start, expected(shredder, &[]));
+    assert_eq!(perft(&mut engine, &format!("position fen {xfen}")), start);
+
+    // Both castle, king takes rook; the position follows.
+    let moves = ["e1g1", "e8b8"];
+    let after = perft(
+        &mut engine,
+        &format!("position fen {xfen} moves {}", moves.join(" ")),
+    );
+    assert_eq!(after, expected(xfen, &moves));
+    // The king on g1 steps to h1, the rook on f1 goes along the rank.
+    assert!(
+        after.contains("g1h1: 22") && after.contains("f1e1: 22"),
+        "{after:?}"
+    );
+
+    // A search's best move and pv are spelled so too: every move of the
+    // pv reads back in the Chess960 position it is played from.
+    engine.send("setoption name UCI_Chess960 value true");
+    engine.send(&format!("position fen {shredder}"));
+    engine.send("go depth 4");
+    let lines = engine.read_until(|l| l.starts_with("bestmove "));
+    let best = uci_engine::bestmove(lines.last().expect("bestmove"));
+    let start = Position::from_fen(shredder)
+        .unwrap()
+        .with_castling_mode(CastlingMode::Chess960);
+    assert!(start.parse_uci(&best).is_ok(), "{best}");
+    for line in lines.iter().filter(|l| l.contains(" pv ")) {
+        let mut pos = start.clone();
+        for uci in line.split(" pv ").nth(1).unwrap().split_whitespace() {
+            let mv = pos.parse_uci(uci).unwrap_or_else(|e| panic!("{line}: {e}"));
+            assert_eq!(pos.uci(mv), uci);
+            pos = pos.play(mv).unwrap();
+        }
+    }
+
+    // Off again: the standard spelling.
+    engine.send("setoption name UCI_Chess960 value false");
+    engine.send("position fen r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1");
+    engine.send("go perft 1");
+    let lines = engine.read_until(|l| l.starts_with("Nodes searched"));
+    assert!(lines.contains(&"e1g1: 1".to_string()), "{lines:?}");
+    assert!(!lines.contains(&"e1h1: 1".to_string()), "{lines:?}");
+}
