@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::nnue::Network;
-use crate::position::Position;
+use crate::position::{CastlingMode, Position};
 use crate::search::{Limits, Searcher};
 
 /// Opening, middlegame and endgame positions of varied character.
@@ -33,6 +33,21 @@ pub const BENCH_POSITIONS: [&str; 12] = [
 ];
 
 pub const BENCH_DEPTH: u32 = 11;
+
+/// Chess960 start positions (Scharnagl 0, 105, 254, 361, 700, 959:
+/// kings from the b- to the g-file, rooks on every file), in Shredder-FEN,
+/// and one where both sides may castle on either side at once (king
+/// e-file, rooks b and g), searched in the Chess960 castling mode by
+/// `rookery-engine bench960`.
+pub const BENCH_CHESS960_POSITIONS: [&str; 7] = [
+    "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1",
+    "qnrbbnkr/pppppppp/8/8/8/8/PPPPPPPP/QNRBBNKR w HChc - 0 1",
+    "nrkqnbbr/pppppppp/8/8/8/8/PPPPPPPP/NRKQNBBR w HBhb - 0 1",
+    "nrkbbrqn/pppppppp/8/8/8/8/PPPPPPPP/NRKBBRQN w FBfb - 0 1",
+    "rbqknnbr/pppppppp/8/8/8/8/PPPPPPPP/RBQKNNBR w HAha - 0 1",
+    "rkrnnqbb/pppppppp/8/8/8/8/PPPPPPPP/RKRNNQBB w CAca - 0 1",
+    "1r1qk1r1/pbppbppp/1pn2n2/4p3/4P3/1PN2N2/PBPPBPPP/1R1QK1R1 w GBgb - 4 6",
+];
 
 /// Totals of one bench run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,7 +70,21 @@ pub fn run(depth: u32, mut on_position: impl FnMut(usize, &str, u64)) -> BenchRe
         elapsed: Duration::ZERO,
     };
     for (i, fen) in BENCH_POSITIONS.iter().enumerate() {
-        let nodes = search_one(fen, depth, None, &mut report);
+        let nodes = search_one(fen, CastlingMode::Standard, depth, None, &mut report);
+        on_position(i, fen, nodes);
+    }
+    report
+}
+
+/// [`run`] on the Chess960 positions ([`BENCH_CHESS960_POSITIONS`]), in
+/// the Chess960 castling mode.
+pub fn run_chess960(depth: u32, mut on_position: impl FnMut(usize, &str, u64)) -> BenchReport {
+    let mut report = BenchReport {
+        nodes: 0,
+        elapsed: Duration::ZERO,
+    };
+    for (i, fen) in BENCH_CHESS960_POSITIONS.iter().enumerate() {
+        let nodes = search_one(fen, CastlingMode::Chess960, depth, None, &mut report);
         on_position(i, fen, nodes);
     }
     report
@@ -74,8 +103,9 @@ pub fn compare(
         elapsed: Duration::ZERO,
     }; 2];
     for (i, fen) in BENCH_POSITIONS.iter().enumerate() {
-        let hand = search_one(fen, depth, None, &mut reports[0]);
-        let net = search_one(fen, depth, Some(network), &mut reports[1]);
+        let standard = CastlingMode::Standard;
+        let hand = search_one(fen, standard, depth, None, &mut reports[0]);
+        let net = search_one(fen, standard, depth, Some(network), &mut reports[1]);
         on_position(i, fen, hand, net);
     }
     reports
@@ -85,6 +115,7 @@ pub fn compare(
 /// time to `report`; returns its nodes.
 fn search_one(
     fen: &str,
+    mode: CastlingMode,
     depth: u32,
     network: Option<&Arc<Network>>,
     report: &mut BenchReport,
@@ -94,7 +125,9 @@ fn search_one(
         depth: Some(depth),
         ..Limits::default()
     };
-    let pos = Position::from_fen(fen).expect("bench positions are valid");
+    let pos = Position::from_fen(fen)
+        .expect("bench positions are valid")
+        .with_castling_mode(mode);
     // Timed as the bench always was, the fresh table included; not the
     // second clearing of the table that switching to a network does.
     let start = Instant::now();

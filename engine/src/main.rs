@@ -1,5 +1,6 @@
 //! `rookery-engine`: the engine as a UCI program on stdin/stdout, plus the
-//! `bench` and `datagen` subcommands.
+//! `bench`, `bench960` (the same search on Chess960 positions) and
+//! `datagen` subcommands.
 
 mod datagen_command;
 
@@ -42,9 +43,25 @@ fn main() -> ExitCode {
             println!("{} nodes {} nps", report.nodes, report.nps());
             ExitCode::SUCCESS
         }
+        // The bench's search on Chess960 positions, in Chess960 mode.
+        Some("bench960") => {
+            let depth = match args.get(1).map(|d| d.parse::<u32>()) {
+                None => bench::BENCH_DEPTH,
+                Some(Ok(depth)) if (1..=64).contains(&depth) => depth,
+                Some(_) => {
+                    eprintln!("rookery-engine bench960: the depth must be a number from 1 to 64");
+                    return ExitCode::from(2);
+                }
+            };
+            let report = bench::run_chess960(depth, |i, fen, nodes| {
+                println!("position {:>2}: {nodes:>10} nodes  {fen}", i + 1)
+            });
+            println!("{} nodes {} nps", report.nodes, report.nps());
+            ExitCode::SUCCESS
+        }
         Some("datagen") => datagen_command::run(&args[1..]),
         Some(other) => {
-            eprintln!("rookery-engine: unknown argument {other:?}\nusage: rookery-engine [bench [DEPTH [NETWORK|built-in]]] (without arguments it speaks UCI on stdin/stdout)\n{}", datagen_command::USAGE);
+            eprintln!("rookery-engine: unknown argument {other:?}\nusage: rookery-engine [bench [DEPTH [NETWORK|built-in]] | bench960 [DEPTH]] (without arguments it speaks UCI on stdin/stdout)\n{}", datagen_command::USAGE);
             ExitCode::from(2)
         }
     }

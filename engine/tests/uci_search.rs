@@ -150,6 +150,29 @@ fn bench_prints_nodes_and_nps_last() {
     assert!(!bad.status.success());
 }
 
+/// `bench960`: the search on Chess960 positions in Chess960 mode, with
+/// the same last line as `bench`, the same node count on every run.
+#[test]
+fn bench960_searches_chess960_positions() {
+    let run = || {
+        let output = Command::new(env!("CARGO_BIN_EXE_rookery-engine"))
+            .args(["bench960", "4"])
+            .output()
+            .expect("run bench960");
+        assert!(output.status.success());
+        let text = String::from_utf8(output.stdout).expect("utf-8");
+        let last = text.lines().last().expect("output").to_string();
+        let words: Vec<String> = last.split_whitespace().map(str::to_string).collect();
+        assert_eq!(words.len(), 4, "{last}");
+        assert_eq!((words[1].as_str(), words[3].as_str()), ("nodes", "nps"));
+        assert_eq!(text.lines().count(), 8, "{text}");
+        words[0].parse::<u64>().expect("node count")
+    };
+    let nodes = run();
+    assert!(nodes > 0);
+    assert_eq!(run(), nodes);
+}
+
 #[test]
 fn multipv_reports_distinct_lines_best_first() {
     let mut engine = Engine::start();
