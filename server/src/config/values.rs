@@ -56,8 +56,8 @@ impl FromStr for ProxyRange {
     }
 }
 
-/// An IPv4 address as itself, also when it arrives mapped into IPv6
-/// (`::ffff:a.b.c.d`, a dual-stack socket's view).
+/// IPv4-mapped IPv6 addresses as IPv4 (`::ffff:a.b.c.d`, a dual-stack
+/// socket's view), so one client has one form.
 pub fn canonical(ip: IpAddr) -> IpAddr {
     match ip {
         IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4),

@@ -105,7 +105,6 @@ fn parse_node(text: &str) -> Option<IpAddr> {
     host.parse::<std::net::Ipv4Addr>().ok().map(IpAddr::V4)
 }
 
-/// IPv4-mapped IPv6 addresses as IPv4, so one client has one form.
 /// The key of a client for limits: its IPv4 address, or its IPv6 /64.
 pub fn client_key(ip: IpAddr) -> IpAddr {
     match canonical(ip) {
