@@ -44,7 +44,10 @@ async fn a_search_that_keeps_failing_aborts_its_game() {
     .expect("game");
     live.take_seat(Side::Black, TokenHash::of("black"), None, Instant::now())
         .expect("seat");
-    store.insert_game(&live).await.expect("stored");
+    store
+        .insert_game(&live.record(), &live.history())
+        .await
+        .expect("stored");
     let id = live.id;
     registry.insert(live).await.expect("live");
     let state = within(WAIT, "the game to end", async {
@@ -62,8 +65,7 @@ async fn a_search_that_keeps_failing_aborts_its_game() {
     assert_eq!(state["result"], Value::Null, "{state}");
     assert_eq!(state["moves"], json!([]), "{state}");
     // It is recorded: the database says the same.
-    let stored = store
-        .load_game(id, Instant::now())
+    let stored = rookery_server::live::load_game(&store, id, Instant::now())
         .await
         .expect("load")
         .expect("stored game");

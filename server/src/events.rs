@@ -12,12 +12,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::Serialize;
-use serde_json::json;
+use serde_json::{json, Value};
 use tokio::sync::broadcast;
-
-use crate::http::lichess::shapes;
-use crate::live::game::LiveGame;
-use crate::protocol::Side;
 
 /// Events a slow stream may fall behind before it skips ahead.
 const CAPACITY: usize = 64;
@@ -65,38 +61,22 @@ impl Events {
 }
 
 impl Events {
-    /// Tells each registered player of `live` that it started (`source`:
-    /// lichess's `friend`, `ai`, `lobby`).
-    pub fn game_started(&self, live: &LiveGame, source: &str) {
-        self.tell_players(
-            live,
-            |side| json!({"type": "gameStart", "game": shapes::event_game(live, side, source)}),
-        );
+    /// Tells each registered player of a game that it started: `games` holds
+    /// each one's id and lichess's game object for their side
+    /// (`LiveGame::event_games`).
+    pub fn game_started(&self, games: &[(String, Value)]) {
+        self.tell_players("gameStart", games);
     }
 
-    /// Tells each registered player of `live` that it finished.
-    pub fn game_finished(&self, live: &LiveGame) {
-        let source = if live.is_ai_vs_ai()
-            || Side::BOTH
-                .iter()
-                .any(|s| live.seat(*s).ai_level().is_some())
-        {
-            "ai"
-        } else {
-            "friend"
-        };
-        self.tell_players(
-            live,
-            |side| json!({"type": "gameFinish", "game": shapes::event_game(live, side, source)}),
-        );
+    /// Tells each registered player of a game that it finished.
+    pub fn game_finished(&self, games: &[(String, Value)]) {
+        self.tell_players("gameFinish", games);
     }
 
-    fn tell_players(&self, live: &LiveGame, event: impl Fn(Side) -> serde_json::Value) {
-        for side in Side::BOTH {
-            if let Some(player) = live.seat(side).player() {
-                if self.is_online(&player.id) {
-                    self.send(&player.id, &event(side));
-                }
+    fn tell_players(&self, kind: &str, games: &[(String, Value)]) {
+        for (player, game) in games {
+            if self.is_online(player) {
+                self.send(player, &json!({"type": kind, "game": game}));
             }
         }
     }

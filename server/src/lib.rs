@@ -5,12 +5,14 @@
 //! The house, floor by floor (docs/architecture.md draws it):
 //!
 //! - [`config`]: flags and environment.
+//! - [`domain`]: what a game is, as data (seats, players, moves, endings,
+//!   the record the store writes and reads back, challenges, the variant):
+//!   the floor every other stands on.
 //! - [`protocol`]: the JSON shapes of the contract, on HTTP, WebSocket and
-//!   the cluster's wire.
+//!   the cluster's wire, lichess's shapes and PGN.
 //! - [`token`]: seat and player tokens (random, stored hashed).
 //! - [`live`]: live games: registry, per-game actor, game state machine and
-//!   its error, clock, domain types (`Side`, `Status`, seats, clock
-//!   settings), PGN.
+//!   its error, clock.
 //! - [`ai`]: the AI scheduler (searches on its own bounded pool of search
 //!   threads, off the async runtime), the searches sent to workers over
 //!   NATS, and post-game analysis jobs.
@@ -36,6 +38,7 @@
 pub mod ai;
 pub mod cluster;
 pub mod config;
+pub mod domain;
 pub mod events;
 pub mod http;
 pub mod identity;
@@ -175,7 +178,7 @@ impl App {
             "/metrics",
             axum::routing::get(move || {
                 let state = state.clone();
-                async move { crate::metrics::render(&state) }
+                async move { crate::http::metrics::render(&state) }
             }),
         )
     }
@@ -206,7 +209,9 @@ impl App {
             max_connections_per_ip: config.http.max_connections_per_ip.max(1),
             header_timeout: config.header_timeout(),
             keepalive_idle: config.keepalive_idle(),
-            trusted: config.trusted(),
+            trusted: crate::http::client_ip::TrustedProxies::new(
+                config.http.trusted_proxies.clone(),
+            ),
             shutdown_grace: config.shutdown_grace(),
             write_timeout: config.ws_write_timeout(),
             send_buffer: (config.http.send_buffer_bytes > 0)
@@ -269,7 +274,7 @@ pub fn build_router(state: AppState) -> Router {
         ))
         .layer(axum::middleware::from_fn(http::head::check_head))
         .layer(axum::middleware::from_fn_with_state(
-            state.config.trusted(),
+            crate::http::client_ip::TrustedProxies::new(state.config.http.trusted_proxies.clone()),
             http::client_ip::resolve_client,
         ))
         .layer(

@@ -32,13 +32,44 @@ use rookery_engine::{level, nnue};
 use rookery_engine::{Game, Position};
 use tokio::sync::{watch, Semaphore};
 use tokio::task::JoinSet;
-use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::ai::AiScheduler;
-use crate::live::error::LiveError;
 use crate::store::analysis::{AnalysisWrite, MoveJudgement, PositionRow};
-use crate::store::{now_ms, Store};
+use crate::store::{now_ms, Store, StoreError};
+
+/// Why an analysis was refused or failed; the edge answers it
+/// (`http/error.rs`).
+#[derive(Debug, thiserror::Error)]
+pub enum AnalysisError {
+    /// A cap was reached, saying which (429 `rate_limited`).
+    #[error("{0}")]
+    Limited(String),
+    #[error("no such game")]
+    NoSuchGame,
+    #[error("the server is shutting down")]
+    ShuttingDown,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A failure that is ours (logged, never sent).
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl AnalysisError {
+    pub fn internal(cause: impl std::fmt::Display) -> AnalysisError {
+        AnalysisError::Internal(cause.to_string())
+    }
+
+    pub fn log(&self) {
+        match self {
+            AnalysisError::Store(err) => err.log(),
+            AnalysisError::Internal(cause) => tracing::error!(%cause, "internal error"),
+            AnalysisError::ShuttingDown => tracing::info!("refused: shutting down"),
+            other => tracing::debug!(message = %other, "refused"),
+        }
+    }
+}
 
 /// Evaluations are capped here for losses and judgements: beyond it a
 /// position is won whatever the exact number.
@@ -207,21 +238,21 @@ impl Analyses {
         id: Uuid,
         positions: usize,
         client: IpAddr,
-    ) -> Result<(), LiveError> {
+    ) -> Result<(), AnalysisError> {
         {
             let mut jobs = self.jobs();
             if jobs.contains_key(&id) {
                 return Ok(());
             }
             if jobs.len() >= MAX_WAITING {
-                return Err(LiveError::Limited(format!(
+                return Err(AnalysisError::Limited(format!(
                     "the server already has {} analyses waiting, its limit: try again later",
                     jobs.len()
                 )));
             }
             let mine = jobs.values().filter(|who| **who == Some(client)).count();
             if mine >= self.inner.options.max_per_client {
-                return Err(LiveError::Limited(format!(
+                return Err(AnalysisError::Limited(format!(
                     "you already have {mine} analyses waiting or running, the limit per client: \
                      wait for one to finish"
                 )));
@@ -307,19 +338,31 @@ impl Analyses {
     }
 
     /// One job, from its first unevaluated position to the end.
-    async fn run(&self, id: Uuid) -> Result<(), LiveError> {
+    async fn run(&self, id: Uuid) -> Result<(), AnalysisError> {
         let inner = &self.inner;
         let _permit = inner
             .running
             .acquire()
             .await
-            .map_err(|_| LiveError::ShuttingDown)?;
-        let live = inner
+            .map_err(|_| AnalysisError::ShuttingDown)?;
+        let saved = inner
             .store
-            .load_game(id, Instant::now())
+            .saved_game(id)
             .await?
-            .ok_or(LiveError::NoSuchGame)?;
-        let game = live.game().clone();
+            .ok_or(AnalysisError::NoSuchGame)?;
+        // The stored moves replayed (blocking work for a long game).
+        let game = tokio::task::spawn_blocking(move || {
+            let mut game = Game::from_fen(&saved.initial_fen)
+                .map_err(|err| AnalysisError::internal(format!("game {id}: stored FEN: {err}")))?;
+            for uci in &saved.moves {
+                game.play_uci(uci).map_err(|err| {
+                    AnalysisError::internal(format!("game {id}: stored move {uci}: {err}"))
+                })?;
+            }
+            Ok::<_, AnalysisError>(game)
+        })
+        .await
+        .map_err(AnalysisError::internal)??;
         let stored = inner
             .store
             .analysis(id)
@@ -353,7 +396,7 @@ impl Analyses {
                         .position()
                         .parse_uci(uci)
                         .map_err(|err| {
-                            LiveError::internal(format!("stored best move {uci}: {err}"))
+                            AnalysisError::internal(format!("stored best move {uci}: {err}"))
                         })?,
                 ),
                 None => None,
@@ -432,7 +475,10 @@ impl Analyses {
 
     /// One position's search on an analysis slot, run again whenever a
     /// game's search takes the thread back.
-    async fn search(&self, game: Game) -> Result<(Eval, Option<rookery_engine::Move>), LiveError> {
+    async fn search(
+        &self,
+        game: Game,
+    ) -> Result<(Eval, Option<rookery_engine::Move>), AnalysisError> {
         let nodes = self.inner.options.nodes_per_ply;
         let game = Arc::new(game);
         loop {
@@ -441,7 +487,7 @@ impl Analyses {
             let position = game.clone();
             let found = tokio::task::spawn_blocking(move || evaluate(&position, nodes, stop.get()))
                 .await
-                .map_err(LiveError::internal)?;
+                .map_err(AnalysisError::internal)?;
             let preempted = slot.was_preempted();
             drop(slot);
             match found {

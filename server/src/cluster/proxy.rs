@@ -201,7 +201,8 @@ impl Proxy {
                 // Every acknowledged move is in the database.
                 let store = self.context.store.clone();
                 tokio::spawn(async move {
-                    if let Ok(Some(live)) = store.load_game(id, Instant::now()).await {
+                    if let Ok(Some(live)) = crate::live::load_game(&store, id, Instant::now()).await
+                    {
                         let _ = reply.send(live);
                     }
                 });

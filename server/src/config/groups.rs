@@ -7,8 +7,7 @@
 
 use std::path::PathBuf;
 
-use crate::http::client_ip::ProxyRange;
-use crate::http::origin::AllowedOrigin;
+use super::values::{AllowedOrigin, ProxyRange};
 
 /// Limits a client cannot escape at the HTTP edge (issue 8): connections,
 /// timeouts, body size, request rates, trusted proxies and origins.

@@ -7,14 +7,14 @@
 //! takes.
 
 mod groups;
+pub mod values;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Parser;
 
-use crate::http::client_ip::TrustedProxies;
-use crate::http::rate_limit::RateLimit;
+use self::values::RateLimit;
 
 pub use groups::{
     AdminToken, AiFlags, ClusterFlags, GameFlags, HttpFlags, LogFormat, OpsFlags, SiteFlags,
@@ -256,10 +256,6 @@ impl Config {
 
     pub fn request_timeout(&self) -> Duration {
         Duration::from_millis(self.http.request_timeout_ms.max(1))
-    }
-
-    pub fn trusted(&self) -> TrustedProxies {
-        TrustedProxies::new(self.http.trusted_proxies.clone())
     }
 
     /// Whether this node shares its games with other nodes: NATS for the

@@ -14,65 +14,14 @@
 //! escape every limit.
 
 use std::net::{IpAddr, Ipv6Addr};
-use std::str::FromStr;
 
 use axum::extract::{ConnectInfo, Request};
 use axum::http::HeaderMap;
 use axum::middleware::Next;
 use axum::response::Response;
 
+use crate::config::values::{canonical, ProxyRange};
 use crate::http::rate_limit::Connection;
-
-/// A trusted proxy: one address or a CIDR range.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ProxyRange {
-    network: IpAddr,
-    prefix: u8,
-}
-
-impl ProxyRange {
-    pub fn contains(&self, ip: IpAddr) -> bool {
-        match (self.network, canonical(ip)) {
-            (IpAddr::V4(net), IpAddr::V4(ip)) => {
-                let mask = u32::MAX
-                    .checked_shl(32 - u32::from(self.prefix))
-                    .unwrap_or(0);
-                u32::from(net) & mask == u32::from(ip) & mask
-            }
-            (IpAddr::V6(net), IpAddr::V6(ip)) => {
-                let mask = u128::MAX
-                    .checked_shl(128 - u32::from(self.prefix))
-                    .unwrap_or(0);
-                u128::from(net) & mask == u128::from(ip) & mask
-            }
-            _ => false,
-        }
-    }
-}
-
-impl FromStr for ProxyRange {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<ProxyRange, String> {
-        let text = text.trim();
-        let bad = || format!("{text:?} is not an IP address or CIDR range (10.0.0.0/8, ::1)");
-        let (address, prefix) = match text.split_once('/') {
-            Some((address, prefix)) => (address, Some(prefix)),
-            None => (text, None),
-        };
-        let network = canonical(address.parse::<IpAddr>().map_err(|_| bad())?);
-        let max = if network.is_ipv4() { 32 } else { 128 };
-        let prefix = match prefix {
-            None => max,
-            Some(prefix) => prefix
-                .parse::<u8>()
-                .ok()
-                .filter(|p| *p <= max)
-                .ok_or_else(bad)?,
-        };
-        Ok(ProxyRange { network, prefix })
-    }
-}
 
 /// The listed proxies.
 #[derive(Debug, Clone, Default)]
@@ -154,14 +103,6 @@ fn parse_node(text: &str) -> Option<IpAddr> {
     let (host, port) = text.rsplit_once(':')?;
     port.parse::<u16>().ok()?;
     host.parse::<std::net::Ipv4Addr>().ok().map(IpAddr::V4)
-}
-
-/// IPv4-mapped IPv6 addresses as IPv4, so one client has one form.
-fn canonical(ip: IpAddr) -> IpAddr {
-    match ip {
-        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4),
-        v4 => v4,
-    }
 }
 
 /// The key of a client for limits: its IPv4 address, or its IPv6 /64.

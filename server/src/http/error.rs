@@ -285,6 +285,21 @@ impl From<LiveError> for ApiError {
     }
 }
 
+impl From<crate::ai::analysis::AnalysisError> for ApiError {
+    fn from(err: crate::ai::analysis::AnalysisError) -> ApiError {
+        use crate::ai::analysis::AnalysisError;
+        match err {
+            AnalysisError::Limited(message) => ApiError::refused(Refusal::RateLimited, message),
+            AnalysisError::NoSuchGame => {
+                ApiError::refused(Refusal::NotFound, "no such game".to_string())
+            }
+            AnalysisError::ShuttingDown => ApiError::Unavailable,
+            AnalysisError::Store(err) => err.into(),
+            AnalysisError::Internal(cause) => ApiError::Internal(cause),
+        }
+    }
+}
+
 impl From<crate::store::StoreError> for ApiError {
     /// The store's failure, as the contract's code: the one place where a
     /// database problem becomes an HTTP or WebSocket answer.
@@ -312,6 +327,29 @@ impl IntoResponse for ApiError {
             );
         }
         response
+    }
+}
+
+impl From<crate::protocol::validate::Invalid> for ApiError {
+    fn from(err: crate::protocol::validate::Invalid) -> ApiError {
+        ApiError::BadRequest(err.0)
+    }
+}
+
+impl From<crate::identity::IdentityError> for ApiError {
+    fn from(err: crate::identity::IdentityError) -> ApiError {
+        use crate::identity::IdentityError;
+        match err {
+            IdentityError::Unauthorized => ApiError::Unauthorized,
+            IdentityError::MissingScope(scope) => ApiError::MissingScope(scope),
+            IdentityError::WeakPassword(why) => ApiError::WeakPassword(why),
+            IdentityError::LoginThrottled { retry_after } => {
+                ApiError::LoginThrottled { retry_after }
+            }
+            IdentityError::ShuttingDown => ApiError::Unavailable,
+            IdentityError::Store(err) => ApiError::from(err),
+            IdentityError::Internal(cause) => ApiError::internal(cause),
+        }
     }
 }
 

@@ -4,15 +4,14 @@
 //! request's head (`Host`, its size: [`head`]), the cross-site check
 //! ([`origin`]), per-client token buckets and the AI v AI game caps
 //! ([`rate_limit`]), bodies read whole before routing ([`body`]), the log
-//! filter and request span with secrets redacted ([`logging`]),
-//! credentials in headers ([`auth`]), axum's extractors answering in the
+//! filter and request span with secrets redacted ([`logging`]), the
+//! metrics' route and request counts ([`metrics`]), axum's extractors answering in the
 //! contract's shape ([`extract`]), and the one error every answer is built
 //! from ([`error`]). Then the surfaces: Rookery's own API per resource
 //! ([`api`]), lichess's dialect ([`lichess`]), the WebSocket endpoint
 //! ([`ws`]) and the static web client ([`web`]).
 
 pub mod api;
-pub mod auth;
 pub mod body;
 pub mod client_ip;
 pub mod error;
@@ -20,6 +19,7 @@ pub mod extract;
 pub mod head;
 pub mod lichess;
 pub mod logging;
+pub mod metrics;
 pub mod origin;
 pub mod rate_limit;
 pub mod serve;

@@ -13,47 +13,21 @@
 //! games, joining seats or opening sockets in the visitor's name and from
 //! the visitor's address (which our per-IP limits would charge).
 
-use std::str::FromStr;
-
 use axum::extract::{Request, State};
 use axum::http::header::{HOST, ORIGIN};
 use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
+use crate::config::values::AllowedOrigin;
 use crate::http::error::ApiError;
 use crate::AppState;
-
-/// An origin allowed besides the server's own: `scheme://host[:port]`,
-/// kept lowercase.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AllowedOrigin(String);
-
-impl FromStr for AllowedOrigin {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<AllowedOrigin, String> {
-        let origin = text.trim().trim_end_matches('/').to_ascii_lowercase();
-        let valid = origin.split_once("://").is_some_and(|(scheme, authority)| {
-            matches!(scheme, "http" | "https")
-                && !authority.is_empty()
-                && !authority.contains(['/', '?', '#', ' '])
-        });
-        if valid {
-            Ok(AllowedOrigin(origin))
-        } else {
-            Err(format!(
-                "{text:?} is not an origin (scheme://host[:port], e.g. https://chess.example.org)"
-            ))
-        }
-    }
-}
 
 /// Whether `origin` (an `Origin` header) may act on a server reached as
 /// `host` (the `Host` header).
 pub fn is_allowed(origin: &str, host: Option<&str>, allowed: &[AllowedOrigin]) -> bool {
     let origin = origin.trim().to_ascii_lowercase();
-    if allowed.iter().any(|allowed| allowed.0 == origin) {
+    if allowed.iter().any(|allowed| allowed.as_str() == origin) {
         return true;
     }
     // The server's own origin: same host and port as the request was sent

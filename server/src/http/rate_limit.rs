@@ -27,29 +27,10 @@ use axum::Extension;
 use tokio::time::Instant;
 use uuid::Uuid;
 
+pub use crate::config::values::RateLimit;
 use crate::http::client_ip::ClientIp;
 use crate::http::error::ApiError;
 use crate::AppState;
-
-/// Refill speed and size of a bucket.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RateLimit {
-    pub per_second: f64,
-    pub burst: u32,
-}
-
-impl RateLimit {
-    /// Whole seconds until an empty bucket has a token again (at least 1):
-    /// the `Retry-After` of a 429.
-    pub fn seconds_per_token(&self) -> u64 {
-        let seconds = (1.0 / self.per_second).ceil();
-        if seconds.is_finite() {
-            seconds.clamp(1.0, 3600.0) as u64
-        } else {
-            3600
-        }
-    }
-}
 
 /// A token bucket. It starts full the first time it is used.
 #[derive(Debug, Default)]

@@ -2,6 +2,8 @@
 //! web client's cookie) and personal API tokens (scoped), beside the
 //! original player tokens (issue 21).
 //!
+//! - [`credentials`]: the Bearer token of a request's headers.
+//! - [`error`]: [`IdentityError`], this floor's error.
 //! - [`password`]: Argon2id hashing and the rules of a new password.
 //! - [`throttle`]: failed logins slow down per name and per address.
 //!
@@ -14,14 +16,17 @@
 //! Seat tokens are not identities: they stay what they were, the secret of
 //! one seat in one game.
 
+pub mod credentials;
+pub mod error;
 pub mod password;
 pub mod throttle;
+
+pub use error::IdentityError;
 
 use axum::http::header::COOKIE;
 use axum::http::HeaderMap;
 
-use crate::http::error::ApiError;
-use crate::live::game::PlayerRef;
+use crate::domain::PlayerRef;
 use crate::store::Store;
 use crate::token::TokenHash;
 
@@ -119,11 +124,11 @@ pub struct Identity {
 
 impl Identity {
     /// 403 `missing_scope` unless the credential allows `scope`.
-    pub fn require(&self, scope: Scope) -> Result<(), ApiError> {
+    pub fn require(&self, scope: Scope) -> Result<(), IdentityError> {
         if self.scopes.has(scope) {
             Ok(())
         } else {
-            Err(ApiError::MissingScope(scope.as_str()))
+            Err(IdentityError::MissingScope(scope.as_str()))
         }
     }
 
@@ -149,7 +154,7 @@ pub fn session_cookie(headers: &HeaderMap) -> Option<String> {
 }
 
 /// The person a Bearer token names, if it names one.
-pub async fn of_token(store: &Store, token: &str) -> Result<Option<Identity>, ApiError> {
+pub async fn of_token(store: &Store, token: &str) -> Result<Option<Identity>, IdentityError> {
     let hash = TokenHash::of(token);
     if token.starts_with(API_TOKEN_PREFIX) {
         return Ok(store.api_token(&hash).await?.map(|grant| Identity {
@@ -175,11 +180,14 @@ pub async fn of_token(store: &Store, token: &str) -> Result<Option<Identity>, Ap
 /// The person behind a request: its Bearer token (which must then name
 /// someone: 401 otherwise), else its session cookie (an unknown or expired
 /// cookie is nobody, as if absent).
-pub async fn identify(store: &Store, headers: &HeaderMap) -> Result<Option<Identity>, ApiError> {
-    if let Some(token) = crate::http::auth::bearer(headers)? {
+pub async fn identify(
+    store: &Store,
+    headers: &HeaderMap,
+) -> Result<Option<Identity>, IdentityError> {
+    if let Some(token) = credentials::bearer(headers)? {
         return match of_token(store, &token).await? {
             Some(identity) => Ok(Some(identity)),
-            None => Err(ApiError::Unauthorized),
+            None => Err(IdentityError::Unauthorized),
         };
     }
     let Some(cookie) = session_cookie(headers) else {
@@ -196,10 +204,10 @@ pub async fn identify(store: &Store, headers: &HeaderMap) -> Result<Option<Ident
 }
 
 /// [`identify`], with 401 when nobody is named.
-pub async fn required(store: &Store, headers: &HeaderMap) -> Result<Identity, ApiError> {
+pub async fn required(store: &Store, headers: &HeaderMap) -> Result<Identity, IdentityError> {
     identify(store, headers)
         .await?
-        .ok_or(ApiError::Unauthorized)
+        .ok_or(IdentityError::Unauthorized)
 }
 
 #[cfg(test)]

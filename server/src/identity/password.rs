@@ -6,13 +6,12 @@
 //! flood of logins queues instead of taking every core (and the throttle
 //! in [`super::throttle`] refuses most of such a flood before it gets here).
 
+use super::IdentityError;
 use std::sync::{Arc, OnceLock};
 
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::{Algorithm, Argon2, Params, Version};
 use tokio::sync::Semaphore;
-
-use crate::http::error::ApiError;
 
 /// The shortest password accepted.
 pub const MIN_LENGTH: usize = 8;
@@ -77,8 +76,8 @@ const COMMON: &[&str] = &[
 ];
 
 /// Why a new password is refused, if it is.
-pub fn check_new(password: &str, name: &str) -> Result<(), ApiError> {
-    let weak = |why: &str| Err(ApiError::WeakPassword(why.to_string()));
+pub fn check_new(password: &str, name: &str) -> Result<(), IdentityError> {
+    let weak = |why: &str| Err(IdentityError::WeakPassword(why.to_string()));
     if password.chars().count() < MIN_LENGTH {
         return weak(&format!("a password has at least {MIN_LENGTH} characters"));
     }
@@ -110,26 +109,26 @@ fn permits() -> Arc<Semaphore> {
 
 async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> T + Send + 'static,
-) -> Result<T, ApiError> {
+) -> Result<T, IdentityError> {
     let _permit = permits()
         .acquire_owned()
         .await
-        .map_err(|_| ApiError::Unavailable)?;
+        .map_err(|_| IdentityError::ShuttingDown)?;
     tokio::task::spawn_blocking(work)
         .await
-        .map_err(ApiError::internal)
+        .map_err(IdentityError::internal)
 }
 
 /// The PHC string of `password`'s hash with a fresh salt.
-pub async fn hash(password: String) -> Result<String, ApiError> {
+pub async fn hash(password: String) -> Result<String, IdentityError> {
     let mut salt = [0u8; 16];
-    getrandom::fill(&mut salt).map_err(|err| ApiError::internal(format!("CSPRNG: {err}")))?;
+    getrandom::fill(&mut salt).map_err(|err| IdentityError::internal(format!("CSPRNG: {err}")))?;
     blocking(move || {
-        let salt = SaltString::encode_b64(&salt).map_err(ApiError::internal)?;
+        let salt = SaltString::encode_b64(&salt).map_err(IdentityError::internal)?;
         argon2()
             .hash_password(password.as_bytes(), &salt)
             .map(|hash| hash.to_string())
-            .map_err(ApiError::internal)
+            .map_err(IdentityError::internal)
     })
     .await?
 }
@@ -150,7 +149,7 @@ fn decoy() -> &'static str {
 
 /// Whether `password` matches the stored PHC string `stored`; with no
 /// stored hash, a decoy is checked (same cost) and the answer is `false`.
-pub async fn verify(stored: Option<String>, password: String) -> Result<bool, ApiError> {
+pub async fn verify(stored: Option<String>, password: String) -> Result<bool, IdentityError> {
     blocking(move || {
         let real = stored.is_some();
         let phc = stored.unwrap_or_else(|| decoy().to_string());

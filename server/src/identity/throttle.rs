@@ -15,14 +15,13 @@
 //! Kept in memory per node; the table is bounded ([`MAX_ENTRIES`]):
 //! forgotten entries are swept when it fills.
 
+use super::IdentityError;
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use tokio::time::Instant;
-
-use crate::http::error::ApiError;
 
 const FREE_PER_NAME: u32 = 5;
 const FREE_PER_CLIENT: u32 = 20;
@@ -73,7 +72,7 @@ impl LoginThrottle {
 
     /// Refuses a login try that comes too soon after failures (429 with the
     /// seconds to wait).
-    pub fn check(&self, name: &str, client: IpAddr, now: Instant) -> Result<(), ApiError> {
+    pub fn check(&self, name: &str, client: IpAddr, now: Instant) -> Result<(), IdentityError> {
         let failures = self.failures.lock().unwrap_or_else(PoisonError::into_inner);
         let mut wait = Duration::ZERO;
         for key in Self::keys(name, client) {
@@ -90,7 +89,7 @@ impl LoginThrottle {
         if wait.is_zero() {
             Ok(())
         } else {
-            Err(ApiError::LoginThrottled {
+            Err(IdentityError::LoginThrottled {
                 retry_after: wait.as_secs_f64().ceil() as u64,
             })
         }
@@ -137,7 +136,7 @@ mod tests {
         throttle.check("carol", ip, Instant::now()).unwrap();
         throttle.failed("carol", ip, Instant::now());
         // The fifth failure: one second, then two, four ...
-        let Err(ApiError::LoginThrottled { retry_after }) =
+        let Err(IdentityError::LoginThrottled { retry_after }) =
             throttle.check("CAROL", ip, Instant::now())
         else {
             panic!("not throttled");
@@ -148,7 +147,7 @@ mod tests {
         for _ in 0..40 {
             throttle.failed("carol", ip, Instant::now());
         }
-        let Err(ApiError::LoginThrottled { retry_after }) = throttle
+        let Err(IdentityError::LoginThrottled { retry_after }) = throttle
             .check("dave", "192.0.2.2".parse().unwrap(), Instant::now())
             .and_then(|()| throttle.check("carol", "192.0.2.2".parse().unwrap(), Instant::now()))
         else {
@@ -160,7 +159,7 @@ mod tests {
             "the name's wait is capped"
         );
         // The address that failed 45 times waits longer, whatever the name.
-        let Err(ApiError::LoginThrottled { retry_after }) =
+        let Err(IdentityError::LoginThrottled { retry_after }) =
             throttle.check("dave", ip, Instant::now())
         else {
             panic!("not throttled");

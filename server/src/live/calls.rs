@@ -8,9 +8,9 @@ use std::time::Duration;
 use uuid::Uuid;
 
 use super::actor::{Action, ActorGone, Command};
-use super::game::PlayerRef;
 use super::messages::{Ask, Reply};
 use super::Registry;
+use crate::domain::PlayerRef;
 use crate::live::error::LiveError;
 use crate::protocol::GameState;
 use crate::token::TokenHash;

@@ -11,7 +11,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::error::LiveError;
-use super::game::{Answer, PlayerRef};
+use super::game::Answer;
+use crate::domain::PlayerRef;
 use crate::protocol::{GameState, Side};
 use crate::token::TokenHash;
 

@@ -3,8 +3,9 @@
 //! resuming, taking over, the expiry sweep, shutdown); the actor itself
 //! ([`actor`]) and what it can be asked ([`messages`], the same in process
 //! and on the cluster's wire); the game's state machine ([`game`]) with its
-//! error ([`game::GameError`]); this floor's error ([`error`]); the clock
-//! ([`clock`]), the domain types ([`domain`]) and PGN ([`pgn`]).
+//! error ([`game::GameError`]); this floor's error ([`error`]) and the
+//! clock ([`clock`]). What a game is as data (seats, moves, endings, the
+//! record the store writes) is the floor below, `crate::domain`.
 //!
 //! Games are in memory only while they need to be: at start-up the server
 //! listens first and then, in the background, starts the actors of games
@@ -22,11 +23,9 @@ pub mod actor;
 mod background;
 mod calls;
 pub mod clock;
-pub mod domain;
 pub mod error;
 pub mod game;
 pub mod messages;
-pub mod pgn;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -43,7 +42,7 @@ use self::game::LiveGame;
 use crate::ai::AiScheduler;
 use crate::cluster::{serve_commands, spawn_proxy, Cluster, ProxyContext};
 use crate::live::error::LiveError;
-use crate::store::Store;
+use crate::store::{Store, StoreError};
 
 type Slot = Arc<OnceCell<GameHandle>>;
 
@@ -184,9 +183,7 @@ impl Registry {
         {
             return Ok(live);
         }
-        self.inner
-            .store
-            .load_game(id, Instant::now())
+        load_game(&self.inner.store, id, Instant::now())
             .await?
             .ok_or(LiveError::NoSuchGame)
     }
@@ -327,10 +324,7 @@ impl Registry {
                 if let Some(cluster) = &self.inner.cluster {
                     return self.load_clustered(cluster, id).await;
                 }
-                let live = self
-                    .inner
-                    .store
-                    .load_game(id, Instant::now())
+                let live = load_game(&self.inner.store, id, Instant::now())
                     .await?
                     .ok_or(LiveError::NoSuchGame)?;
                 if self.is_shutting_down() {
@@ -387,7 +381,7 @@ impl Registry {
     async fn load_clustered(&self, cluster: &Cluster, id: Uuid) -> Result<GameHandle, LiveError> {
         if let Some(held) = cluster.acquire(id).await? {
             let fence = &held.fence;
-            let live = match self.inner.store.load_game(id, Instant::now()).await {
+            let live = match load_game(&self.inner.store, id, Instant::now()).await {
                 Ok(Some(live)) => live,
                 Ok(None) => {
                     cluster.release(id, fence).await;
@@ -424,4 +418,22 @@ impl Registry {
     pub fn peek(&self, id: Uuid) -> Option<GameHandle> {
         self.games().get(&id).and_then(|slot| slot.get().cloned())
     }
+}
+
+/// Game `id` as stored, restored as a live game (its moves replayed on a
+/// blocking thread: a long game's replay is real work). `None` if there is
+/// no such game.
+pub async fn load_game(
+    store: &Store,
+    id: Uuid,
+    now: Instant,
+) -> Result<Option<LiveGame>, StoreError> {
+    let Some(saved) = store.saved_game(id).await? else {
+        return Ok(None);
+    };
+    tokio::task::spawn_blocking(move || LiveGame::restore(saved, now))
+        .await
+        .map_err(StoreError::internal)?
+        .map(Some)
+        .map_err(|err| StoreError::internal(format!("game {id}: {err}")))
 }

@@ -5,7 +5,9 @@
 //! kinds); the checks that need more than serde (level range, clock range,
 //! FEN, PGN, `as`) live in [`super::validate`].
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
+
+use crate::domain::Visibility;
 
 /// `{"kind": "human"}` or `{"kind": "ai", "level": 1..8}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -60,34 +62,6 @@ pub enum SeatChoice {
     White,
     Black,
     Both,
-}
-
-/// Who may take a game's free human seat.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Visibility {
-    /// Anyone with the game id: an open seek, listed as joinable.
-    #[default]
-    Open,
-    /// Only a holder of the invite secret the creator was given.
-    Private,
-}
-
-impl Visibility {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Visibility::Open => "open",
-            Visibility::Private => "private",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Visibility> {
-        match text {
-            "open" => Some(Visibility::Open),
-            "private" => Some(Visibility::Private),
-            _ => None,
-        }
-    }
 }
 
 /// `POST /api/players`.

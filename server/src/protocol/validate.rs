@@ -1,14 +1,17 @@
 //! Request validation at the edge: [`CreateGame::validate`] turns a parsed
 //! `POST /api/games` body into a [`NewGame`], or a 400 `bad_request` with a
 //! message that says what was wrong.
-//!
-//! This is the one file of `protocol/` that names the HTTP error
-//! ([`ApiError`]): validation answers the client directly.
+//! The refusal is [`Invalid`], which the edge answers as `bad_request`.
 
-use crate::http::error::ApiError;
-
-use super::requests::{ClockRequest, CreateGame, SeatChoice, SeatRequest, Visibility};
+use super::requests::{ClockRequest, CreateGame, SeatChoice, SeatRequest};
+use super::Visibility;
 use super::{ClockSettings, SeatKind, Side};
+
+/// A request the contract refuses, saying what was wrong (400
+/// `bad_request`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Invalid(pub String);
 
 /// The longest clock a game may have (three hours) and the largest increment
 /// (three minutes): generous for real play, and keeps millisecond values far
@@ -36,14 +39,14 @@ pub struct NewGame {
 pub const MAX_HISTORY_PLIES: usize = 1_000;
 
 impl CreateGame {
-    pub fn validate(self) -> Result<NewGame, ApiError> {
+    pub fn validate(self) -> Result<NewGame, Invalid> {
         let seat = |request: SeatRequest, side: Side| match request {
             SeatRequest::Human => Ok(SeatKind::Human),
             SeatRequest::Ai { level } => match u8::try_from(level) {
                 Ok(level) if rookery_engine::level::level(level).is_some() => {
                     Ok(SeatKind::Ai { level })
                 }
-                _ => Err(ApiError::BadRequest(format!(
+                _ => Err(Invalid(format!(
                     "{}: AI level must be 1 to 8, not {level}",
                     side.as_str()
                 ))),
@@ -60,9 +63,7 @@ impl CreateGame {
         let (creator_side, both_seats) = match (self.as_side, humans.as_slice()) {
             (Some(SeatChoice::Both), [_, _]) => (Some(Side::White), true),
             (Some(SeatChoice::Both), _) => {
-                return Err(ApiError::BadRequest(
-                    "\"as\": both needs two human seats".into(),
-                ))
+                return Err(Invalid("\"as\": both needs two human seats".into()))
             }
             (Some(choice), _) => {
                 let side = if choice == SeatChoice::White {
@@ -71,7 +72,7 @@ impl CreateGame {
                     Side::Black
                 };
                 if !humans.contains(&side) {
-                    return Err(ApiError::BadRequest(format!(
+                    return Err(Invalid(format!(
                         "\"as\": {} is not a human seat",
                         side.as_str()
                     )));
@@ -92,21 +93,19 @@ impl CreateGame {
             .filter(|fen| !fen.is_empty());
         let history = self.moves.unwrap_or_default();
         if history.len() > MAX_HISTORY_PLIES {
-            return Err(ApiError::BadRequest(format!(
-                "moves: at most {MAX_HISTORY_PLIES} plies"
-            )));
+            return Err(Invalid(format!("moves: at most {MAX_HISTORY_PLIES} plies")));
         }
         let (fen, history) = match self.pgn.as_deref().map(str::trim) {
             None | Some("") => (fen, history),
             Some(_) if fen.is_some() || !history.is_empty() => {
-                return Err(ApiError::BadRequest(
+                return Err(Invalid(
                     "send either fen (with moves) or pgn, not both".into(),
                 ))
             }
             Some(pgn) => continue_from_pgn(pgn, self.pgn_index.unwrap_or(0))?,
         };
         if self.pgn_index.is_some() && self.pgn.as_deref().is_none_or(|pgn| pgn.trim().is_empty()) {
-            return Err(ApiError::BadRequest("pgn_index needs a pgn".into()));
+            return Err(Invalid("pgn_index needs a pgn".into()));
         }
         Ok(NewGame {
             seats,
@@ -123,13 +122,13 @@ impl CreateGame {
 /// A PGN's game (the `index`th of a text of several), to continue it: its
 /// start (`None`: the standard one) and its moves in UCI. 400 `bad_request`
 /// for a PGN that cannot be read, no such game, or a game already over.
-fn continue_from_pgn(pgn: &str, index: usize) -> Result<(Option<String>, Vec<String>), ApiError> {
+fn continue_from_pgn(pgn: &str, index: usize) -> Result<(Option<String>, Vec<String>), Invalid> {
     let read = if index == 0 {
-        crate::live::pgn::read(pgn).map_err(ApiError::BadRequest)?
+        crate::protocol::pgn::read(pgn).map_err(Invalid)?
     } else {
-        let mut read = crate::live::pgn::read_games(pgn).map_err(ApiError::BadRequest)?;
+        let mut read = crate::protocol::pgn::read_games(pgn).map_err(Invalid)?;
         if index >= read.games.len() {
-            return Err(ApiError::BadRequest(match read.unreadable {
+            return Err(Invalid(match read.unreadable {
                 Some(why) => format!("pgn_index {index}: bad PGN: {why}"),
                 None => format!("pgn_index {index}: the PGN has {} games", read.games.len()),
             }));
@@ -137,7 +136,7 @@ fn continue_from_pgn(pgn: &str, index: usize) -> Result<(Option<String>, Vec<Str
         read.games.swap_remove(index)
     };
     if let Some(outcome) = read.game.outcome() {
-        return Err(ApiError::BadRequest(format!(
+        return Err(Invalid(format!(
             "the PGN's game is already over ({}): it can be replayed, not continued",
             outcome.termination
         )));
@@ -148,7 +147,7 @@ fn continue_from_pgn(pgn: &str, index: usize) -> Result<(Option<String>, Vec<Str
     Ok((fen, moves))
 }
 
-fn validate_clock(clock: ClockRequest) -> Result<ClockSettings, ApiError> {
+fn validate_clock(clock: ClockRequest) -> Result<ClockSettings, Invalid> {
     let to_ms = |seconds: f64| -> Option<u64> {
         if seconds.is_finite() && seconds >= 0.0 {
             Some((seconds * 1000.0).round() as u64)
@@ -159,13 +158,11 @@ fn validate_clock(clock: ClockRequest) -> Result<ClockSettings, ApiError> {
     let initial_ms = to_ms(clock.initial)
         .filter(|ms| (1..=MAX_INITIAL_MS).contains(ms))
         .ok_or_else(|| {
-            ApiError::BadRequest(
-                "clock.initial must be more than 0 and at most 10800 seconds".into(),
-            )
+            Invalid("clock.initial must be more than 0 and at most 10800 seconds".into())
         })?;
     let increment_ms = to_ms(clock.increment)
         .filter(|ms| *ms <= MAX_INCREMENT_MS)
-        .ok_or_else(|| ApiError::BadRequest("clock.increment must be 0 to 180 seconds".into()))?;
+        .ok_or_else(|| Invalid("clock.increment must be 0 to 180 seconds".into()))?;
     Ok(ClockSettings {
         initial_ms,
         increment_ms,

@@ -7,7 +7,7 @@ use super::backend::{on_conn, on_pool, Conn};
 use super::error::StoreError;
 use super::writer::{Write, WriteError};
 use super::{now_ms, Store};
-use crate::live::game::PlayerRef;
+use crate::domain::PlayerRef;
 use crate::protocol::SeatRating;
 use crate::token::TokenHash;
 

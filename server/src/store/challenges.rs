@@ -8,43 +8,7 @@ use super::rows::StoredGame;
 use super::writer::{Write, WriteError};
 use super::{now_ms, Store};
 
-/// A challenge's row, with both players' names and ratings.
-#[derive(Debug, Clone, sqlx::FromRow)]
-pub struct ChallengeRow {
-    pub id: String,
-    pub challenger_id: String,
-    pub challenger_name: String,
-    pub challenger_rating: f64,
-    pub challenger_deviation: f64,
-    /// Whether the challenger is a bot account (migration 0011).
-    pub challenger_bot: bool,
-    pub dest_id: String,
-    pub dest_name: String,
-    pub dest_rating: f64,
-    pub dest_deviation: f64,
-    pub dest_bot: bool,
-    pub color: String,
-    pub final_color: String,
-    pub clock_initial_ms: Option<i64>,
-    pub clock_increment_ms: Option<i64>,
-    pub rated: bool,
-    pub status: String,
-    pub decline_reason: Option<String>,
-    pub game_id: Option<String>,
-    pub created_at: i64,
-    pub expires_at: i64,
-}
-
-impl ChallengeRow {
-    /// Its status now: an open challenge past its time has expired.
-    pub fn status_at(&self, now_ms: i64) -> &str {
-        if self.status == "created" && self.expires_at <= now_ms {
-            "expired"
-        } else {
-            &self.status
-        }
-    }
-}
+pub use crate::domain::Challenge;
 
 const SELECT: &str = "SELECT c.id, c.challenger_id, cp.name AS challenger_name,
         cp.rating AS challenger_rating, cp.rating_deviation AS challenger_deviation,
@@ -159,7 +123,7 @@ impl Store {
         }
     }
 
-    pub async fn challenge(&self, id: &str) -> Result<Option<ChallengeRow>, StoreError> {
+    pub async fn challenge(&self, id: &str) -> Result<Option<Challenge>, StoreError> {
         let sql = format!("{SELECT} WHERE c.id = $1");
         Ok(on_pool!(&self.inner.read, pool => sqlx::query_as(&sql)
             .bind(id)
@@ -168,7 +132,7 @@ impl Store {
     }
 
     /// The open challenges to and from the player, newest first.
-    pub async fn open_challenges(&self, player_id: &str) -> Result<Vec<ChallengeRow>, StoreError> {
+    pub async fn open_challenges(&self, player_id: &str) -> Result<Vec<Challenge>, StoreError> {
         let sql = format!(
             "{SELECT} WHERE (c.dest_id = $1 OR c.challenger_id = $1)
                AND c.status = 'created' AND c.expires_at > $2

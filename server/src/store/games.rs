@@ -1,6 +1,6 @@
 //! A game's own rows: stored when created, each change recorded through
 //! the group commit (with its move, a takeback, a rematch, a fence), loaded
-//! back by replaying its moves; and which games a starting server resumes
+//! back as stored; and which games a starting server resumes
 //! or the sweeper closes.
 
 use tokio::time::Instant;
@@ -12,7 +12,7 @@ use super::leases::Fence;
 use super::rows::{self, GameRow, StoredGame};
 use super::writer::Write;
 use super::{now_ms, parse_ids, Store};
-use crate::live::game::{LiveGame, PlayedMove};
+use crate::domain::{GameRecord, PlayedMove, SavedGame};
 
 /// One stored move and its clocks (see [`Store::move_clocks`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,22 +24,36 @@ pub struct MoveClocks {
 }
 
 impl Store {
-    pub async fn insert_game(&self, live: &LiveGame) -> Result<(), StoreError> {
+    /// Stores a new game with its `history` (the moves it was created
+    /// with, an imported game's).
+    pub async fn insert_game(
+        &self,
+        game: &GameRecord,
+        history: &[PlayedMove],
+    ) -> Result<(), StoreError> {
         let now = now_ms();
-        let game = StoredGame::of(live, Instant::now(), now);
-        let history = live
-            .history()
+        let stored = StoredGame::of(game, Instant::now(), now);
+        let history = history
             .iter()
-            .map(|mv| rows::StoredMove::of(live.id, mv, now))
+            .map(|mv| rows::StoredMove::of(game.id, mv, now))
             .collect();
-        Ok(self.write(Write::InsertGame { game, history }).await?)
+        Ok(self
+            .write(Write::InsertGame {
+                game: stored,
+                history,
+            })
+            .await?)
     }
 
     /// Writes the changed game (and the move that changed it, if any) in one
     /// transaction, with other games' writes. Returns once that transaction
     /// is committed: durable.
-    pub async fn record(&self, live: &LiveGame, mv: Option<&PlayedMove>) -> Result<(), StoreError> {
-        self.record_change(live, mv, None, None, None).await
+    pub async fn record(
+        &self,
+        game: &GameRecord,
+        mv: Option<&PlayedMove>,
+    ) -> Result<(), StoreError> {
+        self.record_change(game, mv, None, None, None).await
     }
 
     /// [`Store::record`], and in the same transaction: the plies from
@@ -49,34 +63,35 @@ impl Store {
     /// [`StoreError::Fenced`] and nothing of it is stored.
     pub async fn record_change(
         &self,
-        live: &LiveGame,
+        game: &GameRecord,
         mv: Option<&PlayedMove>,
         taken_back_from: Option<usize>,
-        rematch: Option<&LiveGame>,
+        rematch: Option<&GameRecord>,
         fence: Option<&Fence>,
     ) -> Result<(), StoreError> {
         let now = now_ms();
         let instant = Instant::now();
-        let game = StoredGame::of(live, instant, now);
-        let mv = mv.map(|mv| rows::StoredMove::of(live.id, mv, now));
+        let stored = StoredGame::of(game, instant, now);
+        let mv = mv.map(|mv| rows::StoredMove::of(game.id, mv, now));
         let write = Write::UpdateGame {
-            game,
+            game: stored,
             mv,
             taken_back_from: taken_back_from.map(|ply| ply as i64),
             rematch: rematch.map(|new| Box::new(StoredGame::of(new, instant, now))),
             fence: fence.cloned(),
         };
         self.write(write).await?;
-        if live.is_finished() {
+        if game.is_finished() {
             // A new result: the next scoreboard read counts it.
             self.result_recorded();
         }
         Ok(())
     }
 
-    /// Loads a stored game, replaying its moves on a blocking thread. `None`
-    /// if there is no such game.
-    pub async fn load_game(&self, id: Uuid, now: Instant) -> Result<Option<LiveGame>, StoreError> {
+    /// A stored game as it was written, with its moves (for a live game to
+    /// be restored from: `live::load_game`). `None` if there is no such
+    /// game.
+    pub async fn saved_game(&self, id: Uuid) -> Result<Option<SavedGame>, StoreError> {
         let row: Option<GameRow> = on_pool!(&self.inner.read, pool =>
             sqlx::query_as(&GameRow::select("WHERE g.id = $1"))
                 .bind(id.to_string())
@@ -90,12 +105,7 @@ impl Store {
                 .bind(id.to_string())
                 .fetch_all(pool)
                 .await)?;
-        let store = self.clone();
-        // A long game's replay is real work: keep it off the async workers.
-        tokio::task::spawn_blocking(move || row.restore(&moves, &store, now_ms(), now))
-            .await
-            .map_err(StoreError::internal)?
-            .map(Some)
+        row.saved(moves, self, now_ms()).map(Some)
     }
 
     /// Each stored move's UCI and both clocks after it (`None` for a move

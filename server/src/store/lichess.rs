@@ -7,7 +7,7 @@ use super::backend::{on_conn, on_pool, Conn};
 use super::error::StoreError;
 use super::writer::Write;
 use super::{now_ms, Store};
-use crate::live::game::PlayerRef;
+use crate::domain::PlayerRef;
 use crate::protocol::SeatRating;
 
 /// The most chat lines a game keeps per room (older ones are not read).

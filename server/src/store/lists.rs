@@ -2,7 +2,6 @@
 //! the public lists, the open seeks; [`Store::states_of`] turns list rows
 //! into states for these and for a player's pages.
 
-use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::backend::{on_pool, Dialect};
@@ -60,10 +59,7 @@ impl Store {
         // before 0002) are CPU work: off the async workers.
         tokio::task::spawn_blocking(move || {
             let now = now_ms();
-            let instant = Instant::now();
-            rows.into_iter()
-                .map(|row| row.state(&store, now, instant))
-                .collect()
+            rows.into_iter().map(|row| row.state(&store, now)).collect()
         })
         .await
         .map_err(StoreError::internal)?

@@ -9,7 +9,7 @@ use super::error::StoreError;
 use super::rows::ListRow;
 use super::writer::{Write, WriteError};
 use super::{now_ms, Store};
-use crate::live::game::PlayerRef;
+use crate::domain::PlayerRef;
 use crate::protocol::{
     GameState, PlayerProfile, RatingPoint, SeatRating, HISTORY_POINTS, PROVISIONAL_DEVIATION,
 };

@@ -479,7 +479,8 @@ mod tests {
     /// write would) changes no rating, streak or history a second time.
     #[tokio::test]
     async fn a_finished_game_written_again_counts_once() {
-        use crate::live::game::{LiveGame, PlayerRef};
+        use crate::domain::PlayerRef;
+        use crate::live::game::LiveGame;
         use crate::protocol::{SeatKind, SeatRating, Side};
         use crate::token::{mint, TokenHash};
         use tokio::time::Instant;
@@ -511,10 +512,13 @@ mod tests {
             live.take_seat(side, mint().unwrap().hash, Some(player), now)
                 .unwrap();
         }
-        store.insert_game(&live).await.unwrap();
+        store
+            .insert_game(&live.record(), &live.history())
+            .await
+            .unwrap();
         for uci in ["f2f3", "e7e5", "g2g4", "d8h4"] {
             let played = live.play(live.turn(), uci, now).unwrap();
-            store.record(&live, Some(&played)).await.unwrap();
+            store.record(&live.record(), Some(&played)).await.unwrap();
         }
         assert!(live.is_finished());
         let once = store.player_profile("ben").await.unwrap().unwrap();
@@ -523,7 +527,7 @@ mod tests {
             (1662, 1, 1)
         );
         for _ in 0..2 {
-            store.record(&live, None).await.unwrap();
+            store.record(&live.record(), None).await.unwrap();
         }
         let again = store.player_profile("ben").await.unwrap().unwrap();
         assert_eq!(

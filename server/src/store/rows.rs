@@ -3,7 +3,7 @@
 //! new field here and a name in the SQL next to it.
 
 use rookery_engine::game::Termination;
-use rookery_engine::Position;
+use rookery_engine::{Game, Position};
 use tokio::time::Instant;
 use uuid::Uuid;
 
@@ -11,11 +11,12 @@ use super::backend::{on_conn, Conn, Dialect};
 use super::error::StoreError;
 use super::ratings::{DEFAULT_DEVIATION, DEFAULT_RATING};
 use super::Store;
-use crate::live::game::{
-    view, Ending, GameSnapshot, LiveGame, LiveOnly, LiveSeat, PlayedMove, PlayerRef, Rematch,
-    SavedClock, SavedGame,
+use crate::domain::{
+    ClockSettings, Ending, GameRecord, GameSeat, PlayedMove, PlayerRef, Rematch, SavedClock,
+    SavedGame, SeatRating, Side, Status, Visibility,
 };
-use crate::protocol::{ClockSettings, ClockView, GameState, SeatRating, Side, Status, Visibility};
+use crate::protocol::view::{view, GameSnapshot, LiveOnly};
+use crate::protocol::{ClockView, GameState};
 use crate::token::TokenHash;
 
 /// One seat's columns.
@@ -28,7 +29,7 @@ pub struct StoredSeat {
 }
 
 impl StoredSeat {
-    fn of(seat: &LiveSeat) -> StoredSeat {
+    fn of(seat: &GameSeat) -> StoredSeat {
         StoredSeat {
             kind: if seat.ai_level().is_some() {
                 "ai"
@@ -83,48 +84,44 @@ fn ms(duration: std::time::Duration) -> i64 {
 }
 
 impl StoredGame {
-    /// `live` as a row, written at `now` (`now_ms` on the wall clock).
-    pub fn of(live: &LiveGame, now: Instant, now_ms: i64) -> StoredGame {
-        let clock = live.clock_settings();
-        let ending = live.ending();
-        let (remaining, running) = match live.clock() {
-            Some(clock) => {
-                let (remaining, running) = clock.turn_start();
-                (Some(remaining), running)
-            }
-            None => (None, None),
-        };
+    /// `game` as a row, written at `now` (`now_ms` on the wall clock).
+    pub fn of(game: &GameRecord, now: Instant, now_ms: i64) -> StoredGame {
+        let clock = game.clock_settings;
+        let ending = game.ending;
+        let remaining = game.clock.map(|c| c.remaining);
         // The instant the running side's turn began, on the wall clock.
-        let turn_started_at =
-            running.map(|(_, since)| now_ms - ms(now.saturating_duration_since(since)));
+        let turn_started_at = game
+            .clock
+            .and_then(|c| c.running_since)
+            .map(|since| now_ms - ms(now.saturating_duration_since(since)));
         StoredGame {
-            id: live.id.to_string(),
-            white: StoredSeat::of(live.seat(Side::White)),
-            black: StoredSeat::of(live.seat(Side::Black)),
-            initial_fen: live.game().initial_position().to_fen(),
-            fen: live.game().position().to_fen(),
+            id: game.id.to_string(),
+            white: StoredSeat::of(game.seat(Side::White)),
+            black: StoredSeat::of(game.seat(Side::Black)),
+            initial_fen: game.initial_fen.clone(),
+            fen: game.fen.clone(),
             clock_initial_ms: clock.map(|c| c.initial_ms as i64),
             clock_increment_ms: clock.map(|c| c.increment_ms as i64),
-            status: live.status().as_str(),
+            status: game.status.as_str(),
             result: ending.and_then(|e| e.result()),
             termination: ending.map(|e| e.termination.as_str()),
-            draw_offer: live.draw_offer().map(Side::as_str),
-            created_at: live.created_at,
+            draw_offer: game.draw_offer.map(Side::as_str),
+            created_at: game.created_at,
             updated_at: now_ms,
             finished_at: ending.map(|_| now_ms),
             white_ms: remaining.map(|r| ms(r[0])),
             black_ms: remaining.map(|r| ms(r[1])),
             turn_started_at,
-            rated: live.is_rated(),
-            visibility: live.visibility().as_str(),
-            invite_hash: live.invite().map(|t| t.0.clone()),
-            takeback_offer: live.takeback_offer().map(Side::as_str),
-            takebacks: i64::from(live.takebacks()),
-            rematch_id: live.rematch().map(|r| r.game.to_string()),
-            rematch_offer: live.rematch().map(|r| r.offered_by.as_str()),
-            rematch_token_hash: live.rematch().map(|r| r.offerer_token.0.clone()),
-            rematch_agreed: live.rematch().is_some_and(|r| r.agreed),
-            start_ply: i64::try_from(live.start_ply()).unwrap_or(0),
+            rated: game.rated,
+            visibility: game.visibility.as_str(),
+            invite_hash: game.invite.as_ref().map(|t| t.0.clone()),
+            takeback_offer: game.takeback_offer.map(Side::as_str),
+            takebacks: i64::from(game.takebacks),
+            rematch_id: game.rematch.as_ref().map(|r| r.game.to_string()),
+            rematch_offer: game.rematch.as_ref().map(|r| r.offered_by.as_str()),
+            rematch_token_hash: game.rematch.as_ref().map(|r| r.offerer_token.0.clone()),
+            rematch_agreed: game.rematch.as_ref().is_some_and(|r| r.agreed),
+            start_ply: i64::try_from(game.start_ply).unwrap_or(0),
         }
     }
 
@@ -358,21 +355,21 @@ impl GameRow {
         level: Option<i64>,
         token: &Option<String>,
         player: Option<PlayerRef>,
-    ) -> Result<LiveSeat, StoreError> {
+    ) -> Result<GameSeat, StoreError> {
         if kind == "ai" {
             let level = level
                 .and_then(|l| u8::try_from(l).ok())
                 .ok_or_else(|| self.bad(&format!("{} level", side.as_str())))?;
-            return Ok(LiveSeat::Ai { level });
+            return Ok(GameSeat::Ai { level });
         }
-        Ok(LiveSeat::Human {
+        Ok(GameSeat::Human {
             token: token.clone().map(TokenHash),
             player,
             connections: 0,
         })
     }
 
-    fn seats(&self) -> Result<[LiveSeat; 2], StoreError> {
+    fn seats(&self) -> Result<[GameSeat; 2], StoreError> {
         let player = |id: &Option<String>, name: &Option<String>, rating, deviation| {
             id.clone().zip(name.clone()).map(|(id, name)| PlayerRef {
                 id,
@@ -476,38 +473,34 @@ impl GameRow {
         }
     }
 
-    /// Rebuilds the live game, replaying `moves` (blocking work).
-    pub fn restore(
+    /// The game as stored, with its `moves` (UCI, in order), for a live
+    /// game to be restored from.
+    pub fn saved(
         &self,
-        moves: &[String],
+        moves: Vec<String>,
         store: &Store,
         now_ms: i64,
-        now: Instant,
-    ) -> Result<LiveGame, StoreError> {
+    ) -> Result<SavedGame, StoreError> {
         let id = Uuid::parse_str(&self.id).map_err(|_| self.bad("id"))?;
-        LiveGame::restore(
-            SavedGame {
-                id,
-                created_at: self.created_at,
-                updated_at: self.updated_at,
-                seats: self.seats()?,
-                clock_settings: self.clock_settings(),
-                initial_fen: &self.initial_fen,
-                moves,
-                clock: self.saved_clock(store, now_ms),
-                ending: self.ending()?,
-                draw_offer: self.draw_offer.as_deref().and_then(Side::parse),
-                takeback_offer: self.takeback_offer.as_deref().and_then(Side::parse),
-                takebacks: self.takebacks(),
-                rematch: self.rematch(),
-                rated: self.rated,
-                visibility: self.visibility()?,
-                invite: self.invite_hash.clone().map(TokenHash),
-                start_ply: usize::try_from(self.start_ply).unwrap_or(0),
-            },
-            now,
-        )
-        .map_err(|err| StoreError::internal(format!("game {id}: {err}")))
+        Ok(SavedGame {
+            id,
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+            seats: self.seats()?,
+            clock_settings: self.clock_settings(),
+            initial_fen: self.initial_fen.clone(),
+            moves,
+            clock: self.saved_clock(store, now_ms),
+            ending: self.ending()?,
+            draw_offer: self.draw_offer.as_deref().and_then(Side::parse),
+            takeback_offer: self.takeback_offer.as_deref().and_then(Side::parse),
+            takebacks: self.takebacks(),
+            rematch: self.rematch(),
+            rated: self.rated,
+            visibility: self.visibility()?,
+            invite: self.invite_hash.clone().map(TokenHash),
+            start_ply: usize::try_from(self.start_ply).unwrap_or(0),
+        })
     }
 }
 
@@ -553,15 +546,26 @@ impl ListRow {
     /// The game's public state at `now_ms`, through the one view builder
     /// ([`view`]). Nobody is counted as connected: presence lives only in a
     /// live game's actor ([`LiveOnly::STORED`]).
-    pub fn state(&self, store: &Store, now_ms: i64, now: Instant) -> Result<GameState, StoreError> {
+    pub fn state(&self, store: &Store, now_ms: i64) -> Result<GameState, StoreError> {
         let row = &self.game;
-        let Some(fen) = &row.fen else {
-            // Stored before 0002: replay.
-            return Ok(row
-                .restore(&words(&self.moves_uci), store, now_ms, now)?
-                .state(now));
+        let mut san = words(&self.moves_san);
+        let (position, fen) = match &row.fen {
+            Some(fen) => (
+                Position::from_fen(fen).map_err(|_| row.bad("FEN"))?,
+                fen.clone(),
+            ),
+            None => {
+                // Stored before 0002 (no position column): replay.
+                let mut game = Game::from_fen(&row.initial_fen).map_err(|_| row.bad("FEN"))?;
+                for uci in words(&self.moves_uci) {
+                    game.play_uci(&uci).map_err(|_| row.bad("moves"))?;
+                }
+                san = game.san_moves().to_vec();
+                let position = game.position().clone();
+                let fen = position.to_fen();
+                (position, fen)
+            }
         };
-        let position = Position::from_fen(fen).map_err(|_| row.bad("FEN"))?;
         let status = Status::parse(&row.status).ok_or_else(|| row.bad("status"))?;
         let turn = Side::from(position.turn());
         let [white, black] = row.seats()?;
@@ -589,9 +593,9 @@ impl ListRow {
             seats: [&white, &black],
             initial_fen: row.initial_fen.clone(),
             position: &position,
-            fen: fen.clone(),
+            fen,
             moves: words(&self.moves_uci),
-            san: words(&self.moves_san),
+            san,
             ending,
             clock,
             draw_offer: row.draw_offer.as_deref().and_then(Side::parse),

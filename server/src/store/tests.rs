@@ -46,7 +46,10 @@ async fn stored_game(store: &Store) -> LiveGame {
     let now = Instant::now();
     live.join(mint().unwrap().hash, None, None, now).unwrap();
     live.join(mint().unwrap().hash, None, None, now).unwrap();
-    store.insert_game(&live).await.unwrap();
+    store
+        .insert_game(&live.record(), &live.history())
+        .await
+        .unwrap();
     live
 }
 
@@ -56,7 +59,7 @@ fn move_write(live: &mut LiveGame, uci: &str) -> Write {
     let side = live.turn();
     let played = live.play(side, uci, now).unwrap();
     Write::UpdateGame {
-        game: StoredGame::of(live, now, now_ms()),
+        game: StoredGame::of(&live.record(), now, now_ms()),
         mv: Some(StoredMove::of(live.id, &played, now_ms())),
         taken_back_from: None,
         rematch: None,
@@ -85,8 +88,7 @@ fn fenced_move(live: &mut LiveGame, uci: &str, fence: &Fence) -> Write {
 }
 
 async fn stored_moves(store: &Store, id: Uuid) -> usize {
-    store
-        .load_game(id, Instant::now())
+    crate::live::load_game(&store, id, Instant::now())
         .await
         .unwrap()
         .unwrap()
@@ -198,8 +200,7 @@ async fn a_refused_write_fails_alone() {
         Err(WriteError::Rejected(_))
     ));
     assert_eq!(stored_moves(&store, good.id).await, 1);
-    let twin_moves = store
-        .load_game(bad.id, Instant::now())
+    let twin_moves = crate::live::load_game(&store, bad.id, Instant::now())
         .await
         .unwrap()
         .unwrap();
@@ -250,8 +251,7 @@ async fn a_failing_batch_fails_every_write_and_stores_none() {
         .await
         .unwrap();
     for live in &mut games {
-        let mut fresh = store
-            .load_game(live.id, Instant::now())
+        let mut fresh = crate::live::load_game(&store, live.id, Instant::now())
             .await
             .unwrap()
             .unwrap();
@@ -347,10 +347,13 @@ async fn a_takeback_deletes_its_plies_with_the_game_row() {
     live.takeback(Side::Black, now).unwrap();
     assert_eq!(live.game().moves().len(), 2);
     store
-        .record_change(&live, None, Some(2), None, None)
+        .record_change(&live.record(), None, Some(2), None, None)
         .await
         .unwrap();
-    let loaded = store.load_game(live.id, now).await.unwrap().unwrap();
+    let loaded = crate::live::load_game(&store, live.id, now)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(loaded.game().moves().len(), 2);
     assert_eq!(loaded.takebacks(), 1);
     // The freed ply takes another move.

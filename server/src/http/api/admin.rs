@@ -27,7 +27,7 @@ fn require_admin(state: &AppState, headers: &HeaderMap) -> Result<(), ApiError> 
             "operator actions are disabled: start the server with --admin-token".into(),
         ));
     };
-    let given = crate::http::auth::required_bearer(headers)?;
+    let given = crate::identity::credentials::required_bearer(headers)?;
     // Comparing hashes: the time taken says nothing about the secret.
     if TokenHash::of(&given) != TokenHash::of(&admin.0) {
         return Err(ApiError::Unauthorized);

@@ -237,7 +237,7 @@ pub struct PgnView {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub games: Option<Vec<PgnListed>>,
     /// More games followed the listed ones (only the first
-    /// [`MAX_PGN_GAMES`](crate::live::pgn::MAX_PGN_GAMES) are read).
+    /// [`MAX_PGN_GAMES`](crate::protocol::pgn::MAX_PGN_GAMES) are read).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub more: bool,
     /// A later game of the text could not be read: why (`game 3: move 2.
@@ -265,7 +265,7 @@ pub struct PgnListed {
 pub async fn read_pgn(ApiJson(request): ApiJson<PgnRequest>) -> Result<Json<PgnView>, ApiError> {
     // Bounded by the body limit and MAX_PGN_GAMES; replaying a few hundred
     // moves is quick.
-    let read = crate::live::pgn::read_games(&request.pgn).map_err(ApiError::BadRequest)?;
+    let read = crate::protocol::pgn::read_games(&request.pgn).map_err(ApiError::BadRequest)?;
     let index = request.index.unwrap_or(0);
     let Some(chosen) = read.games.get(index) else {
         let count = read.games.len();

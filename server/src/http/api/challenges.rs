@@ -21,11 +21,12 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::http::error::ApiError;
-use crate::http::lichess::{shapes, Form, LichessResult};
+use crate::http::lichess::{Form, LichessResult};
 use crate::identity::{self, Identity, Scope};
 use crate::live::game::LiveGame;
+use crate::protocol::lichess as shapes;
 use crate::protocol::{ClockSettings, SeatKind, Side};
-use crate::store::challenges::{ChallengeRow, ChallengeWrite, NewChallenge};
+use crate::store::challenges::{Challenge, ChallengeWrite, NewChallenge};
 use crate::store::{now_ms, StoredGame};
 use crate::token;
 use crate::AppState;
@@ -166,20 +167,20 @@ fn base_url(state: &AppState) -> String {
     state.config.public_base()
 }
 
-fn view(state: &AppState, row: &ChallengeRow, viewer: &str) -> Value {
+fn view(state: &AppState, row: &Challenge, viewer: &str) -> Value {
     shapes::challenge(row, Some(viewer), &base_url(state), now_ms())
 }
 
 /// Tells both players of a challenge `kind` (`challenge`,
 /// `challengeCanceled`, `challengeDeclined`).
-fn tell(state: &AppState, row: &ChallengeRow, kind: &str) {
+fn tell(state: &AppState, row: &Challenge, kind: &str) {
     for player in [&row.challenger_id, &row.dest_id] {
         let event = json!({"type": kind, "challenge": view(state, row, player)});
         state.registry.events().send(player, &event);
     }
 }
 
-async fn load(state: &AppState, id: &str) -> Result<ChallengeRow, ApiError> {
+async fn load(state: &AppState, id: &str) -> Result<Challenge, ApiError> {
     if Uuid::parse_str(id).is_err() {
         return Err(ApiError::NotFound("no such challenge".into()));
     }
@@ -192,7 +193,7 @@ async fn load(state: &AppState, id: &str) -> Result<ChallengeRow, ApiError> {
 
 /// Challenge `id` if `person` is one of its two players; 404 otherwise (a
 /// stranger learns nothing of it).
-async fn load_own(state: &AppState, id: &str, person: &Identity) -> Result<ChallengeRow, ApiError> {
+async fn load_own(state: &AppState, id: &str, person: &Identity) -> Result<Challenge, ApiError> {
     let row = load(state, id).await?;
     if person.player.id != row.dest_id && person.player.id != row.challenger_id {
         return Err(ApiError::NotFound("no such challenge".into()));
@@ -282,7 +283,7 @@ pub async fn list(State(state): State<AppState>, headers: HeaderMap) -> LichessR
     let rows = state.store().open_challenges(&person.player.id).await?;
     let (incoming, outgoing): (Vec<_>, Vec<_>) =
         rows.iter().partition(|row| row.dest_id == person.player.id);
-    let show = |rows: Vec<&ChallengeRow>| -> Vec<Value> {
+    let show = |rows: Vec<&Challenge>| -> Vec<Value> {
         rows.into_iter()
             .map(|row| view(&state, row, &person.player.id))
             .collect()
@@ -301,7 +302,7 @@ pub async fn show(
     Ok(Json(view(&state, &row, &person.player.id)))
 }
 
-fn still_open(row: &ChallengeRow) -> Result<(), ApiError> {
+fn still_open(row: &Challenge) -> Result<(), ApiError> {
     match row.status_at(now_ms()) {
         "created" => Ok(()),
         status => Err(ApiError::BadRequest(format!(
@@ -356,7 +357,7 @@ pub async fn accept(
     )?;
     live.make_private(None);
     live.restore_terms(row.rated && live.is_rated(), live.visibility(), None);
-    let stored = StoredGame::of(&live, now, now_ms());
+    let stored = StoredGame::of(&live.record(), now, now_ms());
     let accepted = state
         .store()
         .write_challenge(ChallengeWrite::Accept {
@@ -369,12 +370,15 @@ pub async fn accept(
     }
     state.registry.insert(live.clone()).await?;
     tracing::info!(challenge = %row.id, "challenge accepted: game started");
-    state.registry.events().game_started(&live, "friend");
+    state
+        .registry
+        .events()
+        .game_started(&live.event_games("friend"));
     Ok(Json(json!({"ok": true})))
 }
 
 /// The challenger's side and the clock of a challenge.
-fn terms(row: &ChallengeRow) -> Result<(Side, Option<ClockSettings>), ApiError> {
+fn terms(row: &Challenge) -> Result<(Side, Option<ClockSettings>), ApiError> {
     let side = Side::parse(&row.final_color).ok_or_else(|| ApiError::internal("bad colour"))?;
     let clock = row.clock_initial_ms.map(|initial| ClockSettings {
         initial_ms: u64::try_from(initial).unwrap_or(0),
@@ -424,7 +428,7 @@ pub async fn cancel(
 
 async fn close(
     state: &AppState,
-    row: ChallengeRow,
+    row: Challenge,
     status: &'static str,
     reason: Option<&'static str>,
 ) -> LichessResult<Json<Value>> {

@@ -19,8 +19,9 @@ use serde_json::json;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::{broadcast, watch};
 
-use crate::http::lichess::{shapes, LichessResult};
+use crate::http::lichess::LichessResult;
 use crate::identity::{self, Scope};
+use crate::protocol::lichess as shapes;
 use crate::store::now_ms;
 use crate::AppState;
 
@@ -89,7 +90,7 @@ pub struct Credential(Option<String>);
 
 impl Credential {
     pub fn of(headers: &HeaderMap) -> Credential {
-        let bearer = crate::http::auth::bearer(headers).ok().flatten();
+        let bearer = crate::identity::credentials::bearer(headers).ok().flatten();
         Credential(bearer.or_else(|| identity::session_cookie(headers)))
     }
 

@@ -17,13 +17,14 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::time::Instant;
 use uuid::Uuid;
 
+use crate::domain::PlayerRef;
 use crate::http::client_ip::ClientIp;
 use crate::http::error::ApiError;
 use crate::http::extract::{game_id, ApiJson, ApiQuery, MaybeJson};
 use crate::http::rate_limit::{self, GameLedger};
-use crate::identity::{self, Scope};
+use crate::identity::{self, IdentityError, Scope};
 use crate::live::actor::{Action, Command, SeatSecret, StateReceiver};
-use crate::live::game::{LiveGame, PlayerRef};
+use crate::live::game::LiveGame;
 use crate::protocol::{
     Broadcast, CreateGame, GameList, GameState, GameWithSeat, JoinRequest, ListQuery, MoveRequest,
     RematchAnswer, RematchSeat, Seat, SharedState, Side, Status, Visibility,
@@ -116,7 +117,10 @@ pub async fn create(
         None
     };
     let started = async {
-        state.store().insert_game(&live).await?;
+        state
+            .store()
+            .insert_game(&live.record(), &live.history())
+            .await?;
         let game = live.state(Instant::now());
         state.registry.insert(live).await?;
         Ok::<_, ApiError>(game)
@@ -386,9 +390,10 @@ pub async fn export_pgn(
         Vec::new()
     };
     let public_base = state.config.public_base();
-    Ok(crate::live::pgn::write(
-        live,
-        &crate::live::pgn::PgnExport {
+    Ok(crate::protocol::pgn::write(
+        &live.record(),
+        live.game(),
+        &crate::protocol::pgn::PgnExport {
             public_base: &public_base,
             clocks: &clocks,
             notes,
@@ -482,7 +487,7 @@ async fn act_http(
     action: Action,
 ) -> Result<Json<GameState>, ApiError> {
     let id = game_id(id)?;
-    let bearer = crate::http::auth::bearer(headers)?;
+    let bearer = crate::identity::credentials::bearer(headers)?;
     // A seat token of this game, the contract's way. Its refusal stands
     // unless the request names a person who holds a seat here.
     let mut refusal = None;
@@ -502,8 +507,10 @@ async fn act_http(
     let refused = |refusal: Option<ApiError>, otherwise| Err(refusal.unwrap_or(otherwise));
     let person = match identity::identify(state.store(), headers).await {
         Ok(Some(person)) => person,
-        Ok(None) | Err(ApiError::Unauthorized) => return refused(refusal, ApiError::Unauthorized),
-        Err(err) => return Err(err),
+        Ok(None) | Err(IdentityError::Unauthorized) => {
+            return refused(refusal, ApiError::Unauthorized)
+        }
+        Err(err) => return Err(err.into()),
     };
     let Some((_, token)) = state.registry.seat_of_player(id, &person.player.id).await? else {
         return refused(
@@ -562,7 +569,7 @@ pub async fn rematch(
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Json<RematchAnswer>, ApiError> {
-    let secret = crate::http::auth::required_bearer(&headers)?;
+    let secret = crate::identity::credentials::required_bearer(&headers)?;
     let id = game_id(&id)?;
     let token = TokenHash::of(&secret);
     let game = state

@@ -79,7 +79,7 @@ pub fn router(state: AppState) -> Router {
             get(lichess::export::user_games),
         )
         .route("/readyz", get(health::readyz))
-        .route("/metrics", get(crate::metrics::scrape))
+        .route("/metrics", get(crate::http::metrics::scrape))
         .route("/api/levels", get(info::levels))
         .route("/api/scoreboard", get(info::scoreboard))
         .route("/api/games", post(games::create).get(games::list))
@@ -128,7 +128,9 @@ pub fn router(state: AppState) -> Router {
         .route("/api/", any(not_found))
         .route("/api/{*rest}", any(not_found))
         .method_not_allowed_fallback(method_not_allowed)
-        .route_layer(axum::middleware::from_fn(crate::metrics::track_requests))
+        .route_layer(axum::middleware::from_fn(
+            crate::http::metrics::track_requests,
+        ))
         .layer(DefaultBodyLimit::max(state.config.http.max_body_bytes))
         .layer(axum::middleware::from_fn(
             crate::http::extract::require_decodable_path,

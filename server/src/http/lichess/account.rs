@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-use super::{shapes, LichessResult};
+use super::LichessResult;
 use crate::http::api::players::validate_name;
 use crate::http::error::ApiError;
 use crate::identity::{self, Scope, Scopes};
@@ -66,7 +66,12 @@ pub async fn now_playing(state: &AppState, player_id: &str) -> Result<Vec<Value>
             } else {
                 "friend"
             };
-            now_playing.push(shapes::event_game(&live, side, source));
+            now_playing.extend(
+                live.event_games(source)
+                    .into_iter()
+                    .filter(|(player, _)| player == player_id)
+                    .map(|(_, game)| game),
+            );
         }
     }
     Ok(now_playing)

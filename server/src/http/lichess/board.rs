@@ -22,13 +22,14 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::shapes;
 use super::{Form, LichessError, LichessResult};
+use crate::domain::GameSeat;
 use crate::http::api::challenges::{boolean, clock_of, draw_color, number, text, ChallengeForm};
 use crate::http::error::ApiError;
 use crate::identity::{self, Identity, Scope};
 use crate::live::actor::{Action, Command};
-use crate::live::game::{Answer, LiveGame, LiveSeat};
+use crate::live::game::{Answer, LiveGame};
+use crate::protocol::lichess as shapes;
 use crate::protocol::{Broadcast, ClockSettings, GameState, SeatKind, Side, Status};
 use crate::store::now_ms;
 use crate::token::{self, TokenHash};
@@ -267,7 +268,7 @@ pub async fn claim_victory(
 /// A player of a game as lichess's `gameFull` shows it.
 fn player_json(live: &LiveGame, side: Side, bots: &[String]) -> Value {
     match live.seat(side) {
-        LiveSeat::Ai { level } => json!({"aiLevel": level}),
+        GameSeat::Ai { level } => json!({"aiLevel": level}),
         seat => match seat.player() {
             Some(player) => json!({
                 "id": player.name.to_lowercase(),
@@ -289,7 +290,7 @@ pub fn status_name(state: &GameState) -> &'static str {
         (Status::Finished, termination) => termination
             .and_then(rookery_engine::game::Termination::parse)
             .map(|termination| {
-                shapes::ending_status(crate::live::game::Ending {
+                shapes::ending_status(crate::domain::Ending {
                     winner: None,
                     termination,
                 })
@@ -604,11 +605,17 @@ pub async fn challenge_ai(
         Instant::now(),
     )?;
     live.make_private(None);
-    state.store().insert_game(&live).await?;
+    state
+        .store()
+        .insert_game(&live.record(), &live.history())
+        .await?;
     let game = live.state(Instant::now());
     state.registry.insert(live.clone()).await?;
     tracing::info!(game = %id, level, "lichess AI challenge");
-    state.registry.events().game_started(&live, "ai");
+    state
+        .registry
+        .events()
+        .game_started(&live.event_games("ai"));
     let speed = shapes::speed(clock);
     Ok(Json(json!({
         "id": game.id,

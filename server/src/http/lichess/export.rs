@@ -12,10 +12,12 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 
 use super::board::status_name;
-use super::{shapes, LichessResult};
+use super::LichessResult;
+use crate::domain::GameSeat;
 use crate::http::api::players::validate_name;
 use crate::http::error::ApiError;
-use crate::live::game::{LiveGame, LiveSeat};
+use crate::live::game::LiveGame;
+use crate::protocol::lichess as shapes;
 use crate::protocol::Side;
 use crate::store::PlayerGamesFilter;
 use crate::AppState;
@@ -31,7 +33,7 @@ fn wants(headers: &HeaderMap, kind: &str) -> bool {
 pub fn game_json(live: &LiveGame) -> Value {
     let state = live.state(tokio::time::Instant::now());
     let player = |side: Side| match live.seat(side) {
-        LiveSeat::Ai { level } => json!({"aiLevel": level}),
+        GameSeat::Ai { level } => json!({"aiLevel": level}),
         seat => match seat.player() {
             Some(p) => json!({
                 "user": {"name": p.name, "id": p.name.to_lowercase()},

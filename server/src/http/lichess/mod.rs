@@ -1,11 +1,10 @@
 //! The dialect of lichess's API (issue 24), beside Rookery's own: its JSON
-//! shapes ([`shapes`]), its flat error (`{"error": "..."}`) and its
+//! shapes (`protocol::lichess`), its flat error (`{"error": "..."}`) and its
 //! bodies (form-encoded or JSON). Rookery's own API stays as it is.
 
 pub mod account;
 pub mod board;
 pub mod export;
-pub mod shapes;
 
 use axum::extract::{FromRequest, Request};
 use axum::http::header::CONTENT_TYPE;
@@ -88,6 +87,12 @@ where
 
 impl From<crate::token::RandomUnavailable> for LichessError {
     fn from(err: crate::token::RandomUnavailable) -> LichessError {
+        LichessError::from(ApiError::from(err))
+    }
+}
+
+impl From<crate::identity::IdentityError> for LichessError {
+    fn from(err: crate::identity::IdentityError) -> LichessError {
         LichessError::from(ApiError::from(err))
     }
 }

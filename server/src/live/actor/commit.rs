@@ -6,9 +6,10 @@
 
 use tokio::time::Instant;
 
-use super::super::game::{GameError, LiveGame, PlayedMove};
+use super::super::game::{GameError, LiveGame};
 use super::{GameActor, RETRY_FIRST, RETRY_MAX};
 use crate::cluster::Change;
+use crate::domain::PlayedMove;
 use crate::live::error::LiveError;
 use crate::protocol::{self, Broadcast, GameState, SharedState, Status};
 
@@ -59,10 +60,10 @@ impl GameActor {
             .context
             .store
             .record_change(
-                &next,
+                &next.record(),
                 played.as_ref(),
                 taken_back.then_some(plies),
-                rematch.as_ref(),
+                rematch.as_ref().map(LiveGame::record).as_ref(),
                 self.ownership.as_ref().map(|o| &o.fence),
             )
             .await
@@ -96,10 +97,14 @@ impl GameActor {
         }
         match (before, self.live.status()) {
             (Status::Finished, _) => {}
-            (_, Status::Finished) => self.context.events.game_finished(&self.live),
-            (Status::Waiting, Status::Active) => {
-                self.context.events.game_started(&self.live, "lobby")
-            }
+            (_, Status::Finished) => self
+                .context
+                .events
+                .game_finished(&self.live.event_games(self.live.event_source())),
+            (Status::Waiting, Status::Active) => self
+                .context
+                .events
+                .game_started(&self.live.event_games("lobby")),
             _ => {}
         }
         if played.is_some() {
@@ -138,12 +143,7 @@ impl GameActor {
         ) {
             return;
         }
-        match self
-            .context
-            .store
-            .load_game(self.live.id, Instant::now())
-            .await
-        {
+        match crate::live::load_game(&self.context.store, self.live.id, Instant::now()).await {
             Ok(Some(mut stored)) => {
                 stored.set_timing(self.context.timing);
                 stored.keep_presence_of(&self.live);

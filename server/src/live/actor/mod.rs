@@ -91,8 +91,8 @@ impl Presence {
         self.spectators.store(live.spectators(), Ordering::Relaxed);
         for side in Side::BOTH {
             let connections = match live.seat(side) {
-                super::game::LiveSeat::Human { connections, .. } => *connections,
-                super::game::LiveSeat::Ai { .. } => 0,
+                crate::domain::GameSeat::Human { connections, .. } => *connections,
+                crate::domain::GameSeat::Ai { .. } => 0,
             };
             self.seats[side.index()].store(connections, Ordering::Relaxed);
         }

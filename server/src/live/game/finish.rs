@@ -3,39 +3,12 @@
 //! AI move), the expiry of a game nobody plays, and [`LiveGame::finish`],
 //! which every ending goes through.
 
-use rookery_engine::game::{Outcome, Termination};
+use crate::domain::Ending;
+use rookery_engine::game::Termination;
 use tokio::time::Instant;
 
 use super::{GameError, LiveGame};
 use crate::protocol::{OfferKind, OfferOutcome, Side, Status};
-
-/// How a game ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Ending {
-    pub winner: Option<Side>,
-    pub termination: Termination,
-}
-
-impl Ending {
-    /// The result string; an aborted game has none.
-    pub fn result(&self) -> Option<&'static str> {
-        if self.termination == Termination::Aborted {
-            return None;
-        }
-        Some(match self.winner {
-            Some(Side::White) => "1-0",
-            Some(Side::Black) => "0-1",
-            None => "1/2-1/2",
-        })
-    }
-
-    pub(super) fn from_outcome(outcome: Outcome) -> Ending {
-        Ending {
-            winner: outcome.winner.map(Side::from),
-            termination: outcome.termination,
-        }
-    }
-}
 
 impl LiveGame {
     /// Ends a game nobody is playing any more (the expiry sweep): a waiting

@@ -36,18 +36,16 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::clock::Clock;
+use crate::domain::{ClockRecord, Ending, GameRecord, GameSeat, PlayedMove, Rematch, SavedGame};
 use crate::protocol::{
     ClockSettings, OfferAnswer, OfferKind, OfferOutcome, SeatKind, Side, Status, Visibility,
 };
 use crate::token::TokenHash;
 
 pub use self::error::GameError;
-pub use self::finish::Ending;
 pub use self::offers::Answer;
-pub use self::rematch::{Rematch, RematchStep};
-pub use self::seats::{LiveSeat, PlayerRef};
+pub use self::rematch::RematchStep;
 pub use self::timing::{Timing, SLOW_GAME_INITIAL_MS};
-pub use self::view::{view, GameSnapshot, LiveOnly};
 
 /// The shortest initial clock of a rated game. Below it a game is decided by
 /// the network and the server's reaction time more than by chess (and a
@@ -63,54 +61,6 @@ fn counts_as_rated(game: &Game, clock: Option<ClockSettings>) -> bool {
     standard && clock.is_none_or(|clock| clock.initial_ms >= MIN_RATED_INITIAL_MS)
 }
 
-/// The move a successful [`LiveGame::play`] made, for the database.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PlayedMove {
-    pub ply: usize,
-    pub mv: Move,
-    pub uci: String,
-    pub san: String,
-    /// Both clocks after the move, increment included (`None` without clock).
-    pub clock_ms: Option<(u64, u64)>,
-}
-
-/// A game as the database holds it, to [`LiveGame::restore`] it.
-#[derive(Debug)]
-pub struct SavedGame<'a> {
-    pub id: Uuid,
-    pub created_at: i64,
-    pub updated_at: i64,
-    pub seats: [LiveSeat; 2],
-    pub clock_settings: Option<ClockSettings>,
-    pub initial_fen: &'a str,
-    /// The moves in UCI, replayed from `initial_fen`.
-    pub moves: &'a [String],
-    /// `None`: no clock stored (a clock then starts full).
-    pub clock: Option<SavedClock>,
-    pub ending: Option<Ending>,
-    pub draw_offer: Option<Side>,
-    pub takeback_offer: Option<Side>,
-    pub takebacks: u32,
-    pub rematch: Option<Rematch>,
-    /// The terms fixed at creation (`rated` also turns false when a
-    /// computer grants a takeback).
-    pub rated: bool,
-    pub visibility: Visibility,
-    pub invite: Option<TokenHash>,
-    /// Plies already played when the game was created (an imported history).
-    pub start_ply: usize,
-}
-
-/// A stored clock.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SavedClock {
-    /// Remaining times when the current turn began.
-    pub white_ms: u64,
-    pub black_ms: u64,
-    /// How long the side to move had already thought when the server stopped.
-    pub spent: Duration,
-}
-
 #[derive(Debug, Clone)]
 pub struct LiveGame {
     pub id: Uuid,
@@ -120,7 +70,7 @@ pub struct LiveGame {
     /// epoch (the expiry sweep's "idle since").
     pub updated_at: i64,
     game: Game,
-    seats: [LiveSeat; 2],
+    seats: [GameSeat; 2],
     clock_settings: Option<ClockSettings>,
     clock: Option<Clock>,
     ending: Option<Ending>,
@@ -180,7 +130,7 @@ impl LiveGame {
             updated_at: created_at,
             rated: counts_as_rated(&game, clock_settings),
             game,
-            seats: seats.map(LiveSeat::new),
+            seats: seats.map(GameSeat::new),
             clock: clock_settings.map(Clock::new),
             clock_settings,
             ending: None,
@@ -280,13 +230,14 @@ impl LiveGame {
     /// clock restarts at `now`, already charged the time its side had spent
     /// thinking before the server stopped (`SavedClock::spent`); the time
     /// the server was down is charged to nobody.
-    pub fn restore(saved: SavedGame<'_>, now: Instant) -> Result<LiveGame, String> {
+    pub fn restore(saved: SavedGame, now: Instant) -> Result<LiveGame, String> {
         let mut game =
-            Game::from_fen(saved.initial_fen).map_err(|err| format!("stored FEN: {err}"))?;
+            Game::from_fen(&saved.initial_fen).map_err(|err| format!("stored FEN: {err}"))?;
         for (ply, uci) in saved.moves.iter().enumerate() {
             game.play_uci(uci)
                 .map_err(|err| format!("stored move {ply} ({uci}): {err}"))?;
         }
+        let moves_played = saved.moves.len();
         let clock = saved.clock_settings.map(|settings| match saved.clock {
             Some(stored) => Clock::with_remaining(settings, stored.white_ms, stored.black_ms),
             None => Clock::new(settings),
@@ -309,7 +260,7 @@ impl LiveGame {
             visibility: saved.visibility,
             invite: saved.invite,
             client: None,
-            start_ply: saved.start_ply.min(saved.moves.len()),
+            start_ply: saved.start_ply.min(moves_played),
             timing: Timing::default(),
             first_move_since: None,
             creator_gone_since: None,
@@ -325,10 +276,39 @@ impl LiveGame {
         Ok(live)
     }
 
+    /// The game as it is written now: its record for the store.
+    pub fn record(&self) -> GameRecord {
+        GameRecord {
+            id: self.id,
+            created_at: self.created_at,
+            seats: self.seats.clone(),
+            initial_fen: self.game.initial_position().to_fen(),
+            fen: self.game.position().to_fen(),
+            clock_settings: self.clock_settings,
+            clock: self.clock.as_ref().map(|clock| {
+                let (remaining, running) = clock.turn_start();
+                ClockRecord {
+                    remaining,
+                    running_since: running.map(|(_, since)| since),
+                }
+            }),
+            status: self.status(),
+            ending: self.ending,
+            draw_offer: self.draw_offer,
+            takeback_offer: self.takeback_offer,
+            takebacks: self.takebacks,
+            rematch: self.rematch.clone(),
+            rated: self.rated,
+            visibility: self.visibility,
+            invite: self.invite.clone(),
+            start_ply: self.start_ply,
+        }
+    }
+
     pub fn status(&self) -> Status {
         if self.ending.is_some() {
             Status::Finished
-        } else if self.seats.iter().any(LiveSeat::is_free) {
+        } else if self.seats.iter().any(GameSeat::is_free) {
             Status::Waiting
         } else {
             Status::Active

@@ -1,30 +1,14 @@
 //! Rematches of a finished game: offering, accepting (the new game, with
 //! the colours swapped), declining and withdrawing.
 
+use crate::domain::Rematch;
 use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::offers::drop_offer;
-use super::{Answer, GameError, LiveGame, LiveSeat};
+use super::{Answer, GameError, GameSeat, LiveGame};
 use crate::protocol::{OfferKind, OfferOutcome, SeatKind, Side, Visibility};
 use crate::token::TokenHash;
-
-/// A rematch of a finished game, offered or agreed.
-///
-/// The new game's id is chosen when the rematch is first offered, so the
-/// offerer's seat token in it can be fixed then: a seat token of a rematch
-/// is derived from the player's seat token in this game and the new id
-/// ([`crate::token::rematch_token`]), and the server keeps only its hash
-/// until the new game is created.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rematch {
-    pub game: Uuid,
-    pub offered_by: Side,
-    /// The hash of the offerer's seat token in the new game.
-    pub offerer_token: TokenHash,
-    /// Both players agreed: the new game exists.
-    pub agreed: bool,
-}
 
 /// What [`LiveGame::offer_rematch`] did.
 #[derive(Debug)]
@@ -124,7 +108,7 @@ impl LiveGame {
         created_at: i64,
         now: Instant,
     ) -> Result<LiveGame, GameError> {
-        let kind = |seat: &LiveSeat| match seat.ai_level() {
+        let kind = |seat: &GameSeat| match seat.ai_level() {
             Some(level) => SeatKind::Ai { level },
             None => SeatKind::Human,
         };
@@ -138,7 +122,7 @@ impl LiveGame {
             Some(&fen),
         )?;
         for side in Side::BOTH {
-            if let (Some(token), LiveSeat::Human { player, .. }) =
+            if let (Some(token), GameSeat::Human { player, .. }) =
                 (&tokens[side.other().index()], old(side))
             {
                 new.take_seat(side, token.clone(), player.clone(), now)?;

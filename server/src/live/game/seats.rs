@@ -1,77 +1,17 @@
-//! Who sits where and who watches: the seats ([`LiveSeat`], [`PlayerRef`]),
+//! Who sits where and who watches: the seats ([`GameSeat`], [`PlayerRef`]),
 //! joining and taking a seat (with a private game's invite), the terms fixed
 //! at creation (rated, visibility), and the open connections counted for
 //! each seat and for spectators.
 
+use crate::domain::{GameSeat, PlayerRef};
 use tokio::time::Instant;
 
 use super::{GameError, LiveGame};
-use crate::protocol::{SeatKind, SeatRating, Side, Status, Visibility};
+use crate::protocol::{Side, Status, Visibility};
 use crate::token::TokenHash;
 
-/// A registered player holding a seat.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct PlayerRef {
-    pub id: String,
-    pub name: String,
-    /// The rating the seat shows (see [`SeatRating`]).
-    pub rating: SeatRating,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LiveSeat {
-    Human {
-        /// `None` while the seat is free.
-        token: Option<TokenHash>,
-        player: Option<PlayerRef>,
-        /// Open WebSocket connections authenticated for this seat.
-        connections: u32,
-    },
-    Ai {
-        level: u8,
-    },
-}
-
-impl LiveSeat {
-    pub fn new(kind: SeatKind) -> LiveSeat {
-        match kind {
-            SeatKind::Human => LiveSeat::Human {
-                token: None,
-                player: None,
-                connections: 0,
-            },
-            SeatKind::Ai { level } => LiveSeat::Ai { level },
-        }
-    }
-
-    pub fn is_free(&self) -> bool {
-        matches!(self, LiveSeat::Human { token: None, .. })
-    }
-
-    pub fn ai_level(&self) -> Option<u8> {
-        match self {
-            LiveSeat::Ai { level } => Some(*level),
-            LiveSeat::Human { .. } => None,
-        }
-    }
-
-    pub fn player(&self) -> Option<&PlayerRef> {
-        match self {
-            LiveSeat::Human { player, .. } => player.as_ref(),
-            LiveSeat::Ai { .. } => None,
-        }
-    }
-
-    pub fn token(&self) -> Option<&TokenHash> {
-        match self {
-            LiveSeat::Human { token, .. } => token.as_ref(),
-            LiveSeat::Ai { .. } => None,
-        }
-    }
-}
-
 impl LiveGame {
-    pub fn seat(&self, side: Side) -> &LiveSeat {
+    pub fn seat(&self, side: Side) -> &GameSeat {
         &self.seats[side.index()]
     }
 
@@ -144,7 +84,7 @@ impl LiveGame {
         if !self.seat(side).is_free() {
             return Err(GameError::SeatTaken);
         }
-        self.seats[side.index()] = LiveSeat::Human {
+        self.seats[side.index()] = GameSeat::Human {
             token: Some(token),
             player,
             connections: 0,
@@ -240,7 +180,7 @@ impl LiveGame {
         match side {
             None => apply(&mut self.spectators),
             Some(side) => {
-                if let LiveSeat::Human { connections, .. } = &mut self.seats[side.index()] {
+                if let GameSeat::Human { connections, .. } = &mut self.seats[side.index()] {
                     apply(connections);
                     let gone = *connections == 0;
                     if !gone {
@@ -259,8 +199,8 @@ impl LiveGame {
         self.spectators = other.spectators;
         for side in Side::BOTH {
             if let (
-                LiveSeat::Human { connections, .. },
-                LiveSeat::Human {
+                GameSeat::Human { connections, .. },
+                GameSeat::Human {
                     connections: before,
                     ..
                 },
@@ -276,7 +216,7 @@ impl LiveGame {
 mod tests {
     use super::super::testing::{human_game, seated};
     use super::*;
-    use crate::protocol::SeatView;
+    use crate::protocol::{SeatRating, SeatView};
     use crate::token::mint;
 
     #[tokio::test(start_paused = true)]

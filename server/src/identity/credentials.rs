@@ -3,26 +3,26 @@
 use axum::http::header::AUTHORIZATION;
 use axum::http::HeaderMap;
 
-use crate::http::error::ApiError;
+use super::IdentityError;
 
 /// The Bearer token of a request: `None` without an Authorization header, an
 /// `unauthorized` error for a header that is not a Bearer token.
-pub fn bearer(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+pub fn bearer(headers: &HeaderMap) -> Result<Option<String>, IdentityError> {
     let Some(value) = headers.get(AUTHORIZATION) else {
         return Ok(None);
     };
-    let value = value.to_str().map_err(|_| ApiError::Unauthorized)?;
-    let (scheme, token) = value.split_once(' ').ok_or(ApiError::Unauthorized)?;
+    let value = value.to_str().map_err(|_| IdentityError::Unauthorized)?;
+    let (scheme, token) = value.split_once(' ').ok_or(IdentityError::Unauthorized)?;
     let token = token.trim();
     if !scheme.eq_ignore_ascii_case("bearer") || token.is_empty() {
-        return Err(ApiError::Unauthorized);
+        return Err(IdentityError::Unauthorized);
     }
     Ok(Some(token.to_string()))
 }
 
 /// The Bearer token a move or action must carry.
-pub fn required_bearer(headers: &HeaderMap) -> Result<String, ApiError> {
-    bearer(headers)?.ok_or(ApiError::Unauthorized)
+pub fn required_bearer(headers: &HeaderMap) -> Result<String, IdentityError> {
+    bearer(headers)?.ok_or(IdentityError::Unauthorized)
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
-//! The small domain types of a live game: colours, a game's status, what
-//! sits in a seat, a clock's settings. They belong to the game, not to the
-//! wire; `protocol` re-exports them because the contract spells `Side` and
-//! `Status` exactly as they serialise here.
+//! The small types of a game: colours, a game's status, what sits in a
+//! seat, a clock's settings, who may join, the variant. They belong to the
+//! game, not to the wire; `protocol` re-exports them because the contract
+//! spells them exactly as they serialise here.
 
 use rookery_engine::Color;
 use serde::{Deserialize, Serialize};
@@ -104,4 +104,77 @@ pub enum SeatKind {
 pub struct ClockSettings {
     pub initial_ms: u64,
     pub increment_ms: u64,
+}
+
+/// Who may take a game's free human seat.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Visibility {
+    /// Anyone with the game id: an open seek, listed as joinable.
+    #[default]
+    Open,
+    /// Only a holder of the invite secret the creator was given.
+    Private,
+}
+
+impl Visibility {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Visibility::Open => "open",
+            Visibility::Private => "private",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Visibility> {
+        match text {
+            "open" => Some(Visibility::Open),
+            "private" => Some(Visibility::Private),
+            _ => None,
+        }
+    }
+}
+
+/// The rules a game is played by. Every game is standard chess today;
+/// Chess960 (issue 40) is the next: its start position is drawn from the
+/// 960, castling by the king onto its rook.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Variant {
+    #[default]
+    Standard,
+    Chess960,
+}
+
+impl Variant {
+    /// The key the contract and lichess's API spell (`standard`, `chess960`).
+    pub fn key(self) -> &'static str {
+        match self {
+            Variant::Standard => "standard",
+            Variant::Chess960 => "chess960",
+        }
+    }
+
+    /// The name shown to people (lichess's `name`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Standard => "Standard",
+            Variant::Chess960 => "Chess960",
+        }
+    }
+
+    /// lichess's `short` name.
+    pub fn short(self) -> &'static str {
+        match self {
+            Variant::Standard => "Std",
+            Variant::Chess960 => "960",
+        }
+    }
+
+    pub fn parse(key: &str) -> Option<Variant> {
+        match key {
+            "standard" => Some(Variant::Standard),
+            "chess960" => Some(Variant::Chess960),
+            _ => None,
+        }
+    }
 }

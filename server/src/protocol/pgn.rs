@@ -6,10 +6,9 @@
 //! engine writes the movetext; this module knows the seats and the clock.
 
 use rookery_engine::game::Termination;
-use rookery_engine::{MoveNote, PgnGame};
+use rookery_engine::{Game, MoveNote, PgnGame};
 
-use super::domain::Side;
-use super::game::{LiveGame, LiveSeat};
+use crate::domain::{GameRecord, GameSeat, Side};
 
 /// Reads the first game of a PGN text, or says what is wrong with it (with
 /// the move number of a bad move), for a 400 `bad_request`.
@@ -51,17 +50,17 @@ pub fn read_games(text: &str) -> Result<ReadGames, String> {
     }
 }
 
-fn seat_name(seat: &LiveSeat) -> String {
+fn seat_name(seat: &GameSeat) -> String {
     match seat {
-        LiveSeat::Ai { level } => {
+        GameSeat::Ai { level } => {
             let name = rookery_engine::level::level(*level).map_or("", |l| l.name);
             format!("Rookery level {level} ({name})")
         }
-        LiveSeat::Human {
+        GameSeat::Human {
             player: Some(player),
             ..
         } => player.name.clone(),
-        LiveSeat::Human { .. } => "Anonymous".into(),
+        GameSeat::Human { .. } => "Anonymous".into(),
     }
 }
 
@@ -92,8 +91,8 @@ pub struct PgnExport<'a> {
 
 /// The game as PGN text (ASCII: names, FEN and SAN are), with what
 /// `export` adds.
-pub fn write(live: &LiveGame, export: &PgnExport<'_>) -> String {
-    let ending = live.ending();
+pub fn write(live: &GameRecord, game: &Game, export: &PgnExport<'_>) -> String {
+    let ending = live.ending;
     let site = if export.public_base.is_empty() {
         "Rookery".to_string()
     } else {
@@ -119,7 +118,7 @@ pub fn write(live: &LiveGame, export: &PgnExport<'_>) -> String {
     }
     tags.push((
         "TimeControl".to_string(),
-        live.clock_settings().map_or("-".to_string(), |clock| {
+        live.clock_settings.map_or("-".to_string(), |clock| {
             format!(
                 "{}+{}",
                 clock.initial_ms as f64 / 1000.0,
@@ -130,18 +129,17 @@ pub fn write(live: &LiveGame, export: &PgnExport<'_>) -> String {
     // Takebacks granted (a tag of our own; PGN readers keep unknown tags):
     // the moves are the game as it stands, the count says it was not
     // played straight through.
-    if live.takebacks() > 0 {
-        tags.push(("Takebacks".to_string(), live.takebacks().to_string()));
+    if live.takebacks > 0 {
+        tags.push(("Takebacks".to_string(), live.takebacks.to_string()));
     }
     let result = ending.and_then(|e| e.result()).unwrap_or("*");
     let termination = match ending {
         Some(ending) => pgn_termination(ending.termination),
         None => "unterminated",
     };
-    let game = live.game();
     let white_first = game.initial_position().turn() == rookery_engine::Color::White;
     let notes = with_clocks(white_first, game.moves().len(), export);
-    rookery_engine::pgn::write_pgn_annotated(&tags, live.game(), result, Some(termination), &notes)
+    rookery_engine::pgn::write_pgn_annotated(&tags, game, result, Some(termination), &notes)
 }
 
 /// The export's notes with each move's `[%clk]` added to its comment

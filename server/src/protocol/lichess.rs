@@ -1,15 +1,14 @@
-//! lichess's JSON shapes, built from Rookery's games, players and
-//! challenges: the game objects of `gameStart`/`gameFinish` events, the
+//! lichess's JSON shapes (the wire of `http/lichess/` and of the event
+//! streams), built from Rookery's games, players and challenges as data: the game objects of `gameStart`/`gameFinish` events, the
 //! challenge object, statuses, speeds and the user light object. Field
 //! names and values follow lichess's published API description
 //! (lichess-org/api, doc/specs).
 
 use serde_json::{json, Value};
 
-use crate::live::game::{Ending, LiveGame, LiveSeat};
-use crate::protocol::{ClockSettings, SeatRating, Side};
-use crate::store::challenges::ChallengeRow;
 use rookery_engine::game::Termination;
+
+use crate::domain::{Challenge, ClockSettings, Ending, GameSeat, SeatRating, Side};
 
 /// lichess's game speed from a clock: by the estimated duration, initial
 /// time plus 40 increments (lichess's rule); untimed is `correspondence`.
@@ -27,19 +26,15 @@ pub fn speed(clock: Option<ClockSettings>) -> &'static str {
     }
 }
 
-/// lichess's status name and id of a game.
-pub fn status(live: &LiveGame) -> (&'static str, u16) {
-    match live.ending() {
-        None if live.game().moves().is_empty() && !live.is_ai_vs_ai() && is_waiting(live) => {
-            ("created", 10)
-        }
+/// lichess's status name and id of a game: `created` for a game nobody
+/// has played yet that still waits for a player (`unplayed_seek`),
+/// `started`, or how it ended.
+pub fn status(ending: Option<Ending>, unplayed_seek: bool) -> (&'static str, u16) {
+    match ending {
+        None if unplayed_seek => ("created", 10),
         None => ("started", 20),
         Some(ending) => ending_status(ending),
     }
-}
-
-fn is_waiting(live: &LiveGame) -> bool {
-    live.status() == crate::protocol::Status::Waiting
 }
 
 /// lichess's status of a finished game.
@@ -75,10 +70,35 @@ pub fn user(name: &str, rating: SeatRating, bot: bool) -> Value {
     })
 }
 
-/// The opponent of `side` as lichess's events show it.
-fn opponent(live: &LiveGame, side: Side) -> Value {
-    match live.seat(side.other()) {
-        LiveSeat::Ai { level } => json!({
+/// One game as a `gameStart` or `gameFinish` event shows it to one side's
+/// player: what lichess's event game object is made of.
+#[derive(Debug)]
+pub struct EventGame<'a> {
+    pub id: String,
+    /// The player's side.
+    pub side: Side,
+    pub fen: String,
+    pub has_moved: bool,
+    pub my_turn: bool,
+    /// The last move in UCI, empty before the first.
+    pub last_move: String,
+    /// The opponent's seat.
+    pub opponent: &'a GameSeat,
+    pub clock: Option<ClockSettings>,
+    /// The player's time left in whole seconds (`None` without a clock).
+    pub seconds_left: Option<u64>,
+    pub rated: bool,
+    /// From [`status`].
+    pub status: (&'static str, u16),
+    pub ending: Option<Ending>,
+    /// lichess's `friend`, `ai`, `lobby`.
+    pub source: &'a str,
+}
+
+/// The opponent as lichess's events show it.
+fn opponent(seat: &GameSeat) -> Value {
+    match seat {
+        GameSeat::Ai { level } => json!({
             "id": Value::Null,
             "username": format!("A.I. level {level}"),
             "ai": level,
@@ -94,42 +114,36 @@ fn opponent(live: &LiveGame, side: Side) -> Value {
     }
 }
 
-/// The game object of a `gameStart` or `gameFinish` event for `side`'s
-/// player.
-pub fn event_game(live: &LiveGame, side: Side, source: &str) -> Value {
-    let (status_name, status_id) = status(live);
-    let moves = live.game().moves();
-    let id = live.id.to_string();
-    let seconds_left = live
-        .clock()
-        .map(|clock| clock.remaining(side, tokio::time::Instant::now()).as_secs());
-    let mut game = json!({
-        "id": id,
-        "gameId": id,
-        "fullId": id,
-        "color": side.as_str(),
-        "fen": live.game().position().to_fen(),
-        "hasMoved": live.has_moved(side),
-        "isMyTurn": live.ending().is_none() && live.turn() == side,
-        "lastMove": moves.last().map(|mv| mv.to_uci()).unwrap_or_default(),
-        "opponent": opponent(live, side),
-        "perf": speed(live.clock_settings()),
-        "rated": live.is_rated(),
-        "source": source,
-        "speed": speed(live.clock_settings()),
+/// The game object of a `gameStart` or `gameFinish` event.
+pub fn event_game(game: &EventGame<'_>) -> Value {
+    let (status_name, status_id) = game.status;
+    let mut value = json!({
+        "id": game.id,
+        "gameId": game.id,
+        "fullId": game.id,
+        "color": game.side.as_str(),
+        "fen": game.fen,
+        "hasMoved": game.has_moved,
+        "isMyTurn": game.my_turn,
+        "lastMove": game.last_move,
+        "opponent": opponent(game.opponent),
+        "perf": speed(game.clock),
+        "rated": game.rated,
+        "source": game.source,
+        "speed": speed(game.clock),
         "status": {"id": status_id, "name": status_name},
         "variant": variant(),
         "compat": {"bot": true, "board": true},
     });
     // lichess leaves it out without a clock (clients compare it with
     // numbers: a null breaks them).
-    if let Some(seconds) = seconds_left {
-        game["secondsLeft"] = json!(seconds);
+    if let Some(seconds) = game.seconds_left {
+        value["secondsLeft"] = json!(seconds);
     }
-    if let Some(ending) = live.ending() {
-        game["winner"] = json!(ending.winner.map(Side::as_str));
+    if let Some(ending) = game.ending {
+        value["winner"] = json!(ending.winner.map(Side::as_str));
     }
-    game
+    value
 }
 
 /// lichess's `timeControl` of a clock.
@@ -156,7 +170,7 @@ pub fn time_control(clock: Option<ClockSettings>) -> Value {
 
 /// The challenge object, as seen by `viewer` (`direction`: `in` for the
 /// one challenged, `out` for the challenger).
-pub fn challenge(row: &ChallengeRow, viewer: Option<&str>, base_url: &str, now_ms: i64) -> Value {
+pub fn challenge(row: &Challenge, viewer: Option<&str>, base_url: &str, now_ms: i64) -> Value {
     let clock = match (row.clock_initial_ms, row.clock_increment_ms) {
         (Some(initial), increment) => Some(ClockSettings {
             initial_ms: u64::try_from(initial).unwrap_or(0),

@@ -1,0 +1,25 @@
+//! **The domain floor**: what a game *is*, as data, below everything that
+//! stores it, runs it or sends it. No I/O and no calls upward: `store/`
+//! writes and reads these values, `live/` produces them from its running
+//! games, `protocol/` spells them on the wire.
+//!
+//! - [`game`]: colours ([`Side`]), a game's [`Status`], what a new seat is
+//!   ([`SeatKind`]), [`ClockSettings`], [`Visibility`], [`Variant`].
+//! - [`seat`]: an account in a seat ([`PlayerRef`]) and what sits in a seat
+//!   ([`GameSeat`]).
+//! - [`rating`]: a rating as a seat shows it ([`SeatRating`]).
+//! - [`record`]: a game as written ([`GameRecord`], [`PlayedMove`]) and as
+//!   read back ([`SavedGame`]), its [`Ending`], a [`Rematch`].
+//! - [`challenge`]: a challenge by name ([`Challenge`]).
+
+pub mod challenge;
+pub mod game;
+pub mod rating;
+pub mod record;
+pub mod seat;
+
+pub use challenge::Challenge;
+pub use game::{ClockSettings, SeatKind, Side, Status, Variant, Visibility};
+pub use rating::{SeatRating, PROVISIONAL_DEVIATION};
+pub use record::{ClockRecord, Ending, GameRecord, PlayedMove, Rematch, SavedClock, SavedGame};
+pub use seat::{GameSeat, PlayerRef};
