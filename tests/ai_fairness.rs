@@ -319,30 +319,90 @@ async fn call(request: reqwest::RequestBuilder) -> (u16, Value) {
     read(request.send().await.expect("request")).await
 }
 
+/// How a client makes its games against the computer and moves in them:
+/// Rookery's own API (a seat token per game), or lichess's (`POST
+/// /api/challenge/ai` and the Board API, with an account's token).
+#[derive(Clone)]
+enum Route {
+    Rookery,
+    Lichess { account: String },
+}
+
+impl Route {
+    /// Rookery's route, or lichess's for a new account `name`.
+    async fn new(server: &TestServer, lichess: bool, name: &str) -> Route {
+        if lichess {
+            Route::Lichess {
+                account: server.register(name).await,
+            }
+        } else {
+            Route::Rookery
+        }
+    }
+
+    /// A new untimed game with the player white against `level`: its id
+    /// and the credential its moves take.
+    async fn create(&self, http: &reqwest::Client, base: &str, level: u8) -> (String, String) {
+        match self {
+            Route::Rookery => {
+                let (status, created) = call(http.post(format!("{base}/api/games")).json(
+                    &json!({"white": {"kind": "human"}, "black": {"kind": "ai", "level": level}}),
+                ))
+                .await;
+                assert_eq!(status, 201, "{created}");
+                (
+                    created["game"]["id"].as_str().expect("id").to_string(),
+                    created["seat"]["token"]
+                        .as_str()
+                        .expect("token")
+                        .to_string(),
+                )
+            }
+            Route::Lichess { account } => {
+                let (status, created) = call(
+                    http.post(format!("{base}/api/challenge/ai"))
+                        .bearer_auth(account)
+                        .form(&[("level", level.to_string()), ("color", "white".into())]),
+                )
+                .await;
+                assert_eq!(status, 200, "{created}");
+                let id = created["id"].as_str().expect("id").to_string();
+                (id, account.clone())
+            }
+        }
+    }
+
+    fn play(
+        &self,
+        http: &reqwest::Client,
+        base: &str,
+        id: &str,
+        credential: &str,
+        uci: &str,
+    ) -> reqwest::RequestBuilder {
+        match self {
+            Route::Rookery => http
+                .post(format!("{base}/api/games/{id}/move"))
+                .bearer_auth(credential)
+                .json(&json!({ "uci": uci })),
+            Route::Lichess { .. } => http
+                .post(format!("{base}/api/board/game/{id}/move/{uci}"))
+                .bearer_auth(credential),
+        }
+    }
+}
+
 /// A hostile player: keeps `games` untimed games against a master (level
 /// 8) searching, moving at once whenever it is their turn, until `stop`.
 async fn keep_masters_thinking(
     base: String,
     http: reqwest::Client,
+    route: Route,
     games: usize,
     stop: Arc<std::sync::atomic::AtomicBool>,
 ) {
     use std::sync::atomic::Ordering;
-    let create = || async {
-        let (status, created) = call(
-            http.post(format!("{base}/api/games"))
-                .json(&json!({"white": {"kind": "human"}, "black": {"kind": "ai", "level": 8}})),
-        )
-        .await;
-        assert_eq!(status, 201, "{created}");
-        (
-            created["game"]["id"].as_str().expect("id").to_string(),
-            created["seat"]["token"]
-                .as_str()
-                .expect("token")
-                .to_string(),
-        )
-    };
+    let create = || route.create(&http, &base, 8);
     let mut held = Vec::new();
     for _ in 0..games {
         held.push(create().await);
@@ -364,14 +424,15 @@ async fn keep_masters_thinking(
                 continue;
             }
             turn += 1;
-            let uci = legal[turn % legal.len()].clone();
-            let (status, state) = call(
-                http.post(format!("{base}/api/games/{}/move", slot.0))
-                    .bearer_auth(&slot.1)
-                    .json(&json!({ "uci": uci })),
-            )
-            .await;
-            assert!(status == 200 || status == 409, "{status}: {state}");
+            let uci = legal[turn % legal.len()]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            let (status, state) = call(route.play(&http, &base, &slot.0, &slot.1, &uci)).await;
+            assert!(
+                status == 200 || status == 409 || status == 400,
+                "{status}: {state}"
+            );
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -380,7 +441,9 @@ async fn keep_masters_thinking(
 /// Two threads (the 2-core machine), `hostile` loopback addresses each
 /// keeping two untimed level-8 games searching; a player from another
 /// address plays three moves against level 1. Returns each reply's time.
-async fn level_one_replies_among(hostile: usize) -> Vec<Duration> {
+/// With `lichess`, every game is made and played through lichess's routes
+/// (`POST /api/challenge/ai`, the Board API) by accounts.
+async fn level_one_replies_among(hostile: usize, lichess: bool) -> Vec<Duration> {
     use std::sync::atomic::{AtomicBool, Ordering};
     // Each of these tests wants the machine's cores to itself.
     let _alone = ONE_AT_A_TIME.lock().await;
@@ -396,6 +459,7 @@ async fn level_one_replies_among(hostile: usize) -> Vec<Duration> {
         floods.push(tokio::spawn(keep_masters_thinking(
             base.clone(),
             http,
+            Route::new(&server, lichess, &format!("hostile{index}")).await,
             2,
             stop.clone(),
         )));
@@ -404,30 +468,14 @@ async fn level_one_replies_among(hostile: usize) -> Vec<Duration> {
     // searches queued than threads.
     tokio::time::sleep(Duration::from_secs(3)).await;
     let player = client_from("127.0.0.20");
-    let (status, created) = call(
-        player
-            .post(format!("{base}/api/games"))
-            .json(&json!({"white": {"kind": "human"}, "black": {"kind": "ai", "level": 1}})),
-    )
-    .await;
-    assert_eq!(status, 201, "{created}");
-    let id = created["game"]["id"].as_str().expect("id").to_string();
-    let token = created["seat"]["token"]
-        .as_str()
-        .expect("token")
-        .to_string();
+    let route = Route::new(&server, lichess, "player").await;
+    let (id, token) = route.create(&player, &base, 1).await;
     let mut times = Vec::new();
-    for uci in ["e2e4", "g1f3", "f1c4"] {
+    for (ply, uci) in ["e2e4", "g1f3", "f1c4"].into_iter().enumerate() {
         let asked = Instant::now();
-        let (status, state) = call(
-            player
-                .post(format!("{base}/api/games/{id}/move"))
-                .bearer_auth(&token)
-                .json(&json!({ "uci": uci })),
-        )
-        .await;
+        let (status, state) = call(route.play(&player, &base, &id, &token, uci)).await;
         assert_eq!(status, 200, "{uci}: {state}");
-        let ply = moves(&state).len();
+        let ply = 2 * ply + 1;
         within(WAIT, "the level-1 AI's reply", async {
             loop {
                 let (_, state) = call(player.get(format!("{base}/api/games/{id}"))).await;
@@ -461,7 +509,7 @@ const LEVEL_ONE_BOUND: Duration = Duration::from_millis(1_500);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_level_one_reply_is_prompt_while_two_addresses_hold_masters_thinking() {
-    let times = level_one_replies_among(2).await;
+    let times = level_one_replies_among(2, false).await;
     println!("level-1 replies with 2 hostile addresses: {times:?}");
     for took in &times {
         assert!(*took < LEVEL_ONE_BOUND, "{times:?}");
@@ -470,8 +518,20 @@ async fn a_level_one_reply_is_prompt_while_two_addresses_hold_masters_thinking()
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_level_one_reply_is_prompt_while_three_addresses_hold_masters_thinking() {
-    let times = level_one_replies_among(3).await;
+    let times = level_one_replies_among(3, false).await;
     println!("level-1 replies with 3 hostile addresses: {times:?}");
+    for took in &times {
+        assert!(*took < LEVEL_ONE_BOUND, "{times:?}");
+    }
+}
+
+/// Issue 35: games made through lichess's `POST /api/challenge/ai` take
+/// turns with other clients' too (they were served first come, first
+/// served: one account's masters left another's game without a reply).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_level_one_reply_is_prompt_while_lichess_ai_games_hold_masters_thinking() {
+    let times = level_one_replies_among(2, true).await;
+    println!("level-1 replies (lichess routes) with 2 hostile addresses: {times:?}");
     for took in &times {
         assert!(*took < LEVEL_ONE_BOUND, "{times:?}");
     }

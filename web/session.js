@@ -103,10 +103,21 @@ export function accountErrorText(error) {
   return `${text.charAt(0).toUpperCase()}${text.slice(1)}${/[.!?:]$/.test(text) ? '' : '.'}`;
 }
 
-// Where to go back to after logging in: a path on this site only.
+// Where to go back to after logging in: a path on this site only. The
+// address is resolved as the browser would resolve it (which turns `/\host`
+// and `/<tab>/host` into another host) and kept only if it stays on this
+// origin; what is followed is the resolved path, never the raw text.
 export function backPath() {
   const back = new URLSearchParams(window.location.search).get('back') || '/';
-  return back.startsWith('/') && !back.startsWith('//') ? back : '/';
+  if (!back.startsWith('/')) return '/';
+  let url;
+  try {
+    url = new URL(back, window.location.origin);
+  } catch {
+    return '/';
+  }
+  if (url.origin !== window.location.origin) return '/';
+  return `${url.pathname}${url.search}${url.hash}`;
 }
 
 const here = () => `${window.location.pathname}${window.location.search}`;

@@ -150,6 +150,7 @@ impl App {
         let limits = Limits {
             http: ClientBuckets::new(config.http_rate()),
             ws: ClientBuckets::new(config.ws_rate()),
+            signups: ClientBuckets::new(config.signup_rate()),
         };
         Ok(App {
             state: AppState {
@@ -168,6 +169,30 @@ impl App {
     /// Whether the server speaks HTTPS (and WSS) rather than HTTP.
     pub fn serves_tls(&self) -> bool {
         self.tls.is_some()
+    }
+
+    /// Serves `--metrics-addr` on `listener` until the service shuts down:
+    /// the same accept loop as the service (header timer, keep-alive
+    /// timer), with a small cap of connections (16, 8 an address: a
+    /// scraper needs one).
+    pub fn serve_metrics(
+        &self,
+        listener: TcpListener,
+    ) -> impl Future<Output = ()> + Send + 'static {
+        let router = self.metrics_router();
+        let limits = ConnectionLimits {
+            max_connections: 16,
+            max_connections_per_ip: 8,
+            ..connection_limits(&self.state.config)
+        };
+        let mut stopping = self.state.registry.shutdown_signal();
+        http::serve::serve(listener, router, limits, None, async move {
+            while !*stopping.borrow_and_update() {
+                if stopping.changed().await.is_err() {
+                    break;
+                }
+            }
+        })
     }
 
     /// The router of `--metrics-addr`: `GET /metrics` alone, with no token
@@ -203,20 +228,7 @@ impl App {
     ) -> anyhow::Result<()> {
         let registry = self.state.registry.clone();
         let router = self.router();
-        let config = &self.state.config;
-        let limits = ConnectionLimits {
-            max_connections: config.http.max_connections.max(1),
-            max_connections_per_ip: config.http.max_connections_per_ip.max(1),
-            header_timeout: config.header_timeout(),
-            keepalive_idle: config.keepalive_idle(),
-            trusted: crate::http::client_ip::TrustedProxies::new(
-                config.http.trusted_proxies.clone(),
-            ),
-            shutdown_grace: config.shutdown_grace(),
-            write_timeout: config.ws_write_timeout(),
-            send_buffer: (config.http.send_buffer_bytes > 0)
-                .then_some(config.http.send_buffer_bytes),
-        };
+        let limits = connection_limits(&self.state.config);
         let stop_games = registry.clone();
         let analyses = self.state.analyses.clone();
         registry.start_background();
@@ -248,6 +260,20 @@ pub async fn run(
     App::start(config).await?.serve(listener, shutdown).await
 }
 
+/// The connection caps and timers of the accept loop, from the flags.
+fn connection_limits(config: &Config) -> ConnectionLimits {
+    ConnectionLimits {
+        max_connections: config.http.max_connections.max(1),
+        max_connections_per_ip: config.http.max_connections_per_ip.max(1),
+        header_timeout: config.header_timeout(),
+        keepalive_idle: config.keepalive_idle(),
+        trusted: crate::http::client_ip::TrustedProxies::new(config.http.trusted_proxies.clone()),
+        shutdown_grace: config.shutdown_grace(),
+        write_timeout: config.ws_write_timeout(),
+        send_buffer: (config.http.send_buffer_bytes > 0).then_some(config.http.send_buffer_bytes),
+    }
+}
+
 /// The whole HTTP surface.
 pub fn build_router(state: AppState) -> Router {
     let web = http::web::service(&state.config.web_dir);
@@ -273,6 +299,10 @@ pub fn build_router(state: AppState) -> Router {
             http::body::read_whole_body,
         ))
         .layer(axum::middleware::from_fn(http::head::check_head))
+        .layer(axum::middleware::from_fn_with_state(
+            http::headers::Tls(state.config.site.tls_cert.is_some()),
+            http::headers::security_headers,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             crate::http::client_ip::TrustedProxies::new(state.config.http.trusted_proxies.clone()),
             http::client_ip::resolve_client,

@@ -54,12 +54,7 @@ async fn main() -> anyhow::Result<()> {
     };
     let app = App::start(config).await?;
     if let Some(listener) = metrics_listener {
-        let router = app.metrics_router();
-        tokio::spawn(async move {
-            if let Err(err) = axum::serve(listener, router).await {
-                tracing::error!(%err, "the metrics listener failed");
-            }
-        });
+        tokio::spawn(app.serve_metrics(listener));
     }
     let mut stdout = std::io::stdout();
     writeln!(stdout, "{}", listening_line(addr, app.serves_tls())).context("writing to stdout")?;

@@ -349,6 +349,32 @@ describe('accounts in the browser', () => {
     await page.locator('#account-button').getByText('refused_rae').waitFor();
   });
 
+  test('after logging in, `back` never leads to another host (issue 35)', { timeout: 120_000 }, async () => {
+    await api(suite.url, 'POST', '/api/accounts', { body: { name: 'back_bea', password: PASSWORD } });
+    const origin = new URL(suite.url).origin;
+    // Each of these resolves to another host in a browser (a backslash is
+    // read as a slash, a tab is dropped); the right one stays on this site.
+    const cases = [
+      ['/%5Cevil.invalid', '/'],
+      ['/%09/evil.invalid', '/'],
+      ['//evil.invalid/x', '/'],
+      ['https://evil.invalid/', '/'],
+      ['/watch?x=1', '/watch?x=1'],
+    ];
+    for (const [back, expected] of cases) {
+      const context = await suite.newContext();
+      const page = await openPage(context, suite.errors, `${suite.url}/login?back=${back}`);
+      await fillAccountForm(page, 'back_bea', PASSWORD);
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await page.locator('#account-button').getByText('back_bea').waitFor();
+      await page.waitForURL((url) => url.pathname !== '/login');
+      const landed = new URL(page.url());
+      assert.equal(landed.origin, origin, `back=${back} left the site for ${page.url()}`);
+      assert.equal(`${landed.pathname}${landed.search}`, expected, `back=${back}`);
+      await context.close();
+    }
+  });
+
   test('a name saved without an account is claimed with a password, its key shown, and kept on another device', { timeout: 120_000 }, async () => {
     const context = await suite.newContext();
     const page = await openPage(context, suite.errors, `${suite.url}/`);

@@ -105,6 +105,7 @@ pub fn test_config(db: &TestDb) -> Config {
     config.ai.ai_move_delay_ms = 0;
     config.http.rate_limit = 1000.0;
     config.http.rate_burst = 1000;
+    config.http.signup_burst = 1000;
     config.ws.ws_rate_limit = 1000.0;
     config.ws.ws_rate_burst = 1000;
     config.web_dir = db.dir.path().join("web");

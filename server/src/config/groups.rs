@@ -61,6 +61,15 @@ pub struct HttpFlags {
     #[arg(long, env = "ROOKERY_RATE_BURST", default_value_t = 200)]
     pub rate_burst: u32,
 
+    /// Accounts each client address may create per hour, sustained
+    /// (`POST /api/accounts`; a flooder's free accounts).
+    #[arg(long, env = "ROOKERY_SIGNUPS_PER_HOUR", default_value_t = 20.0)]
+    pub signups_per_hour: f64,
+
+    /// Accounts a client address may create in a burst.
+    #[arg(long, env = "ROOKERY_SIGNUP_BURST", default_value_t = 20)]
+    pub signup_burst: u32,
+
     /// A proxy (IP address or CIDR range) whose `X-Forwarded-For` /
     /// `Forwarded` headers name the real client; repeatable.
     #[arg(
@@ -92,6 +101,8 @@ impl Default for HttpFlags {
             send_buffer_bytes: 0,
             rate_limit: 50.0,
             rate_burst: 200,
+            signups_per_hour: 20.0,
+            signup_burst: 20,
             trusted_proxies: Vec::new(),
             allowed_origins: Vec::new(),
         }

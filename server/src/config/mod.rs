@@ -298,6 +298,14 @@ impl Config {
         }
     }
 
+    /// Sign-ups per client address.
+    pub fn signup_rate(&self) -> RateLimit {
+        RateLimit {
+            per_second: self.http.signups_per_hour / 3600.0,
+            burst: self.http.signup_burst,
+        }
+    }
+
     /// HTTP and WebSocket have their own numbers. A scripted client (a
     /// bot, a test suite) sends many cheap requests back to back over one
     /// keep-alive connection while playing normally, so the HTTP bucket is

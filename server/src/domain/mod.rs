@@ -22,4 +22,4 @@ pub use challenge::Challenge;
 pub use game::{ClockSettings, SeatKind, Side, Status, Variant, Visibility};
 pub use rating::{SeatRating, PROVISIONAL_DEVIATION};
 pub use record::{ClockRecord, Ending, GameRecord, PlayedMove, Rematch, SavedClock, SavedGame};
-pub use seat::{GameSeat, PlayerRef};
+pub use seat::{valid_name, GameSeat, PlayerRef};

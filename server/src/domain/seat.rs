@@ -5,6 +5,15 @@
 use super::{SeatKind, SeatRating};
 use crate::token::TokenHash;
 
+/// Whether `name` is a valid account name: 1–20 characters of
+/// `A-Z a-z 0-9 _ -`. Names are shown to other people, so they are data
+/// that can never carry markup or look like someone else's name through
+/// look-alike characters.
+pub fn valid_name(name: &str) -> bool {
+    let valid_char = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    (1..=20).contains(&name.len()) && name.chars().all(valid_char)
+}
+
 /// A registered player holding a seat.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PlayerRef {

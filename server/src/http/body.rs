@@ -10,10 +10,13 @@
 //! first keeps every connection usable. Bodies are small (the body limit is
 //! 16 KiB by default), so this costs nothing worth counting.
 //!
-//! A body over the limit is answered with 413 `too_large`. Up to
-//! [`DRAIN_LIMIT`] bytes are read and dropped first, so that the connection
-//! survives a moderately oversized body too; past that the connection is
-//! given up.
+//! A body over the limit is answered with 413 `too_large`, after up to
+//! [`DRAIN_LIMIT`] bytes of it are read and dropped (within
+//! [`DRAIN_TIMEOUT`]), as nginx's lingering close does: a client that sends
+//! its whole body before it reads the answer (Python's urllib) gets the 413
+//! rather than a connection reset, and a moderately oversized body leaves
+//! the connection usable. A body announced larger than that is refused at
+//! once and its connection closed.
 
 use std::time::Duration;
 
@@ -27,7 +30,10 @@ use crate::http::error::ApiError;
 use crate::AppState;
 
 /// The most an oversized body is read (and dropped) before answering 413.
-pub const DRAIN_LIMIT: usize = 1024 * 1024;
+pub const DRAIN_LIMIT: usize = 8 * 1024 * 1024;
+
+/// The longest an oversized body is drained before the 413 goes out anyway.
+pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How long a client may take to send a body once its headers are in: a
 /// client that announces a body and never sends it does not hold its
@@ -42,16 +48,21 @@ pub async fn read_whole_body(
     next: Next,
 ) -> Response {
     let limit = state.config.http.max_body_bytes;
-    // A body announced larger than the limit is refused at once, without
-    // waiting for it (a client announcing 10 GB and sending a byte would
-    // otherwise hold the request until the body timer); the connection is
-    // closed, since the body is left unread.
+    // A body announced larger than the limit is refused: drained first
+    // when it is not too large (so the client reads the 413), at once
+    // otherwise (a client announcing 10 GB and sending a byte would hold
+    // the request until the timer); either way the connection is closed.
     let announced = request
         .headers()
         .get(axum::http::header::CONTENT_LENGTH)
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.trim().parse::<u64>().ok());
     if announced.is_some_and(|length| length > limit as u64) {
+        if announced.is_some_and(|length| length <= DRAIN_LIMIT as u64) {
+            let body = request.into_body();
+            // Whatever the drain ends with, the answer is the same 413.
+            let _ = tokio::time::timeout(DRAIN_TIMEOUT, drain(body)).await;
+        }
         let mut response =
             ApiError::TooLarge(format!("request bodies are limited to {limit} bytes"))
                 .into_response();
@@ -73,6 +84,18 @@ pub async fn read_whole_body(
     };
     let request = Request::from_parts(parts, Body::from(Bytes::from(buffered)));
     next.run(request).await
+}
+
+/// Reads `body` to its end (or [`DRAIN_LIMIT`] bytes), keeping nothing.
+async fn drain(body: Body) {
+    let mut chunks = body.into_data_stream();
+    let mut seen = 0usize;
+    while let Some(Ok(chunk)) = chunks.next().await {
+        seen = seen.saturating_add(chunk.len());
+        if seen > DRAIN_LIMIT {
+            break;
+        }
+    }
 }
 
 /// The body, at most `limit` bytes; `too_large` beyond (after draining up

@@ -1,7 +1,8 @@
 //! The HTTP edge: everything between a TCP connection and the game's
 //! floors. The accept loop ([`serve`]) with its connection caps and timers
 //! ([`timers`]), HTTPS ([`tls`]), who the client is ([`client_ip`]), the
-//! request's head (`Host`, its size: [`head`]), the cross-site check
+//! request's head (`Host`, its size: [`head`]), security headers on every
+//! answer ([`headers`]), the cross-site check
 //! ([`origin`]), per-client token buckets and the AI v AI game caps
 //! ([`rate_limit`]), bodies read whole before routing ([`body`]), the log
 //! filter and request span with secrets redacted ([`logging`]), the
@@ -17,6 +18,7 @@ pub mod client_ip;
 pub mod error;
 pub mod extract;
 pub mod head;
+pub mod headers;
 pub mod lichess;
 pub mod logging;
 pub mod metrics;

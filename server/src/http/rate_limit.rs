@@ -140,6 +140,8 @@ impl ClientBuckets {
 pub struct Limits {
     pub http: ClientBuckets,
     pub ws: ClientBuckets,
+    /// Accounts created (`--signups-per-hour`, `--signup-burst`).
+    pub signups: ClientBuckets,
 }
 
 /// Middleware: one token per request from the client's HTTP bucket.

@@ -74,6 +74,10 @@ pub const CLOSE_NO_PONG: u16 = 4000;
 /// reconnect, and the first state then brings it up to date.
 pub const CLOSE_TOO_SLOW: u16 = 4008;
 
+/// Close code: the session this connection's seat was found through has
+/// ended (logged out, from this device or another, or the password changed).
+pub const CLOSE_SESSION_ENDED: u16 = 4001;
+
 /// How long a closing connection may take to send its close frame.
 const CLOSE_GRACE: Duration = Duration::from_secs(1);
 
@@ -127,7 +131,7 @@ async fn upgrade(
         None => (account_seat(&state, id, &headers).await?, true),
         Some(token) => {
             let (side, hash) = authorize(&state, id, &token).await?;
-            (Some((side, hash, SeatSecret(token))), false)
+            (Some((side, hash, SeatSecret(token), None)), false)
         }
     };
     // A seat found through the account is announced, since the client did
@@ -150,12 +154,14 @@ async fn upgrade(
 /// names (issue 21: a person's seat follows them to any device where they
 /// are logged in), if it holds one in this game. The connection then has
 /// no seat secret of its own: a fresh random one stands in, so a rematch
-/// seat derived from it is reachable only through the account too.
+/// seat derived from it is reachable only through the account too. The
+/// session's hash comes with it: the seat is played only while that
+/// session lasts.
 async fn account_seat(
     state: &AppState,
     id: Uuid,
     headers: &axum::http::HeaderMap,
-) -> Result<Option<(Side, TokenHash, SeatSecret)>, ApiError> {
+) -> Result<Option<Seat>, ApiError> {
     let Some(cookie) = crate::identity::session_cookie(headers) else {
         return Ok(None);
     };
@@ -166,7 +172,7 @@ async fn account_seat(
         return Ok(None);
     };
     let secret = SeatSecret(crate::token::mint()?.secret);
-    Ok(Some((side, hash, secret)))
+    Ok(Some((side, hash, secret, Some(TokenHash::of(&cookie)))))
 }
 
 /// The seat token offered as a `rookery.token.TOKEN` subprotocol, if any.
@@ -197,11 +203,11 @@ async fn session(
     state: AppState,
     id: Uuid,
     handle: GameHandle,
-    seat: Option<(Side, TokenHash, SeatSecret)>,
+    seat: Option<Seat>,
     announce: bool,
     client: IpAddr,
 ) {
-    let side = seat.as_ref().map(|(side, _, _)| *side);
+    let side = seat.as_ref().map(|(side, ..)| *side);
     let kind = if side.is_some() { "seat" } else { "spectator" };
     let sockets = metrics::gauge!("rookery_websockets", "kind" => kind);
     sockets.increment(1.0);
@@ -242,7 +248,7 @@ async fn session(
     if open {
         connection.serve(updates).await;
     }
-    let side = connection.seat.as_ref().map(|(side, _, _)| *side);
+    let side = connection.seat.as_ref().map(|(side, ..)| *side);
     if handle
         .tell(Ask::Presence { side, delta: -1 })
         .await
@@ -254,16 +260,20 @@ async fn session(
     sockets.decrement(1.0);
 }
 
+/// A seat a connection plays: its colour, token hash, the token itself
+/// (kept in this task's memory only, to derive the player's seat token in a
+/// rematch), and the hash of the session it was found through, if it was
+/// (the connection then plays it only while that session lasts).
+type Seat = (Side, TokenHash, SeatSecret, Option<TokenHash>);
+
 /// One open WebSocket.
 struct Connection<'a> {
     socket: WebSocket,
     state: &'a AppState,
     handle: &'a GameHandle,
     id: Uuid,
-    /// The seat this connection plays, if it has one: its colour, token
-    /// hash and the token itself (kept in this task's memory only, to derive
-    /// the player's seat token in a rematch).
-    seat: Option<(Side, TokenHash, SeatSecret)>,
+    /// The seat this connection plays, if it has one (see [`Seat`]).
+    seat: Option<Seat>,
     /// The client's address: its sockets share one message budget.
     client: IpAddr,
     /// The rematch game whose seat token this connection already sent.
@@ -301,6 +311,10 @@ impl Connection<'_> {
                     }
                 },
                 _ = ping.tick() => {
+                    if !self.session_lasts().await {
+                        self.close(CLOSE_SESSION_ENDED, "the session has ended: log in again").await;
+                        return;
+                    }
                     pong_due.get_or_insert(Instant::now() + config.ws_pong_timeout());
                     self.write(Message::Ping(Default::default())).await
                 }
@@ -365,9 +379,31 @@ impl Connection<'_> {
             }
         };
         if let Err(error) = self.handle_text(text.as_str()).await {
+            if matches!(error, ApiError::Unauthorized) && !self.session_lasts().await {
+                self.close(CLOSE_SESSION_ENDED, "the session has ended: log in again")
+                    .await;
+                return Err(Gone);
+            }
             self.send_error(error).await?;
         }
         Ok(Frame::Other)
+    }
+
+    /// Whether the session this connection's seat was found through (if
+    /// any) is still open. A database that cannot answer keeps the
+    /// connection: the next check decides.
+    fn session_lasts(&self) -> impl std::future::Future<Output = bool> + Send + 'static {
+        let session = match &self.seat {
+            Some((_, _, _, Some(session))) => Some(session.clone()),
+            _ => None,
+        };
+        let store = self.state.store().clone();
+        async move {
+            match session {
+                None => true,
+                Some(session) => !matches!(store.session(&session).await, Ok(None)),
+            }
+        }
     }
 
     fn take_token(&mut self) -> bool {
@@ -395,7 +431,15 @@ impl Connection<'_> {
                 .map(|_| ())
                 .map_err(|Gone| ApiError::Unavailable);
         }
-        let Some((_, token, secret)) = &self.seat else {
+        // A seat found through a session acts only while the session lasts
+        // (logging out elsewhere, or a new password, ends it).
+        if self.seat.is_some()
+            && !matches!(message, ClientMessage::Auth { .. })
+            && !self.session_lasts().await
+        {
+            return Err(ApiError::Unauthorized);
+        }
+        let Some((_, token, secret, _)) = &self.seat else {
             return match message {
                 ClientMessage::Auth { token } => self.authenticate(&token).await,
                 _ => Err(ApiError::Forbidden("spectators cannot act".into())),
@@ -440,7 +484,7 @@ impl Connection<'_> {
     /// Sends this seat its token in the agreed rematch game `rematch`,
     /// once per connection.
     async fn tell_rematch(&mut self, rematch: &str) -> Result<Frame, Gone> {
-        let Some((side, _, secret)) = &self.seat else {
+        let Some((side, _, secret, _)) = &self.seat else {
             return Ok(Frame::Other);
         };
         if self.rematch_told.as_deref() == Some(rematch) {
@@ -483,7 +527,7 @@ impl Connection<'_> {
                 return Err(ApiError::Unavailable);
             }
         }
-        self.seat = Some((side, token, secret));
+        self.seat = Some((side, token, secret, None));
         let text = server_text(&ServerMessage::Authenticated { color: side });
         self.write(Message::Text(text))
             .await

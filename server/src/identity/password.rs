@@ -17,6 +17,9 @@ use tokio::sync::Semaphore;
 pub const MIN_LENGTH: usize = 8;
 /// The longest (in bytes): hashing is linear in it, and no person types more.
 pub const MAX_LENGTH: usize = 256;
+/// Different characters a password has at least (`aaaaaaaa`, eight spaces
+/// and `abababab` are refused).
+pub const MIN_DISTINCT: usize = 4;
 /// Hashes computed at once at most.
 const MAX_HASHING: usize = 2;
 
@@ -91,7 +94,37 @@ pub fn check_new(password: &str, name: &str) -> Result<(), IdentityError> {
     if lower == name.to_lowercase() {
         return weak("a password must not be the name");
     }
+    let mut distinct: Vec<char> = password.chars().collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    if distinct.len() < MIN_DISTINCT {
+        return weak(&format!(
+            "a password has at least {MIN_DISTINCT} different characters"
+        ));
+    }
+    if runs(&lower) <= 2 {
+        return weak("a password is not a run of letters or digits (abcd1234): choose another");
+    }
     Ok(())
+}
+
+/// How many runs `text` is made of, a run being characters that each
+/// follow the last by one code point, in one direction (`abcd1234` is two
+/// runs, `87654321` one, a random password about as many as characters).
+fn runs(text: &str) -> usize {
+    let codes: Vec<i64> = text.chars().map(|c| i64::from(u32::from(c))).collect();
+    let mut runs = usize::from(!codes.is_empty());
+    let mut step = 0;
+    for pair in codes.windows(2) {
+        let next = pair[1] - pair[0];
+        if (next == 1 || next == -1) && (step == 0 || step == next) {
+            step = next;
+        } else {
+            runs += 1;
+            step = 0;
+        }
+    }
+    runs
 }
 
 fn argon2() -> Argon2<'static> {
@@ -191,5 +224,13 @@ mod tests {
         assert!(check_new("alice_the_great", "alice_the_great").is_err());
         assert!(check_new(&"x".repeat(MAX_LENGTH + 1), "alice").is_err());
         assert!(check_new("a long and rare phrase", "alice").is_ok());
+        // Issue 35's three that got through.
+        for weak in ["aaaaaaaa", "        ", "abcd1234", "87654321", "abababab"] {
+            assert!(check_new(weak, "alice").is_err(), "{weak:?}");
+        }
+        assert!(check_new("k9#mQ2vx", "alice").is_ok());
+        assert_eq!(runs("abcd1234"), 2);
+        assert_eq!(runs("xyz"), 1);
+        assert_eq!(runs("k9#m"), 4);
     }
 }

@@ -88,7 +88,7 @@ fn fenced_move(live: &mut LiveGame, uci: &str, fence: &Fence) -> Write {
 }
 
 async fn stored_moves(store: &Store, id: Uuid) -> usize {
-    crate::live::load_game(&store, id, Instant::now())
+    crate::live::load_game(store, id, Instant::now())
         .await
         .unwrap()
         .unwrap()

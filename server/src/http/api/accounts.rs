@@ -202,11 +202,21 @@ async fn start_session(
 /// `POST /api/accounts`.
 pub async fn sign_up(
     State(state): State<AppState>,
+    Extension(ClientIp(client)): Extension<ClientIp>,
     headers: HeaderMap,
     ApiJson(request): ApiJson<Credentials>,
 ) -> Result<Response, ApiError> {
     validate_name(&request.name)?;
     password::check_new(&request.password, &request.name)?;
+    // Checked last, so that a refused name or password costs nothing of
+    // the address's sign-ups.
+    if !state.limits.signups.try_take(client, Instant::now()) {
+        metrics::counter!("rookery_rate_limited_total", "what" => "signup").increment(1);
+        return Err(ApiError::Limited(format!(
+            "at most {} new accounts an hour from one address: try again later",
+            state.config.http.signups_per_hour
+        )));
+    }
     let hash = password::hash(request.password).await?;
     let id = Uuid::new_v4();
     state
@@ -228,7 +238,7 @@ pub async fn log_in(
 ) -> Result<Response, ApiError> {
     state
         .login_throttle
-        .check(&request.name, client, Instant::now())?;
+        .check(&request.name, client, false, Instant::now())?;
     let found = if validate_name(&request.name).is_ok() {
         state.store().credentials(&request.name).await?
     } else {
@@ -243,7 +253,9 @@ pub async fn log_in(
         tracing::info!(%client, "failed login");
         return Err(ApiError::WrongCredentials);
     };
-    state.login_throttle.succeeded(&request.name, client);
+    state
+        .login_throttle
+        .succeeded(&request.name, client, Instant::now());
     start_session(&state, &headers, &found.player.id, StatusCode::OK).await
 }
 
@@ -301,7 +313,12 @@ pub async fn set_password(
         .await?
         .and_then(|c| c.password_hash);
     if let Some(stored) = stored {
-        state.login_throttle.check(&name, client, Instant::now())?;
+        // The account's own session: the name's count never refuses it
+        // (only this address's and this pair's).
+        let own_session = identity.session_id().is_some();
+        state
+            .login_throttle
+            .check(&name, client, own_session, Instant::now())?;
         let current = request.current.clone().unwrap_or_default();
         if !password::verify(Some(stored), current).await? {
             state.login_throttle.failed(&name, client, Instant::now());
@@ -339,6 +356,9 @@ pub async fn sessions(
     headers: HeaderMap,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let identity = identity::required(state.store(), &headers).await?;
+    // Where the account is logged in is the account's business, not a
+    // bot's or script's (issue 35): an API token may not read it.
+    managing(&identity)?;
     let sessions: Vec<SessionView> = state
         .store()
         .sessions_of(&identity.player.id)
@@ -459,6 +479,11 @@ pub async fn create_token(
             })
             .collect::<Result<_, _>>()?,
     };
+    if scopes.list().is_empty() {
+        return Err(ApiError::BadRequest(
+            "a token needs at least one scope: play, challenge or bot".into(),
+        ));
+    }
     if state
         .store()
         .api_tokens_of(&identity.player.id)

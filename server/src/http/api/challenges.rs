@@ -36,6 +36,10 @@ pub const CHALLENGE_TTL_MS: i64 = 10 * 60 * 1000;
 /// Open challenges a player may have sent at once.
 const MAX_OPEN_SENT: usize = 20;
 
+/// Open challenges one person may have waiting for them: a flood of
+/// challenges from many fresh accounts stops here (issue 35).
+pub const MAX_OPEN_RECEIVED: usize = 20;
+
 /// A challenge's terms, as lichess's clients send them: every value may be
 /// a string (a form) or a number or boolean (JSON).
 #[derive(Debug, Deserialize, Default)]
@@ -115,6 +119,13 @@ pub fn clock_of(
     if !(0.0..=10_800.0).contains(&limit) || !(0.0..=180.0).contains(&increment) {
         return Err(ApiError::BadRequest(
             "clock.limit is 0 to 10800 seconds and clock.increment 0 to 180".into(),
+        ));
+    }
+    // lichess takes whole seconds here; a fraction would slip a clock of
+    // less than a second past the rule below (issue 35).
+    if limit.fract() != 0.0 || increment.fract() != 0.0 {
+        return Err(ApiError::BadRequest(
+            "clock.limit and clock.increment are whole seconds".into(),
         ));
     }
     if limit == 0.0 && increment == 0.0 {
@@ -248,6 +259,20 @@ pub async fn create(
     if sent >= MAX_OPEN_SENT {
         return Err(ApiError::Limited(format!(
             "at most {MAX_OPEN_SENT} open challenges: cancel some first"
+        ))
+        .into());
+    }
+    let received = state
+        .store()
+        .open_challenges(&dest.player.id)
+        .await?
+        .iter()
+        .filter(|row| row.dest_id == dest.player.id)
+        .count();
+    if received >= MAX_OPEN_RECEIVED {
+        return Err(ApiError::Limited(format!(
+            "{} has {MAX_OPEN_RECEIVED} challenges waiting already: try again later",
+            dest.player.name
         ))
         .into());
     }
@@ -412,6 +437,32 @@ pub async fn decline(
         Some(shapes::decline_key(text(&form.reason).as_deref())),
     )
     .await
+}
+
+/// `POST /api/challenges/decline-all`: declines every open challenge
+/// waiting for the person (reason `later` unless given), and answers how
+/// many: `{"declined": N}`. A challenge closed meanwhile (accepted,
+/// cancelled) is left as it is.
+pub async fn decline_all(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Form(form): Form<DeclineForm>,
+) -> LichessResult<Json<Value>> {
+    let person = challenger(&state, &headers).await?;
+    let reason = match text(&form.reason) {
+        Some(reason) => shapes::decline_key(Some(&reason)),
+        None => "later",
+    };
+    let mut declined = 0;
+    for row in state.store().open_challenges(&person.player.id).await? {
+        if row.dest_id != person.player.id {
+            continue;
+        }
+        if close(&state, row, "declined", Some(reason)).await.is_ok() {
+            declined += 1;
+        }
+    }
+    Ok(Json(json!({ "declined": declined })))
 }
 
 /// `POST /api/challenge/{id}/cancel`: the challenger takes it back (the one

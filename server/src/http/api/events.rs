@@ -54,28 +54,17 @@ pub async fn stream(State(state): State<AppState>, headers: HeaderMap) -> Liches
         .map(|event| Bytes::from(format!("{event}\n")))
         .collect();
     let shutdown = state.registry.shutdown_signal();
-    let credential = Credential::of(&headers);
-    let store = state.store().clone();
     let lines = futures_util::stream::unfold(
         (opening.into_iter(), receiver, shutdown),
-        move |(mut opening, mut receiver, mut shutdown)| {
-            let store = store.clone();
-            let credential = credential.clone();
-            async move {
-                if let Some(line) = opening.next() {
-                    return Some((Ok::<Bytes, Infallible>(line), (opening, receiver, shutdown)));
-                }
-                let line = next_line(&mut receiver, &mut shutdown).await?;
-                // At each keep-alive the credential must still be good: a
-                // revoked token or an ended session ("log out everywhere")
-                // ends the stream.
-                if line.as_ref() == b"\n" && !credential.still_valid(&store).await {
-                    return None;
-                }
-                Some((Ok(line), (opening, receiver, shutdown)))
+        move |(mut opening, mut receiver, mut shutdown)| async move {
+            if let Some(line) = opening.next() {
+                return Some((Ok::<Bytes, Infallible>(line), (opening, receiver, shutdown)));
             }
+            let line = next_line(&mut receiver, &mut shutdown).await?;
+            Some((Ok(line), (opening, receiver, shutdown)))
         },
     );
+    let lines = while_valid(lines, Credential::of(&headers), state.store().clone());
     Ok((
         [(CONTENT_TYPE, "application/x-ndjson")],
         Body::from_stream(lines),
@@ -83,8 +72,41 @@ pub async fn stream(State(state): State<AppState>, headers: HeaderMap) -> Liches
         .into_response())
 }
 
-/// The credential a stream was opened with, checked again at each
-/// keep-alive.
+/// `lines` for as long as `credential` names someone: it is checked again
+/// before a line once [`KEEP_ALIVE`] has passed since the last check (a
+/// quiet stream sends a keep-alive that often, so a stream busy with
+/// events is cut as soon as a quiet one). A revoked token or an ended
+/// session ("log out everywhere", a new password) ends the stream.
+pub fn while_valid<S>(
+    lines: S,
+    credential: Credential,
+    store: crate::store::Store,
+) -> impl futures_util::Stream<Item = Result<Bytes, Infallible>> + Send
+where
+    S: futures_util::Stream<Item = Result<Bytes, Infallible>> + Send + 'static,
+{
+    use futures_util::StreamExt;
+    let checked = tokio::time::Instant::now();
+    futures_util::stream::unfold(
+        (Box::pin(lines), checked),
+        move |(mut lines, mut checked)| {
+            let store = store.clone();
+            let credential = credential.clone();
+            async move {
+                let line = lines.next().await?;
+                if checked.elapsed() >= KEEP_ALIVE {
+                    if !credential.still_valid(&store).await {
+                        return None;
+                    }
+                    checked = tokio::time::Instant::now();
+                }
+                Some((line, (lines, checked)))
+            }
+        },
+    )
+}
+
+/// The credential a stream was opened with, checked again while it runs.
 #[derive(Clone)]
 pub struct Credential(Option<String>);
 

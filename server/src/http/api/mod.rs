@@ -64,6 +64,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/challenge/{id}/accept", post(challenges::accept))
         .route("/api/challenge/{id}/decline", post(challenges::decline))
         .route("/api/challenge/{id}/cancel", post(challenges::cancel))
+        .route("/api/challenges/decline-all", post(challenges::decline_all))
         .route("/api/stream/event", get(events::stream))
         // lichess's Board, Bot and account API (issue 24).
         .route("/api/account/playing", get(lichess::account::playing))

@@ -17,12 +17,9 @@ use crate::store::{Cursor, PlayerGamesFilter};
 use crate::token;
 use crate::AppState;
 
-/// Names are 1–20 characters of `A-Z a-z 0-9 _ -`: they are shown to other
-/// people, so they are data that can never carry markup or look like
-/// someone else's name through look-alike characters.
+/// A name as [`crate::domain::valid_name`] wants it, or 400 saying so.
 pub fn validate_name(name: &str) -> Result<(), ApiError> {
-    let valid_char = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
-    if (1..=20).contains(&name.len()) && name.chars().all(valid_char) {
+    if crate::domain::valid_name(name) {
         Ok(())
     } else {
         Err(ApiError::BadRequest(

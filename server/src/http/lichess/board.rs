@@ -11,7 +11,7 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
-use axum::extract::{Path, Query, State};
+use axum::extract::{Extension, Path, Query, State};
 use axum::http::header::CONTENT_TYPE;
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
@@ -25,6 +25,7 @@ use uuid::Uuid;
 use super::{Form, LichessError, LichessResult};
 use crate::domain::GameSeat;
 use crate::http::api::challenges::{boolean, clock_of, draw_color, number, text, ChallengeForm};
+use crate::http::client_ip::ClientIp;
 use crate::http::error::ApiError;
 use crate::identity::{self, Identity, Scope};
 use crate::live::actor::{Action, Command};
@@ -451,6 +452,12 @@ pub async fn stream(
             }
         },
     );
+    // The stream lasts only as long as its credential (issue 35).
+    let lines = crate::http::api::events::while_valid(
+        lines,
+        crate::http::api::events::Credential::of(&headers),
+        state.store().clone(),
+    );
     Ok((
         [(CONTENT_TYPE, "application/x-ndjson")],
         Body::from_stream(lines),
@@ -568,6 +575,7 @@ pub struct AiForm {
 
 pub async fn challenge_ai(
     State(state): State<AppState>,
+    Extension(ClientIp(client)): Extension<ClientIp>,
     headers: HeaderMap,
     Form(form): Form<AiForm>,
 ) -> LichessResult<Json<Value>> {
@@ -598,6 +606,9 @@ pub async fn challenge_ai(
     seats[side.other().index()] = SeatKind::Ai { level };
     let id = Uuid::new_v4();
     let mut live = LiveGame::new(id, now_ms(), seats, clock, fen.as_deref())?;
+    // The client's searches take turns with other clients' (the AI
+    // scheduler's fairness), as a game made through `POST /api/games` does.
+    live.client = Some(client);
     live.take_seat(
         side,
         token::mint()?.hash,
