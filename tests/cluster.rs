@@ -184,6 +184,9 @@ async fn another_node_takes_over_the_game_of_a_killed_owner() {
 struct Relay {
     port: u16,
     cut: watch::Sender<bool>,
+    /// Silence: the connections stay open but nothing crosses any more,
+    /// as when a firewall drops the packets (no reset, no close).
+    silence: watch::Sender<bool>,
 }
 
 impl Relay {
@@ -191,6 +194,7 @@ impl Relay {
         let port = free_port();
         let listener = TcpListener::bind(("127.0.0.1", port)).await.expect("bind");
         let (cut, cut_rx) = watch::channel(false);
+        let (silence, silence_rx) = watch::channel(false);
         tokio::spawn(async move {
             loop {
                 let Ok((mut inbound, _)) = listener.accept().await else {
@@ -201,19 +205,27 @@ impl Relay {
                     continue;
                 }
                 let mut cut_rx = cut_rx.clone();
+                let mut silence_rx = silence_rx.clone();
                 tokio::spawn(async move {
                     let Ok(mut outbound) = TcpStream::connect(("127.0.0.1", nats_port)).await
                     else {
                         return;
                     };
-                    tokio::select! {
-                        _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound) => {}
-                        _ = cut_rx.wait_for(|cut| *cut) => {}
+                    let silenced = tokio::select! {
+                        _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound) => false,
+                        _ = cut_rx.wait_for(|cut| *cut) => false,
+                        _ = silence_rx.wait_for(|silent| *silent) => true,
+                    };
+                    if silenced {
+                        // Both sockets held open, nothing read or written,
+                        // until the test ends.
+                        std::future::pending::<()>().await;
                     }
+                    drop((inbound, outbound));
                 });
             }
         });
-        Relay { port, cut }
+        Relay { port, cut, silence }
     }
 
     fn url(&self) -> String {
@@ -223,6 +235,20 @@ impl Relay {
 
 #[tokio::test]
 async fn a_node_cut_off_from_nats_loses_its_games_and_cannot_write_them() {
+    owner_cut_off_from_nats(false).await;
+}
+
+/// Issue 42: the owner's NATS packets dropped (its connection neither
+/// closed nor reset: the NATS client still believes it is connected for a
+/// minute). Before, it kept its lease and every move through the other
+/// node waited and failed; now its round trip through NATS goes
+/// unanswered, it stops renewing, and the other node takes the game.
+#[tokio::test]
+async fn a_node_whose_nats_packets_are_dropped_gives_its_games_up() {
+    owner_cut_off_from_nats(true).await;
+}
+
+async fn owner_cut_off_from_nats(silently: bool) {
     let db = TestDb::on_postgres(shared_postgres());
     let nats = Nats::start();
     let relay = Relay::start(nats.port).await;
@@ -234,7 +260,11 @@ async fn a_node_cut_off_from_nats_loses_its_games_and_cannot_write_them() {
     assert_eq!(status, 200, "{state}");
     let (owner_a, epoch) = lease(&db, &id);
 
-    relay.cut.send_replace(true);
+    if silently {
+        relay.silence.send_replace(true);
+    } else {
+        relay.cut.send_replace(true);
+    }
     // A stops renewing; once its lease has expired, B's sweep takes the
     // game (its clock runs) without waiting for a command.
     within(WAIT, "B to take the game over", async {

@@ -37,8 +37,9 @@
 //! answers from its stale copy: past the lease time it last knew of, an
 //! actor asks the database first, and it leaves memory at the first
 //! renewal that does not include its game. A node whose NATS connection
-//! is down stops renewing its leases, so its games move to nodes that can
-//! serve them; a node that lost a lease cannot write the game (the fence),
+//! is down, or does not answer a round trip within a sweep period (its
+//! packets dropped: the client still believes it is connected), stops
+//! renewing its leases, so its games move to nodes that can serve them; a node that lost a lease cannot write the game (the fence),
 //! and its actor leaves memory at its first refused write.
 
 //!
@@ -52,6 +53,7 @@ mod proxy;
 mod wire;
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -83,6 +85,9 @@ struct ClusterInner {
     /// This node's last successful lease renewal (its actors check that
     /// their game is among those renewed).
     renewals: watch::Sender<Arc<Renewal>>,
+    /// Whether the last round trip through NATS was answered in time
+    /// (see [`Cluster::connected`]).
+    bus_answers: AtomicBool,
 }
 
 /// A lease renewal of this node: the games whose leases it renewed, and
@@ -143,6 +148,7 @@ impl Cluster {
                 lease,
                 outbox,
                 renewals,
+                bus_answers: AtomicBool::new(true),
             }),
         })
     }
@@ -162,10 +168,26 @@ impl Cluster {
         self.inner.lease / 5
     }
 
-    /// Whether this node's NATS connection is up (a node cut off from it
-    /// takes no game).
+    /// Whether this node's NATS connection is up and answered the last
+    /// round trip (a node cut off from it takes no game and renews no
+    /// lease).
     pub fn connected(&self) -> bool {
         self.inner.client.connection_state() == async_nats::connection::State::Connected
+            && self.inner.bus_answers.load(Ordering::Acquire)
+    }
+
+    /// A round trip through NATS: a request nobody serves, which the
+    /// server answers at once with "no responders". A connection whose
+    /// packets are dropped still reads as connected to the client until
+    /// its pings time out (a minute); this notices within `timeout`.
+    async fn probe_bus(&self, timeout: Duration) -> bool {
+        let subject = format!("rookery.probe.{}", self.inner.node);
+        let asked = self.inner.client.request(subject, Bytes::new());
+        match tokio::time::timeout(timeout, asked).await {
+            Ok(Ok(_)) => true,
+            Ok(Err(err)) => err.kind() == async_nats::RequestErrorKind::NoResponders,
+            Err(_) => false,
+        }
     }
 
     /// The lease time (`--lease-ms`).
@@ -242,7 +264,13 @@ impl Cluster {
                 _ = shutdown.wait_for(|stop| *stop) => return,
                 _ = ticks.tick() => {}
             }
-            if !self.connected() {
+            // Checked before every renewal: a node the bus cannot reach
+            // must not keep games the other nodes' clients cannot play.
+            let answers = self.inner.client.connection_state()
+                == async_nats::connection::State::Connected
+                && self.probe_bus(period).await;
+            self.inner.bus_answers.store(answers, Ordering::Release);
+            if !answers {
                 if !cut_off {
                     tracing::warn!(
                         "NATS is unreachable: this node's game leases are left to expire"
