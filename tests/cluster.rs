@@ -294,3 +294,86 @@ async fn owner_cut_off_from_nats(silently: bool) {
     );
     assert_eq!(stored, "e2e4 e7e5");
 }
+
+/// The next NDJSON event of an event stream (keep-alive newlines skipped).
+async fn next_event<B: AsRef<[u8]>>(
+    stream: &mut (impl futures_util::Stream<Item = reqwest::Result<B>> + Unpin),
+    buffer: &mut String,
+) -> serde_json::Value {
+    use futures_util::StreamExt;
+    within(WAIT, "an event", async {
+        loop {
+            if let Some(end) = buffer.find('\n') {
+                let line: String = buffer.drain(..=end).collect();
+                if line.trim().is_empty() {
+                    continue;
+                }
+                return serde_json::from_str(line.trim()).expect("an event line");
+            }
+            let chunk = stream
+                .next()
+                .await
+                .expect("the stream goes on")
+                .expect("bytes");
+            buffer.push_str(std::str::from_utf8(chunk.as_ref()).expect("UTF-8"));
+        }
+    })
+    .await
+}
+
+/// Issue 42: a person's event stream hears their events whichever node
+/// handles them. Bob's stream is open on A; Alice challenges him through B,
+/// he accepts through B: both events reach his stream on A (they used to be
+/// heard only by streams on B).
+#[tokio::test]
+async fn events_follow_a_person_across_nodes() {
+    let db = TestDb::on_postgres(shared_postgres());
+    let nats = Nats::start();
+    let (_a, a) = node("a", &db, &nats.url()).await;
+    let (_b, b) = node("b", &db, &nats.url()).await;
+    let register = |name: &'static str| {
+        let b = b.clone();
+        async move {
+            let (status, player) = post(&b, "/api/players", None, json!({ "name": name })).await;
+            assert_eq!(status, 201, "{player}");
+            player["token"].as_str().expect("token").to_string()
+        }
+    };
+    let alice = register("alice").await;
+    let bob = register("bob").await;
+    let http = reqwest::Client::new();
+    let response = http
+        .get(format!("{a}/api/stream/event"))
+        .bearer_auth(&bob)
+        .send()
+        .await
+        .expect("the stream opens");
+    assert_eq!(response.status(), 200);
+    let mut stream = Box::pin(response.bytes_stream());
+    let mut buffer = String::new();
+    // Subscribed on A before the challenge is made on B.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let challenge = http
+        .post(format!("{b}/api/challenge/bob"))
+        .bearer_auth(&alice)
+        .form(&[("clock.limit", "300"), ("clock.increment", "0")])
+        .send()
+        .await
+        .expect("challenge");
+    assert_eq!(challenge.status(), 200);
+    let challenge: serde_json::Value = challenge.json().await.expect("JSON");
+    let id = challenge["id"].as_str().expect("id").to_string();
+    let event = next_event(&mut stream, &mut buffer).await;
+    assert_eq!(event["type"], "challenge", "{event}");
+    assert_eq!(event["challenge"]["id"], id.as_str());
+    let accepted = http
+        .post(format!("{b}/api/challenge/{id}/accept"))
+        .bearer_auth(&bob)
+        .send()
+        .await
+        .expect("accept");
+    assert_eq!(accepted.status(), 200);
+    let event = next_event(&mut stream, &mut buffer).await;
+    assert_eq!(event["type"], "gameStart", "{event}");
+    assert_eq!(event["game"]["id"], id.as_str());
+}

@@ -5,11 +5,14 @@
 //! A hub of one broadcast channel per connected player (by player id).
 //! Events for a player with no open stream are dropped: a stream starts
 //! with what is open now (challenges, unfinished games), so nothing is
-//! missed by a client that connects later. Kept per node: in a cluster, a
-//! stream hears the events of games and challenges handled by its node.
+//! missed by a client that connects later. In a cluster every event is also
+//! handed to [`Events::forward_to`]'s relay (the cluster publishes it over
+//! NATS, and the other nodes [`Events::deliver`] it to their streams), so
+//! a stream hears a person's events whichever node handles the game or
+//! challenge.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -18,9 +21,15 @@ use tokio::sync::broadcast;
 /// Events a slow stream may fall behind before it skips ahead.
 const CAPACITY: usize = 64;
 
+/// Where a node's events go besides its own streams: the player (or
+/// channel) id and the NDJSON line.
+pub type Relay = Box<dyn Fn(&str, &Arc<str>) + Send + Sync>;
+
 #[derive(Clone, Default)]
 pub struct Events {
     players: Arc<Mutex<HashMap<String, broadcast::Sender<Arc<str>>>>>,
+    /// Set once, by a cluster member (see the module's header).
+    relay: Arc<OnceLock<Relay>>,
 }
 
 impl Events {
@@ -47,15 +56,37 @@ impl Events {
             .is_some_and(|sender| sender.receiver_count() > 0)
     }
 
-    /// Sends `event` (one NDJSON line) to the player's open streams.
+    /// Sends `event` (one NDJSON line) to the player's open streams, on
+    /// this node and, in a cluster, on the others.
     pub fn send(&self, player_id: &str, event: &impl Serialize) {
+        let line: Arc<str> = match serde_json::to_string(event) {
+            Ok(line) => Arc::from(line),
+            Err(err) => {
+                tracing::error!(%err, "event not serialisable");
+                return;
+            }
+        };
+        if let Some(relay) = self.relay.get() {
+            relay(player_id, &line);
+        }
+        self.deliver(player_id, line);
+    }
+
+    /// Hands `line` to the player's streams on this node only (an event
+    /// another node relayed).
+    pub fn deliver(&self, player_id: &str, line: Arc<str>) {
         let Some(sender) = self.players().get(player_id).cloned() else {
             return;
         };
-        match serde_json::to_string(event) {
-            // No receiver left: nobody to tell.
-            Ok(line) => drop(sender.send(Arc::from(line))),
-            Err(err) => tracing::error!(%err, "event not serialisable"),
+        // No receiver left: nobody to tell.
+        drop(sender.send(line));
+    }
+
+    /// Sends every event also to `relay` from now on (set once: a second
+    /// relay is ignored).
+    pub fn forward_to(&self, relay: Relay) {
+        if self.relay.set(relay).is_err() {
+            tracing::warn!("the events already have a relay");
         }
     }
 }
@@ -75,7 +106,9 @@ impl Events {
 
     fn tell_players(&self, kind: &str, games: &[(String, Value)]) {
         for (player, game) in games {
-            if self.is_online(player) {
+            // Not only when online here: their stream may be on another
+            // node of a cluster.
+            if self.is_online(player) || self.relay.get().is_some() {
                 self.send(player, &json!({"type": kind, "game": game}));
             }
         }

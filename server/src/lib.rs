@@ -145,7 +145,12 @@ impl App {
             }
             None
         };
-        let registry = Registry::with_cluster(store, ai, config.registry_options(), cluster);
+        let registry =
+            Registry::with_cluster(store, ai, config.registry_options(), cluster.clone());
+        // A person's events reach their stream on whichever node it is.
+        if let Some(cluster) = &cluster {
+            cluster.relay_events(registry.events().clone()).await?;
+        }
         registry.set_max_lag(config.ws.ws_max_lag);
         let limits = Limits {
             http: ClientBuckets::new(config.http_rate()),

@@ -303,6 +303,51 @@ impl Cluster {
         }
     }
 
+    /// Shares `events` with the other nodes: every event sent on this node
+    /// is published on NATS, and every event another node publishes is
+    /// delivered to this node's streams (issue 42: a person's event stream
+    /// hears their challenges and games whichever node handles them).
+    pub async fn relay_events(&self, events: crate::events::Events) -> anyhow::Result<()> {
+        let mut incoming = self
+            .inner
+            .client
+            .subscribe(wire::EVENTS_SUBJECT)
+            .await
+            .map_err(|err| anyhow::anyhow!("subscribing to the cluster's events: {err}"))?;
+        let node = self.inner.node.clone();
+        let outbox = self.inner.outbox.clone();
+        let origin = node.to_string();
+        events.forward_to(Box::new(move |player, line| {
+            let message = wire::EventMessage {
+                origin: origin.clone(),
+                player: player.to_string(),
+                line: line.to_string(),
+            };
+            match serde_json::to_vec(&message) {
+                // A failed send means the publisher is gone (shutdown):
+                // nobody elsewhere to tell.
+                Ok(payload) => {
+                    drop(outbox.send((wire::EVENTS_SUBJECT.to_string(), Bytes::from(payload))))
+                }
+                Err(err) => tracing::error!(%err, "event not serialised"),
+            }
+        }));
+        tokio::spawn(async move {
+            use futures_util::StreamExt;
+            while let Some(message) = incoming.next().await {
+                let Ok(event) = serde_json::from_slice::<wire::EventMessage>(&message.payload)
+                else {
+                    tracing::debug!("an unreadable cluster event dropped");
+                    continue;
+                };
+                if *event.origin != *node {
+                    events.deliver(&event.player, Arc::from(event.line));
+                }
+            }
+        });
+        Ok(())
+    }
+
     /// Publishes a change of game `game` (owner epoch `epoch`, `seq`-th
     /// message of that epoch) for the other nodes' subscribers.
     pub fn publish(&self, game: Uuid, epoch: i64, seq: u64, change: Change) {

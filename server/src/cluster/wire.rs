@@ -20,6 +20,19 @@ pub(super) fn state_subject(game: Uuid) -> String {
     format!("rookery.game.{game}.state")
 }
 
+/// The subject of every node's events (challenges, games started and
+/// finished, chat lines): one subject, the player in the message.
+pub(super) const EVENTS_SUBJECT: &str = "rookery.events";
+
+/// An event relayed between nodes: which node sent it (it skips its own),
+/// for whom, and the NDJSON line.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(super) struct EventMessage {
+    pub origin: String,
+    pub player: String,
+    pub line: String,
+}
+
 /// A change an owner publishes.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
