@@ -40,6 +40,7 @@ async fn stored_game(store: &Store) -> LiveGame {
             initial_ms: 60_000,
             increment_ms: 0,
         }),
+        crate::domain::Variant::Standard,
         None,
     )
     .unwrap();
@@ -88,7 +89,7 @@ fn fenced_move(live: &mut LiveGame, uci: &str, fence: &Fence) -> Write {
 }
 
 async fn stored_moves(store: &Store, id: Uuid) -> usize {
-    crate::live::load_game(&store, id, Instant::now())
+    crate::live::load_game(store, id, Instant::now())
         .await
         .unwrap()
         .unwrap()
