@@ -39,6 +39,7 @@ async fn a_search_that_keeps_failing_aborts_its_game() {
         0,
         [SeatKind::Ai { level: 1 }, SeatKind::Human],
         None,
+        rookery_server::protocol::Variant::Standard,
         None,
     )
     .expect("game");

@@ -11,40 +11,6 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use support::*;
 
-const PASSWORD: &str = "a long and rare phrase";
-
-/// Signs a person up and makes them a token with `scopes`.
-async fn person(server: &TestServer, name: &str, scopes: &[&str]) -> String {
-    let response = server
-        .http
-        .post(server.url("/api/accounts"))
-        .json(&json!({"name": name, "password": PASSWORD}))
-        .send()
-        .await
-        .expect("sign up");
-    assert_eq!(response.status().as_u16(), 201);
-    let cookie = response
-        .headers()
-        .get("set-cookie")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .expect("cookie")
-        .to_string();
-    let (status, token) = read(
-        server
-            .http
-            .post(server.url("/api/account/tokens"))
-            .header("cookie", cookie)
-            .json(&json!({"scopes": scopes}))
-            .send()
-            .await
-            .expect("token"),
-    )
-    .await;
-    assert_eq!(status, 201, "{token}");
-    token["token"].as_str().unwrap().to_string()
-}
-
 /// An open event stream, read line by line.
 struct EventStream {
     response: reqwest::Response,
@@ -103,21 +69,6 @@ impl EventStream {
             }
         }
     }
-}
-
-async fn form(server: &TestServer, path: &str, token: &str, body: &str) -> (u16, Value) {
-    read(
-        server
-            .http
-            .post(server.url(path))
-            .bearer_auth(token)
-            .header("content-type", "application/x-www-form-urlencoded")
-            .body(body.to_string())
-            .send()
-            .await
-            .expect("POST"),
-    )
-    .await
 }
 
 fn lichess_error(answer: &(u16, Value), status: u16) {

@@ -13,7 +13,7 @@
 // (a short Web Animations transform), except with prefers-reduced-motion.
 
 import { h } from './dom.js';
-import { FILES, ROLE_NAMES, fileOf, rankOf, squareName } from './chess.js';
+import { FILES, ROLE_NAMES, castleRook, castleSquares, fileOf, rankOf, squareName } from './chess.js';
 import { pieceElement, pieceName } from './pieces.js';
 
 const DRAG_THRESHOLD_PX = 4;
@@ -149,13 +149,22 @@ export class BoardView {
     if (this.promotion) this.closePromotion();
   }
 
+  // Map<to, uci[]> of the moves from `from`. A castle can be made by
+  // putting the king on either of its two squares: the one the move names
+  // (the rook's in Chess960, where castling is written king takes rook; the
+  // king's landing square in standard chess) and the other one, where no
+  // other move of the king goes (a king step there keeps that square).
   targetsOf(from) {
     const targets = new Map();
+    const others = [];
     for (const uci of this.dests.get(from) || []) {
       const to = uci.slice(2, 4);
       if (!targets.has(to)) targets.set(to, []);
       targets.get(to).push(uci);
+      const other = castleOtherSquare(this.pieces, uci);
+      if (other && other !== from) others.push([other, uci]);
     }
+    for (const [square, uci] of others) if (!targets.has(square)) targets.set(square, [uci]);
     return targets;
   }
 
@@ -166,7 +175,9 @@ export class BoardView {
       const isLast = !!this.lastMove && (this.lastMove[0] === square || this.lastMove[1] === square);
       const isDest = targets.has(square);
       // A capture: the target holds a piece, or a pawn moves diagonally (en passant).
-      const isCapture = isDest && (this.pieces.has(square) || (fromPiece && fromPiece[1] === 'P' && fileOf(square) !== fileOf(this.selected)));
+      // (A king put on its own rook castles: no capture.)
+      const there = this.pieces.get(square);
+      const isCapture = isDest && ((there && !(fromPiece && there[0] === fromPiece[0])) || (fromPiece && fromPiece[1] === 'P' && fileOf(square) !== fileOf(this.selected)));
       el.classList.toggle('last-move', isLast);
       el.classList.toggle('check', this.check === square);
       el.classList.toggle('selected', this.selected === square);
@@ -361,6 +372,22 @@ export class BoardView {
     if (drag.ghost) drag.ghost.remove();
     for (const piece of this.el.querySelectorAll('.piece.dragging')) piece.classList.remove('dragging');
   }
+}
+
+// The other square a castle `uci` can be made on (see `targetsOf`): the
+// king's landing square of a castle written king takes rook, the rook's
+// square of one written as the king's two-square move; null for any other
+// move.
+function castleOtherSquare(board, uci) {
+  const from = uci.slice(0, 2);
+  const to = uci.slice(2, 4);
+  const king = board.get(from);
+  if (!king || king[1] !== 'K') return null;
+  const rook = castleRook(board, uci);
+  if (rook) return castleSquares(from, rook).king;
+  if (rankOf(from) !== rankOf(to) || Math.abs(fileOf(to) - fileOf(from)) !== 2) return null;
+  const corner = squareName(fileOf(to) > fileOf(from) ? 7 : 0, rankOf(from));
+  return board.get(corner) === `${king[0]}R` ? corner : null;
 }
 
 // Groups the server's legal moves by origin square.

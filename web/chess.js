@@ -40,15 +40,42 @@ export function splitUci(uci) {
   return { from: uci.slice(0, 2), to: uci.slice(2, 4), promotion: uci.length > 4 ? uci[4] : null };
 }
 
+// The squares a castle puts its king and rook on: the g- and f-files on the
+// king's side, the c- and d-files on the queen's, whatever files they
+// started from (Chess960's rule, of which standard chess is a case).
+export function castleSquares(kingFrom, rookFrom) {
+  const rank = rankOf(kingFrom);
+  const kingSide = fileOf(rookFrom) > fileOf(kingFrom);
+  return { king: squareName(kingSide ? 6 : 2, rank), rook: squareName(kingSide ? 5 : 3, rank) };
+}
+
+// Whether `uci` on `board` is a castle written king takes its own rook (a
+// Chess960 game's spelling, docs/API.md "Chess960"): its rook's square.
+export function castleRook(board, uci) {
+  const { from, to } = splitUci(uci);
+  const king = board.get(from);
+  return king && king[1] === 'K' && board.get(to) === `${king[0]}R` ? to : null;
+}
+
 // Plays a move the server already accepted: moves the piece and handles the
-// side effects of castling (the rook), en passant (the captured pawn) and
-// promotion. No legality check: that is the server's job.
+// side effects of castling (the rook; written king takes rook in Chess960,
+// the king's two squares in standard chess), en passant (the captured pawn)
+// and promotion. No legality check: that is the server's job.
 export function applyUci(position, uci) {
   const { from, to, promotion } = splitUci(uci);
   const board = new Map(position.board);
   const piece = board.get(from);
   if (!piece) return { board, turn: position.turn === 'white' ? 'black' : 'white' };
   const role = piece[1];
+  const rookFrom = castleRook(board, uci);
+  if (rookFrom) {
+    const squares = castleSquares(from, rookFrom);
+    board.delete(from);
+    board.delete(rookFrom);
+    board.set(squares.king, piece);
+    board.set(squares.rook, `${piece[0]}R`);
+    return { board, turn: position.turn === 'white' ? 'black' : 'white' };
+  }
   board.delete(from);
   if (role === 'K' && Math.abs(fileOf(to) - fileOf(from)) === 2) {
     const rank = rankOf(from);

@@ -173,7 +173,7 @@ export class GameView {
     const last = ply > 0 ? splitUci(game.moves[ply - 1]) : null;
     let dests = new Map();
     if (this.canMove()) dests = destsOf(game.legal_moves);
-    else if (this.canPremove()) dests = premoveDests(position.board, this.seat.color);
+    else if (this.canPremove()) dests = premoveDests(position.board, this.seat.color, game.variant === 'chess960');
     const premove = this.premove ? splitUci(this.premove) : null;
     this.board.set({
       position,

@@ -143,7 +143,9 @@ function continueForm(game, turn, error, levels) {
   sync();
 
   const history = { moves: game.moves };
-  if (!isStandardStart(game.initial_fen)) history.fen = game.initial_fen;
+  if (!isStandardStart(game.initial_fen) || game.variant === 'chess960') history.fen = game.initial_fen;
+  // A Chess960 game (its PGN's Variant tag) goes on as one.
+  if (game.variant === 'chess960') history.variant = 'chess960';
   const start = async (button, body) => {
     error.textContent = '';
     button.disabled = true;

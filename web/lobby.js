@@ -46,6 +46,10 @@ export async function lobbyPage(root) {
       radio('color', 'white', 'White', true),
       radio('color', 'random', 'Random', false),
       radio('color', 'black', 'Black', false)),
+    h('label', { class: 'field' }, h('span', null, 'Variant'),
+      h('select', { name: 'variant', id: 'variant' },
+        h('option', { value: 'standard' }, 'Standard'),
+        h('option', { value: 'chess960' }, 'Chess960 (a start drawn from the 960)'))),
     h('label', { class: 'field' }, h('span', null, 'Clock'),
       h('select', { name: 'clock', id: 'clock' }, CLOCKS.map(([value, label]) => h('option', { value }, label)))),
     customClock,
@@ -137,7 +141,7 @@ function seekItems(games) {
     return h('li', { class: 'game-item', dataset: { gameId: game.id } },
       h('a', { href: `/games/${encodeURIComponent(game.id)}`, class: 'game-link' },
         h('span', { class: 'game-label' }, label),
-        h('span', { class: 'game-details' }, `${timeControlText(game)}${game.rated ? '' : ' · casual'}`),
+        h('span', { class: 'game-details' }, `${game.variant === 'chess960' ? 'Chess960 · ' : ''}${timeControlText(game)}${game.rated ? '' : ' · casual'}`),
         h('span', { class: 'badge join' }, 'Join')));
   }));
 }
@@ -186,5 +190,7 @@ function buildRequest(form) {
   }
   const fen = form.elements.fen.value.trim();
   if (fen) body.fen = fen;
+  // Chess960: the server draws the start unless a FEN is given.
+  if (form.elements.variant.value === 'chess960') body.variant = 'chess960';
   return { body };
 }

@@ -7,6 +7,8 @@
 
 import { fileOf, rankOf, squareName } from './chess.js';
 
+const BACK_RANK = { w: 0, b: 7 };
+
 const KNIGHT = [[1, 2], [2, 1], [2, -1], [1, -2], [-1, -2], [-2, -1], [-2, 1], [-1, 2]];
 const KING = [[1, 0], [1, 1], [0, 1], [-1, 1], [-1, 0], [-1, -1], [0, -1], [1, -1]];
 const ROOK = [[1, 0], [-1, 0], [0, 1], [0, -1]];
@@ -16,7 +18,7 @@ function onBoard(file, rank) {
   return file >= 0 && file < 8 && rank >= 0 && rank < 8;
 }
 
-function targets(piece, square) {
+function targets(piece, square, board, chess960) {
   const [color, role] = piece;
   const file = fileOf(square);
   const rank = rankOf(square);
@@ -35,9 +37,17 @@ function targets(piece, square) {
     for (const [df, dr] of KNIGHT) add(file + df, rank + dr);
   } else if (role === 'K') {
     for (const [df, dr] of KING) add(file + df, rank + dr);
-    // Castling, from the king's home square.
-    const home = color === 'w' ? 'e1' : 'e8';
-    if (square === home) {
+    if (chess960) {
+      // Chess960 castling, written king takes rook: onto each of its own
+      // rooks on its back rank.
+      if (rank === BACK_RANK[color]) {
+        for (let f = 0; f < 8; f++) {
+          const there = squareName(f, rank);
+          if (board.get(there) === `${color}R`) out.push(there);
+        }
+      }
+    } else if (square === (color === 'w' ? 'e1' : 'e8')) {
+      // Castling, from the king's home square.
       add(6, rank);
       add(2, rank);
     }
@@ -48,16 +58,18 @@ function targets(piece, square) {
 }
 
 // Map<from, uci[]> of the premoves of `color` ('white' | 'black') on
-// `board` (Map<square, "wP">): never onto one's own piece; a pawn reaching
-// the last rank premoves a queen promotion.
-export function premoveDests(board, color) {
+// `board` (Map<square, "wP">): never onto one's own piece, except a
+// Chess960 king onto its rook (`chess960`: castling spelled that way); a
+// pawn reaching the last rank premoves a queen promotion.
+export function premoveDests(board, color, chess960 = false) {
   const mine = color === 'white' ? 'w' : 'b';
   const dests = new Map();
   for (const [square, piece] of board) {
     if (piece[0] !== mine) continue;
     const last = mine === 'w' ? '8' : '1';
-    const moves = targets(piece, square)
-      .filter((to) => (board.get(to) || ' ')[0] !== mine)
+    const castle = (to) => piece[1] === 'K' && board.get(to) === `${mine}R`;
+    const moves = [...new Set(targets(piece, square, board, chess960))]
+      .filter((to) => (board.get(to) || ' ')[0] !== mine || (chess960 && castle(to)))
       .map((to) => `${square}${to}${piece[1] === 'P' && to[1] === last ? 'q' : ''}`);
     if (moves.length) dests.set(square, moves);
   }

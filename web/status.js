@@ -86,7 +86,8 @@ export const statusMethods = {
     const meta = [];
     if (game.clock) meta.push(`Clock ${clockLabel(game, this.gameId)}`);
     else meta.push('No clock');
-    if (!isStandardStart(game.initial_fen)) meta.push('Custom start');
+    if (game.variant === 'chess960') meta.push('Chess960');
+    else if (!isStandardStart(game.initial_fen)) meta.push('Custom start');
     if (game.rated === false) meta.push(casualText(game, this.gameId));
     if (typeof game.spectators === 'number' && game.status !== 'finished') meta.push(`${game.spectators} watching`);
     if (this.passPlay) meta.push('Pass and play');

@@ -24,7 +24,8 @@ export function gameList(games, levels, { empty = 'No games.', boards = false } 
   return h('ul', { class: boards ? 'game-cards' : 'game-list' }, games.map((game) => {
     const label = matchLabel(game, levels);
     const plies = game.moves.length;
-    const details = `${resultShort(game)} · ${movesText(plies, game.initial_fen)}`;
+    const variant = game.variant === 'chess960' ? 'Chess960 · ' : '';
+    const details = `${variant}${resultShort(game)} · ${movesText(plies, game.initial_fen)}`;
     let board = null;
     if (boards) {
       const view = new BoardView({ mini: true, label: `Position: ${label}` });

@@ -203,6 +203,16 @@ struct PlayArgs {
     /// Start from this position (FEN).
     #[arg(long, conflicts_with = "pgn")]
     fen: Option<String>,
+    /// Play Chess960: the back ranks shuffled, castling by putting the king
+    /// on its rook (`pick b1`, `place a1`, or `b1a1`, or O-O-O). The start
+    /// is drawn at random unless --chess960-start names one (with --fen,
+    /// that position in Chess960).
+    #[arg(long, conflicts_with = "pgn")]
+    chess960: bool,
+    /// The Chess960 start position's number, 0 to 959 (518 is the standard
+    /// one).
+    #[arg(long, requires = "chess960", conflicts_with = "fen", value_parser = clap::value_parser!(u32).range(0..960))]
+    chess960_start: Option<u32>,
     /// Continue the game saved in this PGN file (local games).
     #[arg(long)]
     pgn: Option<PathBuf>,
@@ -318,18 +328,37 @@ fn main() -> ExitCode {
     }
 }
 
+/// A Chess960 start for a local game: the clock's nanoseconds spread over
+/// the 960 (a game's start needs no secret randomness).
+fn local_chess960_start() -> u32 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.subsec_nanos());
+    nanos % 960
+}
+
 fn play_local(args: PlayArgs, flags: OutputFlags) -> Result<(), String> {
     if args.clock.is_some() {
         return Err("--clock is for online games (with --server)".into());
     }
-    let (game, ending) = match (&args.fen, &args.pgn) {
+    let (mut game, ending) = match (&args.fen, &args.pgn) {
         (Some(fen), _) => (
             Game::from_fen(fen).map_err(|e| format!("--fen: {e}"))?,
             None,
         ),
         (None, Some(path)) => local::load_pgn(path)?,
+        (None, None) if args.chess960 => {
+            let number = args.chess960_start.unwrap_or_else(local_chess960_start);
+            let start = rookery_engine::chess960_start(number)
+                .ok_or_else(|| format!("--chess960-start: no start {number}"))?;
+            println!("Chess960 start {number}");
+            (Game::new(start), None)
+        }
         (None, None) => (Game::default(), None),
     };
+    if args.chess960 {
+        game.set_castling_mode(rookery_engine::CastlingMode::Chess960);
+    }
     let engine = if args.human {
         None
     } else {
@@ -420,9 +449,10 @@ async fn play_online(args: PlayArgs, flags: OutputFlags) -> Result<(), String> {
     let (look, interactive) = console::detect(flags);
     let (state, participant) = match &game_ref {
         Some(game_ref) => {
-            if args.level.is_some() || args.fen.is_some() || args.clock.is_some() {
+            if args.level.is_some() || args.fen.is_some() || args.clock.is_some() || args.chess960 {
                 return Err(
-                    "--level, --fen and --clock set up a new game; not with a game to join".into(),
+                    "--level, --fen, --chess960 and --clock set up a new game; not with a game to join"
+                        .into(),
                 );
             }
             match server.join(&game_ref.id, game_ref.invite.as_deref()).await {
@@ -467,6 +497,12 @@ async fn play_online(args: PlayArgs, flags: OutputFlags) -> Result<(), String> {
             }
             if let Some(fen) = &args.fen {
                 body["fen"] = json!(fen);
+            }
+            if args.chess960 {
+                body["variant"] = json!("chess960");
+                if let Some(number) = args.chess960_start {
+                    body["chess960_start"] = json!(number);
+                }
             }
             let (state, seat, link) = server.create(body).await.map_err(|e| e.to_string())?;
             let seat = seat.ok_or("the server gave no seat for the new game")?;

@@ -45,6 +45,13 @@ impl Table {
         self.game.position()
     }
 
+    /// `mv` in UCI as the server reads it in this game: castling king
+    /// takes rook in Chess960 (where the king's two squares may be a king
+    /// step), the king's two squares in standard chess.
+    pub fn uci(&self, mv: Move) -> String {
+        self.position().uci(mv)
+    }
+
     /// The legal move that `text` (SAN or UCI) names here, or why there is
     /// none.
     pub fn parse_move(&self, text: &str) -> Result<Move, String> {
@@ -109,13 +116,32 @@ impl Table {
             self.picked = None;
             return Ok(None);
         }
-        let candidates: Vec<Move> = self
-            .position()
+        // A castle is placed on its rook (Chess960's way of naming it) or
+        // on the king's landing square, unless a plain move goes there (a
+        // king step onto that square wins).
+        let pos = self.position();
+        let from_here: Vec<Move> = pos
             .legal_moves()
             .iter()
             .copied()
-            .filter(|m| m.from() == from && m.to() == target)
+            .filter(|m| m.from() == from)
             .collect();
+        let plain: Vec<Move> = from_here
+            .iter()
+            .copied()
+            .filter(|m| !m.is_castle() && m.to() == target)
+            .collect();
+        let candidates = if plain.is_empty() {
+            from_here
+                .into_iter()
+                .filter(|m| {
+                    pos.castling_rook_squares(*m)
+                        .is_some_and(|(rook, _)| rook == target || m.to() == target)
+                })
+                .collect()
+        } else {
+            plain
+        };
         let chosen = match candidates.as_slice() {
             [] => return Err(format!("the piece on {from} cannot move to {target}")),
             [only] => *only,
@@ -267,22 +293,21 @@ impl PieceHistory {
             origin: std::array::from_fn(|i| Square::new(i as u8)),
             promoted: Bitboard::EMPTY,
         };
-        for mv in game.moves() {
-            history.shift(mv.from(), mv.to());
+        let mut position = game.initial_position().clone();
+        for &mv in game.moves() {
+            let castle = position.castling_rook_squares(mv);
+            if let Ok(next) = position.play(mv) {
+                position = next;
+            }
+            if mv.kind() != MoveKind::Castle {
+                history.shift(mv.from(), mv.to());
+            }
             match mv.kind() {
                 MoveKind::Castle => {
-                    // The rook jumps to the square the king crossed.
-                    let rank = mv.from().rank();
-                    let (rook_from, rook_to) = if mv.to().file() > mv.from().file() {
-                        (7, 5)
-                    } else {
-                        (0, 3)
-                    };
-                    if let (Some(from), Some(to)) = (
-                        Square::from_coords(rook_from, rank),
-                        Square::from_coords(rook_to, rank),
-                    ) {
-                        history.shift(from, to);
+                    // King and rook move together, from wherever they
+                    // stood (Chess960): one may land where the other was.
+                    if let Some((rook_from, rook_to)) = castle {
+                        history.swap_in(&[(mv.from(), mv.to()), (rook_from, rook_to)]);
                     }
                 }
                 MoveKind::EnPassant => {
@@ -297,6 +322,23 @@ impl PieceHistory {
             }
         }
         history
+    }
+
+    /// Several pieces moving at once (a castle): each takes its history to
+    /// its new square, read before any of them is written.
+    fn swap_in(&mut self, moves: &[(Square, Square)]) {
+        let taken: Vec<(u32, Square)> = moves
+            .iter()
+            .map(|(from, _)| (self.moves[from.index()], self.origin[from.index()]))
+            .collect();
+        for (from, _) in moves {
+            self.moves[from.index()] = 0;
+            self.origin[from.index()] = *from;
+        }
+        for ((_, to), (moved, origin)) in moves.iter().zip(taken) {
+            self.moves[to.index()] = moved + 1;
+            self.origin[to.index()] = origin;
+        }
     }
 
     fn shift(&mut self, from: Square, to: Square) {
@@ -352,6 +394,52 @@ mod tests {
         );
         assert_eq!(t.info(sq("a1")), "a1: white rook, moved 0 times");
         assert_eq!(t.info(sq("d4")), "d4: empty");
+    }
+
+    /// Start 759 (`RKBNNRQB`) after White's long castle (king b1 to c1,
+    /// the rook a1 over it to d1) and Black's short one (king b8 to g8, the
+    /// rook already on f8): each piece is followed from its own square, the
+    /// castles are placed on the rook or the king's square, and sent king
+    /// takes rook.
+    #[test]
+    fn chess960_castles_follow_their_rooks() {
+        let mut game = Game::new(rookery_engine::chess960_start(759).unwrap());
+        for uci in "d2d3 d7d6 c1d2 c8d7 d1e3 d8e6".split_whitespace() {
+            game.play_uci(uci).unwrap();
+        }
+        let mut t = Table::new(game);
+        t.pick(sq("b1"), Color::White).unwrap();
+        // c1 is also a plain king step: placing there is the step.
+        let step = t.place(sq("c1"), None).unwrap().unwrap();
+        assert_eq!(t.uci(step), "b1c1");
+        t.pick(sq("b1"), Color::White).unwrap();
+        let castle = t.place(sq("a1"), None).unwrap().unwrap();
+        assert_eq!(t.uci(castle), "b1a1");
+        t.game.play(castle).unwrap();
+        for uci in "e8f6 e1f3 g7g6 h2h3 g8g7 a2a3".split_whitespace() {
+            t.game.play_uci(uci).unwrap();
+        }
+        let short = t.parse_move("O-O").unwrap();
+        assert_eq!(t.uci(short), "b8f8");
+        t.pick(sq("b8"), Color::Black).unwrap();
+        assert_eq!(t.place(sq("g8"), None).unwrap(), Some(short));
+        t.game.play(short).unwrap();
+        assert_eq!(
+            t.info(sq("c1")),
+            "c1: white king, moved 1 time (started on b1)"
+        );
+        assert_eq!(
+            t.info(sq("d1")),
+            "d1: white rook, moved 1 time (started on a1)"
+        );
+        assert_eq!(
+            t.info(sq("g8")),
+            "g8: black king, moved 1 time (started on b8)"
+        );
+        assert_eq!(
+            t.info(sq("f8")),
+            "f8: black rook, moved 1 time (started on f8)"
+        );
     }
 
     #[test]

@@ -194,9 +194,88 @@ def bot_meets_a_person(board_token, board_game):
     print("refusals: illegal move 400, out of turn 400, other game 404, bot on Board API 400, declined challenge told")
 
 
+# Chess960 start 6 (QNBNRBKR): Black's king already stands on g8, its
+# short castle's square: once the f8 bishop is out, castling moves only the
+# rook (h8 to f8), written king takes rook, g8h8, as lichess's API spells
+# Chess960 castling (the king's "two squares" would be no move at all).
+START_6 = "qnbnrbkr/pppppppp/8/8/8/8/PPPPPPPP/QNBNRBKR w KQkq - 0 1"
+BLACK_PLAN = ["g7g6", "f8g7", "g8h8"]
+
+
+def bot_plays_chess960():
+    """A person challenges a bot to Chess960 (lichess's `variant=chess960`
+    with a start's FEN); the bot, in lichess-bot's way (berserk's bots
+    client, the engine set to UCI_Chess960 and given `position fen`),
+    accepts and plays it to the end."""
+    bot_token = account("fischer", ["bot", "challenge"])
+    client(bot_token).account.upgrade_to_bot()
+    stop = threading.Event()
+    threading.Thread(target=rookery_bot.play, args=(URL, bot_token, ENGINE, stop), daemon=True).start()
+    person_token = account("judit", ["play", "challenge"])
+    person = client(person_token)
+    deadline = time.time() + 10
+    while not any(b["id"] == "fischer" for b in person.bots.get_online_bots()):
+        assert time.time() < deadline, "the bot never came online"
+        time.sleep(0.2)
+    events = queue.Queue()
+    follow(person.board.stream_incoming_events(), events)
+    # Variants the server does not play are refused.
+    expect_error(400, person.challenges.create, "fischer", False, 300, 3, None, "black", "atomic")
+    made = person.challenges.create(
+        "fischer", rated=False, clock_limit=300, clock_increment=3, color="black",
+        variant="chess960", position=START_6,
+    )
+    chess960 = {"key": "chess960", "name": "Chess960", "short": "960"}
+    assert made["variant"] == chess960, made
+    assert made["initialFen"] == START_6, made
+    started = next_of(events, {"gameStart"}, timeout=30)
+    game_id = started["game"]["gameId"]
+    assert game_id == made["id"], (game_id, made["id"])
+    assert started["game"]["variant"] == chess960 and started["game"]["perf"] == "chess960", started
+    lines = queue.Queue()
+    follow(person.board.stream_game_state(game_id), lines)
+    full = next_of(lines, {"gameFull"})
+    assert full["variant"] == chess960 and full["initialFen"] == START_6, full
+    state = full["state"]
+    rng = random.Random(960)
+    plan = list(BLACK_PLAN)
+    castled = False
+    while state["status"] == "started":
+        moves = state["moves"].split() if state["moves"] else []
+        if len(moves) % 2 == 1:  # our turn (black)
+            legal = legal_moves(game_id)
+            while plan and plan[0] not in legal:
+                plan.pop(0)  # the bot's moves spoiled this step: skip it
+            choice = plan.pop(0) if plan else rng.choice(legal)
+            castled = castled or choice == "g8h8"
+            person.board.make_move(game_id, choice)
+        state = next_of(lines, {"gameState"}, timeout=60)
+        if len(moves) > 300:
+            person.board.resign_game(game_id)
+    assert state["status"] in {"mate", "stalemate", "draw", "resign", "outoftime"}, state
+    final = requests.get(f"{URL}/api/games/{game_id}").json()
+    assert final["variant"] == "chess960", final
+    assert castled, "black's plan to castle was spoiled"
+    at = final["moves"].index("g8h8")
+    assert final["san"][at] == "O-O", final["san"][at]
+    # Every castle of the game, either side's, is spelled king takes rook:
+    # onto the e- or h-file rook of this start.
+    for uci, san in zip(final["moves"], final["san"]):
+        if san.startswith("O-O"):
+            assert uci[2:4] in {"e1", "h1", "e8", "h8"}, (uci, san)
+    pgn = person.games.export(game_id, as_pgn=True)
+    assert '[Variant "Chess960"]' in pgn and f'[FEN "{START_6}"]' in pgn, pgn
+    assert person.games.export(game_id)["variant"] == "chess960"
+    stop.set()
+    castles = sum(1 for san in final["san"] if san.startswith("O-O"))
+    print(f"bot v person, Chess960 start 6: {len(final['moves'])} plies, {state['status']}, "
+          f"castles {castles} (black castled king takes rook: {castled})")
+
+
 def main():
     board_token, board_game = board_plays_the_ai()
     bot_meets_a_person(board_token, board_game)
+    bot_plays_chess960()
     print("berserk: every scenario passed")
 
 

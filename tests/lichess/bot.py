@@ -22,6 +22,9 @@ import berserk
 
 GREETING = "Good luck from the bot!"
 
+# The variants the bot plays (lichess-bot's `supported_variants`).
+SUPPORTED_VARIANTS = {"standard", "chess960"}
+
 
 class UciEngine:
     """rookery-engine (any UCI engine) as a child process, at a fixed depth."""
@@ -48,10 +51,15 @@ class UciEngine:
             if line.split() and line.split()[0] == word:
                 return line
 
-    def best(self, moves):
+    def best(self, moves, initial_fen="startpos", chess960=False):
         """The engine's move after `moves` (UCI, space-separated) from the
-        start position: lichess's challenges start there."""
-        self.send(f"position startpos moves {moves}".rstrip())
+        game's start (`initialFen` of its gameFull). In a Chess960 game the
+        engine is switched to `UCI_Chess960`, as lichess-bot does: castling
+        is then read and written king takes rook, as lichess's API spells
+        it."""
+        self.send(f"setoption name UCI_Chess960 value {'true' if chess960 else 'false'}")
+        start = "startpos" if initial_fen == "startpos" else f"fen {initial_fen}"
+        self.send(f"position {start} moves {moves}".rstrip())
         self.send(f"go depth {self.depth}")
         return self.wait_for("bestmove").split()[1]
 
@@ -64,9 +72,13 @@ def play_game(lichess, engine, game_id, color, greeting, log):
     """Greets, then plays game `game_id` as `color` until it ends."""
     lichess.bots.post_message(game_id, greeting)
     log(f"bot: greeted in {game_id}")
+    initial_fen, chess960 = "startpos", False
     for line in lichess.bots.stream_game_state(game_id):
         if line["type"] not in {"gameFull", "gameState"}:
             continue  # chatLine, opponentGone
+        if line["type"] == "gameFull":
+            initial_fen = line.get("initialFen", "startpos")
+            chess960 = line["variant"]["key"] == "chess960"
         state = line["state"] if line["type"] == "gameFull" else line
         if state["status"] != "started":
             log(f"bot: game {game_id} over: {state['status']} {state.get('winner', '')}".rstrip())
@@ -74,7 +86,7 @@ def play_game(lichess, engine, game_id, color, greeting, log):
         moves = state["moves"]
         count = len(moves.split()) if moves else 0
         if (count % 2 == 0) == (color == "white"):
-            lichess.bots.make_move(game_id, engine.best(moves))
+            lichess.bots.make_move(game_id, engine.best(moves, initial_fen, chess960))
     return None
 
 
@@ -89,6 +101,10 @@ def play(url, token, engine_path, stop=None, greeting=GREETING, log=print):
                 break
             if event["type"] == "challenge" and event["challenge"]["direction"] == "in":
                 challenge = event["challenge"]
+                if challenge["variant"]["key"] not in SUPPORTED_VARIANTS:
+                    lichess.bots.decline_challenge(challenge["id"], reason="variant")
+                    log(f"bot: declined a {challenge['variant']['key']} challenge")
+                    continue
                 lichess.bots.accept_challenge(challenge["id"])
                 log(f"bot: accepted a challenge from {challenge['challenger']['name']}")
             elif event["type"] == "gameStart":

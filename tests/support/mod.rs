@@ -750,3 +750,56 @@ pub async fn a_move_reaches_spectators(server: &TestServer, count: usize) {
         reader.await.expect("reader");
     }
 }
+
+// ------------------------------------------------------- accounts, forms
+
+/// The password of the accounts the tests sign up.
+pub const PASSWORD: &str = "a long and rare phrase";
+
+/// Signs a person up and makes them a token with `scopes`.
+pub async fn person(server: &TestServer, name: &str, scopes: &[&str]) -> String {
+    let response = server
+        .http
+        .post(server.url("/api/accounts"))
+        .json(&json!({"name": name, "password": PASSWORD}))
+        .send()
+        .await
+        .expect("sign up");
+    assert_eq!(response.status().as_u16(), 201);
+    let cookie = response
+        .headers()
+        .get("set-cookie")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .expect("cookie")
+        .to_string();
+    let (status, token) = read(
+        server
+            .http
+            .post(server.url("/api/account/tokens"))
+            .header("cookie", cookie)
+            .json(&json!({"scopes": scopes}))
+            .send()
+            .await
+            .expect("token"),
+    )
+    .await;
+    assert_eq!(status, 201, "{token}");
+    token["token"].as_str().unwrap().to_string()
+}
+
+/// A form-encoded POST (lichess's clients send their bodies so).
+pub async fn form(server: &TestServer, path: &str, token: &str, body: &str) -> (u16, Value) {
+    read(
+        server
+            .http
+            .post(server.url(path))
+            .bearer_auth(token)
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(body.to_string())
+            .send()
+            .await
+            .expect("POST"),
+    )
+    .await
+}

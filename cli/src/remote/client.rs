@@ -45,6 +45,18 @@ pub struct GameState {
     pub rematch: Option<String>,
     #[serde(default)]
     pub spectators: Option<u64>,
+    /// `standard` or `chess960` (servers before issue 40 send none:
+    /// standard).
+    #[serde(default)]
+    pub variant: Option<String>,
+}
+
+impl GameState {
+    /// Whether the game is Chess960: its castling is written king takes
+    /// rook in UCI, both ways.
+    pub fn is_chess960(&self) -> bool {
+        self.variant.as_deref() == Some("chess960")
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]

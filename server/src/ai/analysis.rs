@@ -354,6 +354,7 @@ impl Analyses {
         let game = tokio::task::spawn_blocking(move || {
             let mut game = Game::from_fen(&saved.initial_fen)
                 .map_err(|err| AnalysisError::internal(format!("game {id}: stored FEN: {err}")))?;
+            game.set_castling_mode(saved.variant.castling_mode());
             for uci in &saved.moves {
                 game.play_uci(uci).map_err(|err| {
                     AnalysisError::internal(format!("game {id}: stored move {uci}: {err}"))
@@ -442,7 +443,7 @@ impl Analyses {
                     Eval::Mate(n) => Some(i64::from(n)),
                     Eval::Cp(_) => None,
                 },
-                best_uci: best.map(|mv| mv.to_uci()),
+                best_uci: best.map(|mv| position_game.position().uci(mv)),
                 best_san: best.map(|mv| position_game.position().san(mv)),
                 loss: None,
                 judgement: None,

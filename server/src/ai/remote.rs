@@ -40,7 +40,7 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use rookery_engine::ai::{choose_move, ClockBudget};
-use rookery_engine::{Move, Position};
+use rookery_engine::{CastlingMode, Move, Position};
 use serde::{Deserialize, Serialize};
 use tokio::sync::{oneshot, Semaphore};
 use tokio::time::Instant;
@@ -64,6 +64,11 @@ pub struct JobMessage {
     pub attempt: u32,
     pub ply: usize,
     pub fen: String,
+    /// A Chess960 game (issue 40): the FEN is read, and castling answered,
+    /// in Chess960's spelling (king takes rook). Absent from an older
+    /// node's jobs: standard.
+    #[serde(default)]
+    pub chess960: bool,
     /// Hashes of the positions before this one, oldest first.
     pub history: Vec<u64>,
     pub level: u8,
@@ -199,6 +204,7 @@ impl RemoteSearch {
                 attempt,
                 ply: request.ply,
                 fen: request.position.to_fen(),
+                chess960: request.position.is_chess960(),
                 history: request.history.clone(),
                 level: request.level,
                 clock: request.clock.map(|clock| {
@@ -472,7 +478,7 @@ async fn serve_job(
     };
     timer.abort();
     let (uci, error) = match searched {
-        Ok(Ok(mv)) => (mv.map(|mv| mv.to_uci()), None),
+        Ok(Ok(uci)) => (uci, None),
         Ok(Err(err)) => (None, Some(err)),
         Err(err) => (None, Some(format!("the search panicked: {err}"))),
     };
@@ -503,14 +509,57 @@ async fn serve_job(
     }
 }
 
-/// The engine's search for a job (blocking).
-fn search_job(job: &JobMessage, stop: &AtomicBool) -> Result<Option<Move>, String> {
-    let position = Position::from_fen(&job.fen).map_err(|err| format!("bad FEN: {err}"))?;
+/// The engine's search for a job (blocking): its move in UCI, spelled in
+/// the job's castling mode.
+fn search_job(job: &JobMessage, stop: &AtomicBool) -> Result<Option<String>, String> {
+    let mode = if job.chess960 {
+        CastlingMode::Chess960
+    } else {
+        CastlingMode::Standard
+    };
+    let position = Position::from_fen(&job.fen)
+        .map_err(|err| format!("bad FEN: {err}"))?
+        .with_castling_mode(mode);
     let level = rookery_engine::level::level(job.level)
         .ok_or_else(|| format!("no AI level {}", job.level))?;
     let clock = job.clock.map(|clock| ClockBudget {
         remaining: Duration::from_millis(clock.remaining_ms),
         increment: Duration::from_millis(clock.increment_ms),
     });
-    Ok(choose_move(&position, &job.history, level, clock, stop))
+    Ok(choose_move(&position, &job.history, level, clock, stop).map(|mv| position.uci(mv)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(fen: &str, chess960: bool) -> JobMessage {
+        JobMessage {
+            job: 1,
+            attempt: 1,
+            ply: 0,
+            fen: fen.into(),
+            chess960,
+            history: Vec::new(),
+            level: 8,
+            clock: None,
+            think_ms: 1_000,
+        }
+    }
+
+    /// A worker answers a Chess960 job in Chess960's spelling: here the
+    /// long castle mates, and its king's two squares (b1c1) would be read
+    /// back as a king step.
+    #[test]
+    fn a_chess960_job_is_answered_king_takes_rook() {
+        let fen = "2rkr3/2p1p3/8/1B6/8/8/8/RK6 w Q - 0 1";
+        let stop = AtomicBool::new(false);
+        let answer = search_job(&job(fen, true), &stop).unwrap();
+        assert_eq!(answer.as_deref(), Some("b1a1"));
+        // An older node's job (no `chess960` field) reads as standard.
+        let old = r#"{"job":1,"attempt":1,"ply":0,"fen":"8/8/8/8/8/8/8/K6k w - - 0 1",
+            "history":[],"level":1,"clock":null,"think_ms":100}"#;
+        let parsed: JobMessage = serde_json::from_str(old).unwrap();
+        assert!(!parsed.chess960);
+    }
 }

@@ -1,6 +1,8 @@
 //! A challenge by name (issue 21) as data: who challenges whom, on what
 //! terms, and what became of it.
 
+use super::Variant;
+
 /// A challenge by name, with both players' names and ratings. The store
 /// reads it as one row (hence `FromRow`: the column names are these).
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -27,9 +29,20 @@ pub struct Challenge {
     pub game_id: Option<String>,
     pub created_at: i64,
     pub expires_at: i64,
+    /// The rules' key, `standard` or `chess960` (migration 0013).
+    pub variant: String,
+    /// A Chess960 challenge's start, drawn or given when it was made;
+    /// `None`: the standard position.
+    pub initial_fen: Option<String>,
 }
 
 impl Challenge {
+    /// The rules; an unknown stored key reads as standard (the column's
+    /// check allows only the two).
+    pub fn variant(&self) -> Variant {
+        Variant::parse(&self.variant).unwrap_or_default()
+    }
+
     /// Its status now: an open challenge past its time has expired.
     pub fn status_at(&self, now_ms: i64) -> &str {
         if self.status == "created" && self.expires_at <= now_ms {

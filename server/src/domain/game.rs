@@ -1,5 +1,5 @@
 //! The small types of a game: colours, a game's status, what sits in a
-//! seat, a clock's settings, who may join, the variant. They belong to the
+//! seat, a clock's settings, who may join. They belong to the
 //! game, not to the wire; `protocol` re-exports them because the contract
 //! spells them exactly as they serialise here.
 
@@ -129,51 +129,6 @@ impl Visibility {
         match text {
             "open" => Some(Visibility::Open),
             "private" => Some(Visibility::Private),
-            _ => None,
-        }
-    }
-}
-
-/// The rules a game is played by. Every game is standard chess today;
-/// Chess960 (issue 40) is the next: its start position is drawn from the
-/// 960, castling by the king onto its rook.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Variant {
-    #[default]
-    Standard,
-    Chess960,
-}
-
-impl Variant {
-    /// The key the contract and lichess's API spell (`standard`, `chess960`).
-    pub fn key(self) -> &'static str {
-        match self {
-            Variant::Standard => "standard",
-            Variant::Chess960 => "chess960",
-        }
-    }
-
-    /// The name shown to people (lichess's `name`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::Standard => "Standard",
-            Variant::Chess960 => "Chess960",
-        }
-    }
-
-    /// lichess's `short` name.
-    pub fn short(self) -> &'static str {
-        match self {
-            Variant::Standard => "Std",
-            Variant::Chess960 => "960",
-        }
-    }
-
-    pub fn parse(key: &str) -> Option<Variant> {
-        match key {
-            "standard" => Some(Variant::Standard),
-            "chess960" => Some(Variant::Chess960),
             _ => None,
         }
     }

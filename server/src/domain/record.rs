@@ -10,7 +10,7 @@ use rookery_engine::Move;
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::{ClockSettings, GameSeat, Side, Status, Visibility};
+use super::{ClockSettings, GameSeat, Side, Status, Variant, Visibility};
 use crate::token::TokenHash;
 
 /// A game as it is written, at one moment: every column of its row. A live
@@ -22,6 +22,8 @@ pub struct GameRecord {
     pub created_at: i64,
     /// White's seat, then black's.
     pub seats: [GameSeat; 2],
+    /// The rules (issue 40): a FEN does not say how castling is spelled.
+    pub variant: Variant,
     pub initial_fen: String,
     pub fen: String,
     pub clock_settings: Option<ClockSettings>,
@@ -79,6 +81,8 @@ pub struct SavedGame {
     pub updated_at: i64,
     pub seats: [GameSeat; 2],
     pub clock_settings: Option<ClockSettings>,
+    /// The rules (migration 0013; `standard` for every game before it).
+    pub variant: Variant,
     pub initial_fen: String,
     /// The moves in UCI, replayed from `initial_fen`.
     pub moves: Vec<String>,

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use rookery_engine::game::Termination;
 
-use crate::domain::{Challenge, ClockSettings, Ending, GameSeat, SeatRating, Side};
+use crate::domain::{Challenge, ClockSettings, Ending, GameSeat, SeatRating, Side, Variant};
 
 /// lichess's game speed from a clock: by the estimated duration, initial
 /// time plus 40 increments (lichess's rule); untimed is `correspondence`.
@@ -54,8 +54,30 @@ pub fn ending_status(ending: Ending) -> (&'static str, u16) {
     }
 }
 
-pub fn variant() -> Value {
-    json!({"key": "standard", "name": "Standard", "short": "Std"})
+/// lichess's variant object: `{"key": "chess960", "name": "Chess960",
+/// "short": "960"}`.
+pub fn variant(variant: Variant) -> Value {
+    json!({"key": variant.key(), "name": variant.name(), "short": variant.short()})
+}
+
+/// lichess's perf key of a game: its speed in standard chess, the
+/// variant's key otherwise (lichess rates each variant apart and names the
+/// perf after it; Rookery keeps one rating, see docs/API.md).
+pub fn perf(variant: Variant, clock: Option<ClockSettings>) -> &'static str {
+    match variant {
+        Variant::Standard => speed(clock),
+        Variant::Chess960 => variant.key(),
+    }
+}
+
+/// lichess's `initialFen`: `startpos` for the standard start of a standard
+/// game, the FEN otherwise (every Chess960 game, start 518 included).
+pub fn initial_fen(variant: Variant, fen: &str) -> String {
+    if variant == Variant::Standard && fen == rookery_engine::Position::startpos().to_fen() {
+        "startpos".into()
+    } else {
+        fen.into()
+    }
 }
 
 /// lichess's light user: `{id, name, rating, provisional, title}`
@@ -88,6 +110,7 @@ pub struct EventGame<'a> {
     /// The player's time left in whole seconds (`None` without a clock).
     pub seconds_left: Option<u64>,
     pub rated: bool,
+    pub variant: Variant,
     /// From [`status`].
     pub status: (&'static str, u16),
     pub ending: Option<Ending>,
@@ -127,12 +150,12 @@ pub fn event_game(game: &EventGame<'_>) -> Value {
         "isMyTurn": game.my_turn,
         "lastMove": game.last_move,
         "opponent": opponent(game.opponent),
-        "perf": speed(game.clock),
+        "perf": perf(game.variant, game.clock),
         "rated": game.rated,
         "source": game.source,
         "speed": speed(game.clock),
         "status": {"id": status_id, "name": status_name},
-        "variant": variant(),
+        "variant": variant(game.variant),
         "compat": {"bot": true, "board": true},
     });
     // lichess leaves it out without a clock (clients compare it with
@@ -179,6 +202,7 @@ pub fn challenge(row: &Challenge, viewer: Option<&str>, base_url: &str, now_ms: 
         (None, _) => None,
     };
     let speed = speed(clock);
+    let variant_of = row.variant();
     let mut value = json!({
         "id": row.id,
         "url": format!("{base_url}/challenges/{}", row.id),
@@ -193,13 +217,13 @@ pub fn challenge(row: &Challenge, viewer: Option<&str>, base_url: &str, now_ms: 
             SeatRating::of(row.dest_rating, row.dest_deviation),
             row.dest_bot,
         ),
-        "variant": variant(),
+        "variant": variant(variant_of),
         "rated": row.rated,
         "speed": speed,
         "timeControl": time_control(clock),
         "color": row.color,
         "finalColor": row.final_color,
-        "perf": {"name": speed},
+        "perf": {"name": perf(variant_of, clock)},
         "createdAt": row.created_at,
         "expiresAt": row.expires_at,
     });
@@ -209,6 +233,9 @@ pub fn challenge(row: &Challenge, viewer: Option<&str>, base_url: &str, now_ms: 
     if let Some(reason) = &row.decline_reason {
         value["declineReasonKey"] = json!(reason);
         value["declineReason"] = json!(decline_text(reason));
+    }
+    if let Some(fen) = &row.initial_fen {
+        value["initialFen"] = json!(fen);
     }
     if let Some(game) = &row.game_id {
         value["gameId"] = json!(game);

@@ -32,7 +32,7 @@ pub mod ws;
 
 // The domain types the wire speaks as they are (see `domain`).
 pub use crate::domain::{
-    ClockSettings, SeatKind, SeatRating, Side, Status, Visibility, PROVISIONAL_DEVIATION,
+    ClockSettings, SeatKind, SeatRating, Side, Status, Variant, Visibility, PROVISIONAL_DEVIATION,
 };
 
 pub use lists::{

@@ -52,6 +52,13 @@ pub struct CreateGame {
     /// start), in UCI: the new game starts with them in its move list.
     #[serde(default)]
     pub moves: Option<Vec<String>>,
+    /// Added (issue 40): `standard` (the default) or `chess960`.
+    #[serde(default)]
+    pub variant: Option<String>,
+    /// Added (issue 40), with `chess960`: the start position's number,
+    /// 0 to 959 (without it and without `fen`, one drawn at random).
+    #[serde(default)]
+    pub chess960_start: Option<i64>,
 }
 
 /// The `as` of a new game: one seat, or (added) `both` for pass and play,

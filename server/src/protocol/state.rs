@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{SeatRating, Side, Status, Visibility};
+use super::{SeatRating, Side, Status, Variant, Visibility};
 
 /// The whole public state of a game.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -50,6 +50,10 @@ pub struct GameState {
     /// offer, what became of it (so its maker is told); `null` otherwise.
     #[serde(default)]
     pub offer_answer: Option<OfferAnswer>,
+    /// Added (issue 40): the rules, `standard` or `chess960`. In a Chess960
+    /// game `moves` and `legal_moves` spell castling king takes rook.
+    #[serde(default)]
+    pub variant: Variant,
 }
 
 /// What became of an offer (draw, takeback or rematch).

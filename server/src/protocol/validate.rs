@@ -4,8 +4,9 @@
 //! The refusal is [`Invalid`], which the edge answers as `bad_request`.
 
 use super::requests::{ClockRequest, CreateGame, SeatChoice, SeatRequest};
-use super::Visibility;
 use super::{ClockSettings, SeatKind, Side};
+use super::{Variant, Visibility};
+use crate::domain::{random_chess960_start, CHESS960_STARTS};
 
 /// A request the contract refuses, saying what was wrong (400
 /// `bad_request`).
@@ -29,6 +30,9 @@ pub struct NewGame {
     /// is then white).
     pub both_seats: bool,
     pub clock: Option<ClockSettings>,
+    /// The rules; a Chess960 game always has its `fen` (its start drawn,
+    /// numbered or given).
+    pub variant: Variant,
     pub fen: Option<String>,
     /// Moves already played from `fen`, in UCI (an imported game's history).
     pub history: Vec<String>,
@@ -95,14 +99,33 @@ impl CreateGame {
         if history.len() > MAX_HISTORY_PLIES {
             return Err(Invalid(format!("moves: at most {MAX_HISTORY_PLIES} plies")));
         }
-        let (fen, history) = match self.pgn.as_deref().map(str::trim) {
-            None | Some("") => (fen, history),
+        let asked = parse_variant(self.variant.as_deref())?;
+        let (variant, fen, history) = match self.pgn.as_deref().map(str::trim) {
+            None | Some("") => {
+                let (variant, fen) = game_start(asked, fen, self.chess960_start)?;
+                (variant, fen, history)
+            }
             Some(_) if fen.is_some() || !history.is_empty() => {
                 return Err(Invalid(
                     "send either fen (with moves) or pgn, not both".into(),
                 ))
             }
-            Some(pgn) => continue_from_pgn(pgn, self.pgn_index.unwrap_or(0))?,
+            Some(_) if self.chess960_start.is_some() => {
+                return Err(Invalid(
+                    "send either chess960_start or pgn, not both".into(),
+                ))
+            }
+            Some(pgn) => {
+                let (variant, fen, history) = continue_from_pgn(pgn, self.pgn_index.unwrap_or(0))?;
+                if asked.is_some_and(|asked| asked != variant) {
+                    return Err(Invalid(format!(
+                        "variant {} but the PGN's game is {}",
+                        asked.map_or("", Variant::key),
+                        variant.key()
+                    )));
+                }
+                (variant, fen, history)
+            }
         };
         if self.pgn_index.is_some() && self.pgn.as_deref().is_none_or(|pgn| pgn.trim().is_empty()) {
             return Err(Invalid("pgn_index needs a pgn".into()));
@@ -112,6 +135,7 @@ impl CreateGame {
             creator_side,
             both_seats,
             clock,
+            variant,
             fen,
             history,
             visibility: self.visibility.unwrap_or_default(),
@@ -119,10 +143,63 @@ impl CreateGame {
     }
 }
 
+/// A variant's key as a request names it (`None`: not named).
+pub fn parse_variant(key: Option<&str>) -> Result<Option<Variant>, Invalid> {
+    match key.map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(key) => Variant::parse(key).map(Some).ok_or_else(|| {
+            Invalid(format!(
+                "variant must be standard or chess960, not {:?}",
+                rookery_engine::text::excerpt(key)
+            ))
+        }),
+    }
+}
+
+/// Where a new game starts, from what its request asked: the variant
+/// (default standard) and its start. A standard game starts from `fen` or
+/// the standard position; a Chess960 game from `fen` (any position, read
+/// with Chess960 castling), else start `number` (0 to 959), else a start
+/// drawn at random, so its FEN is always known. A start number for a
+/// standard game is refused: it would be silently ignored.
+pub fn game_start(
+    variant: Option<Variant>,
+    fen: Option<String>,
+    number: Option<i64>,
+) -> Result<(Variant, Option<String>), Invalid> {
+    let variant = variant.unwrap_or_default();
+    match (variant, fen, number) {
+        (Variant::Standard, _, Some(_)) => {
+            Err(Invalid("chess960_start needs variant chess960".into()))
+        }
+        (Variant::Chess960, Some(_), Some(_)) => Err(Invalid(
+            "send either fen or chess960_start, not both".into(),
+        )),
+        (variant, Some(fen), None) => Ok((variant, Some(fen))),
+        (Variant::Standard, None, None) => Ok((Variant::Standard, None)),
+        (Variant::Chess960, None, number) => {
+            let number = match number {
+                None => random_chess960_start(),
+                Some(n) => u32::try_from(n)
+                    .ok()
+                    .filter(|n| *n < CHESS960_STARTS)
+                    .ok_or_else(|| Invalid(format!("chess960_start must be 0 to 959, not {n}")))?,
+            };
+            let fen = rookery_engine::chess960_start_fen(number)
+                .ok_or_else(|| Invalid(format!("no Chess960 start {number}")))?;
+            Ok((Variant::Chess960, Some(fen)))
+        }
+    }
+}
+
 /// A PGN's game (the `index`th of a text of several), to continue it: its
-/// start (`None`: the standard one) and its moves in UCI. 400 `bad_request`
-/// for a PGN that cannot be read, no such game, or a game already over.
-fn continue_from_pgn(pgn: &str, index: usize) -> Result<(Option<String>, Vec<String>), Invalid> {
+/// variant (Chess960 with a `[Variant "Chess960"]` tag), its start
+/// (`None`: the standard one) and its moves in UCI. 400 `bad_request` for
+/// a PGN that cannot be read, no such game, or a game already over.
+fn continue_from_pgn(
+    pgn: &str,
+    index: usize,
+) -> Result<(Variant, Option<String>, Vec<String>), Invalid> {
     let read = if index == 0 {
         crate::protocol::pgn::read(pgn).map_err(Invalid)?
     } else {
@@ -141,10 +218,12 @@ fn continue_from_pgn(pgn: &str, index: usize) -> Result<(Option<String>, Vec<Str
             outcome.termination
         )));
     }
+    let variant = Variant::of(&read.game);
     let start = read.game.initial_position().to_fen();
-    let fen = (start != rookery_engine::Position::startpos().to_fen()).then_some(start);
-    let moves = read.game.moves().iter().map(|mv| mv.to_uci()).collect();
-    Ok((fen, moves))
+    let standard =
+        variant == Variant::Standard && start == rookery_engine::Position::startpos().to_fen();
+    let fen = (!standard).then_some(start);
+    Ok((variant, fen, read.game.uci_moves()))
 }
 
 fn validate_clock(clock: ClockRequest) -> Result<ClockSettings, Invalid> {

@@ -8,7 +8,7 @@
 use rookery_engine::Position;
 
 use super::{ClockView, GameState, OfferAnswer, SeatView};
-use crate::domain::{Ending, GameSeat, Rematch, Side, Status, Visibility};
+use crate::domain::{Ending, GameSeat, Rematch, Side, Status, Variant, Visibility};
 
 /// What a game's [`GameState`] is made of, from a live game or a stored row.
 #[derive(Debug)]
@@ -24,7 +24,8 @@ pub struct GameSnapshot<'a> {
     /// A live game's is written from its start position; a stored game's is
     /// the FEN as stored.
     pub initial_fen: String,
-    /// The current position: the side to move, the check and the legal moves.
+    /// The current position: the side to move, the check and the legal
+    /// moves (spelled in its castling mode, which is the variant's).
     pub position: &'a Position,
     /// The current position's FEN: a live game's is written from
     /// `position`; a stored game's is the `fen` column as stored (which
@@ -46,6 +47,7 @@ pub struct GameSnapshot<'a> {
     pub created_at: i64,
     pub rated: bool,
     pub visibility: Visibility,
+    pub variant: Variant,
     /// What only a live game knows.
     pub live: LiveOnly,
 }
@@ -93,6 +95,7 @@ pub fn view(snapshot: GameSnapshot<'_>) -> GameState {
         created_at,
         rated,
         visibility,
+        variant,
         live,
     } = snapshot;
     GameState {
@@ -111,7 +114,7 @@ pub fn view(snapshot: GameSnapshot<'_>) -> GameState {
             position
                 .legal_moves()
                 .iter()
-                .map(|mv| mv.to_uci())
+                .map(|&mv| position.uci(mv))
                 .collect()
         },
         check: position.is_check(),
@@ -130,6 +133,7 @@ pub fn view(snapshot: GameSnapshot<'_>) -> GameState {
         joinable: status == Status::Waiting && visibility == Visibility::Open,
         first_move_ms: live.first_move_ms,
         offer_answer: live.offer_answer,
+        variant,
     }
 }
 

@@ -213,6 +213,7 @@ mod tests {
             takebacks: 0,
             rematch_offer: None,
             rematch: None,
+            variant: crate::protocol::Variant::Standard,
             spectators: 7,
             created_at: 1,
             rated: true,

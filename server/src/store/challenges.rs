@@ -16,7 +16,7 @@ const SELECT: &str = "SELECT c.id, c.challenger_id, cp.name AS challenger_name,
         c.dest_id, dp.name AS dest_name, dp.rating AS dest_rating,
         dp.rating_deviation AS dest_deviation, dp.bot AS dest_bot,
         c.color, c.final_color, c.clock_initial_ms, c.clock_increment_ms, c.rated, c.status,
-        c.decline_reason, c.game_id, c.created_at, c.expires_at
+        c.decline_reason, c.game_id, c.created_at, c.expires_at, c.variant, c.initial_fen
     FROM challenges c
     JOIN players cp ON cp.id = c.challenger_id
     JOIN players dp ON dp.id = c.dest_id";
@@ -34,6 +34,8 @@ pub struct NewChallenge {
     pub rated: bool,
     pub created_at: i64,
     pub expires_at: i64,
+    pub variant: &'static str,
+    pub initial_fen: Option<String>,
 }
 
 /// A write of the challenges table.
@@ -60,8 +62,9 @@ impl ChallengeWrite {
         match self {
             ChallengeWrite::Create(new) => on_conn!(conn, c => sqlx::query(
                 "INSERT INTO challenges (id, challenger_id, dest_id, color, final_color,
-                     clock_initial_ms, clock_increment_ms, rated, status, created_at, expires_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'created', $9, $10)",
+                     clock_initial_ms, clock_increment_ms, rated, status, created_at, expires_at,
+                     variant, initial_fen)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'created', $9, $10, $11, $12)",
             )
             .bind(&new.id)
             .bind(&new.challenger_id)
@@ -73,6 +76,8 @@ impl ChallengeWrite {
             .bind(new.rated)
             .bind(new.created_at)
             .bind(new.expires_at)
+            .bind(new.variant)
+            .bind(&new.initial_fen)
             .execute(c)
             .await
             .map(|_| ())),

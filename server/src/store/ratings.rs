@@ -505,6 +505,7 @@ mod tests {
             super::super::now_ms(),
             [SeatKind::Human, SeatKind::Human],
             None,
+            crate::domain::Variant::Standard,
             None,
         )
         .unwrap();

@@ -13,7 +13,7 @@ use super::ratings::{DEFAULT_DEVIATION, DEFAULT_RATING};
 use super::Store;
 use crate::domain::{
     ClockSettings, Ending, GameRecord, GameSeat, PlayedMove, PlayerRef, Rematch, SavedClock,
-    SavedGame, SeatRating, Side, Status, Visibility,
+    SavedGame, SeatRating, Side, Status, Variant, Visibility,
 };
 use crate::protocol::view::{view, GameSnapshot, LiveOnly};
 use crate::protocol::{ClockView, GameState};
@@ -77,6 +77,8 @@ pub struct StoredGame {
     pub rematch_agreed: bool,
     /// Plies already played at creation (migration 0008).
     pub start_ply: i64,
+    /// The rules (migration 0013).
+    pub variant: &'static str,
 }
 
 fn ms(duration: std::time::Duration) -> i64 {
@@ -122,6 +124,7 @@ impl StoredGame {
             rematch_token_hash: game.rematch.as_ref().map(|r| r.offerer_token.0.clone()),
             rematch_agreed: game.rematch.as_ref().is_some_and(|r| r.agreed),
             start_ply: i64::try_from(game.start_ply).unwrap_or(0),
+            variant: game.variant.key(),
         }
     }
 
@@ -135,10 +138,10 @@ impl StoredGame {
                  created_at, updated_at, finished_at, white_ms, black_ms, turn_started_at,
                  rated, visibility, invite_hash,
                  takeback_offer, takebacks, rematch_id, rematch_offer, rematch_token_hash,
-                 rematch_agreed, start_ply)
+                 rematch_agreed, start_ply, variant)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
                      $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30,
-                     $31, $32, $33)",
+                     $31, $32, $33, $34)",
         )
         .bind(&self.id)
         .bind(self.white.kind)
@@ -173,6 +176,7 @@ impl StoredGame {
         .bind(&self.rematch_token_hash)
         .bind(self.rematch_agreed)
         .bind(self.start_ply)
+        .bind(self.variant)
         .execute(conn)
         .await
         .map(|_| ()))
@@ -313,6 +317,8 @@ pub struct GameRow {
     pub rematch_agreed: bool,
     /// Plies already played when the game was created (migration 0008).
     pub start_ply: i64,
+    /// The rules (migration 0013).
+    pub variant: String,
 }
 
 const GAME_COLUMNS: &str = "g.*, wp.name AS white_name, bp.name AS black_name,
@@ -412,6 +418,10 @@ impl GameRow {
         Visibility::parse(&self.visibility).ok_or_else(|| self.bad("visibility"))
     }
 
+    fn variant(&self) -> Result<Variant, StoreError> {
+        Variant::parse(&self.variant).ok_or_else(|| self.bad("variant"))
+    }
+
     fn takebacks(&self) -> u32 {
         u32::try_from(self.takebacks).unwrap_or(0)
     }
@@ -488,6 +498,7 @@ impl GameRow {
             updated_at: self.updated_at,
             seats: self.seats()?,
             clock_settings: self.clock_settings(),
+            variant: self.variant()?,
             initial_fen: self.initial_fen.clone(),
             moves,
             clock: self.saved_clock(store, now_ms),
@@ -548,15 +559,19 @@ impl ListRow {
     /// live game's actor ([`LiveOnly::STORED`]).
     pub fn state(&self, store: &Store, now_ms: i64) -> Result<GameState, StoreError> {
         let row = &self.game;
+        let variant = row.variant()?;
         let mut san = words(&self.moves_san);
         let (position, fen) = match &row.fen {
             Some(fen) => (
-                Position::from_fen(fen).map_err(|_| row.bad("FEN"))?,
+                Position::from_fen(fen)
+                    .map_err(|_| row.bad("FEN"))?
+                    .with_castling_mode(variant.castling_mode()),
                 fen.clone(),
             ),
             None => {
                 // Stored before 0002 (no position column): replay.
                 let mut game = Game::from_fen(&row.initial_fen).map_err(|_| row.bad("FEN"))?;
+                game.set_castling_mode(variant.castling_mode());
                 for uci in words(&self.moves_uci) {
                     game.play_uci(&uci).map_err(|_| row.bad("moves"))?;
                 }
@@ -605,6 +620,7 @@ impl ListRow {
             created_at: row.created_at,
             rated: row.rated,
             visibility: row.visibility()?,
+            variant,
             live: LiveOnly::STORED,
         }))
     }

@@ -40,6 +40,7 @@ async fn stored_game(store: &Store) -> LiveGame {
             initial_ms: 60_000,
             increment_ms: 0,
         }),
+        crate::domain::Variant::Standard,
         None,
     )
     .unwrap();

@@ -42,7 +42,9 @@ impl RemoteSession {
                 self.check_can_move()?;
                 let mv = self.table.parse_move(&text)?;
                 self.table.picked = None;
-                Ok(Flow::Send(json!({"type": "move", "uci": mv.to_uci()})))
+                Ok(Flow::Send(
+                    json!({"type": "move", "uci": self.table.uci(mv)}),
+                ))
             }
             Command::Pick(sq) => {
                 let color = self.check_can_move()?;
@@ -56,7 +58,9 @@ impl RemoteSession {
             Command::Place(sq, promotion) => {
                 self.check_can_move()?;
                 match self.table.place(sq, promotion)? {
-                    Some(mv) => Ok(Flow::Send(json!({"type": "move", "uci": mv.to_uci()}))),
+                    Some(mv) => Ok(Flow::Send(
+                        json!({"type": "move", "uci": self.table.uci(mv)}),
+                    )),
                     None => {
                         self.screen.say(&format!("put back on {sq}"));
                         Ok(Flow::Continue)

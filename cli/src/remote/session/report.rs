@@ -3,7 +3,7 @@
 //! offers reported as they change, and the board drawn with the clocks
 //! and the spectators under it.
 
-use rookery_engine::Game;
+use rookery_engine::{CastlingMode, Game};
 
 use super::offers::{Offer, Offers, Snapshot};
 use super::{Participant, RemoteSession};
@@ -22,6 +22,9 @@ impl RemoteSession {
                 return;
             }
         };
+        if state.is_chess960() {
+            game.set_castling_mode(CastlingMode::Chess960);
+        }
         for uci in &state.moves {
             if game.play_uci(uci).is_err() {
                 self.screen.complain(&format!(

@@ -222,6 +222,9 @@ pub struct PgnView {
     pub initial_fen: String,
     pub fen: String,
     pub moves: Vec<String>,
+    /// Added (issue 40): `chess960` for a game tagged `[Variant "Chess960"]`
+    /// (its castling in `moves` is then king takes rook).
+    pub variant: crate::protocol::Variant,
     pub san: Vec<String>,
     /// The PGN's result (`1-0`, `0-1`, `1/2-1/2`, `*`), if it has one.
     pub result: Option<String>,
@@ -299,7 +302,8 @@ pub async fn read_pgn(ApiJson(request): ApiJson<PgnRequest>) -> Result<Json<PgnV
     Ok(Json(PgnView {
         initial_fen: game.initial_position().to_fen(),
         fen: game.position().to_fen(),
-        moves: game.moves().iter().map(|mv| mv.to_uci()).collect(),
+        moves: game.uci_moves(),
+        variant: crate::protocol::Variant::of(game),
         san: game.san_moves().to_vec(),
         result: chosen.result().map(str::to_string),
         over: game.outcome().is_some(),

@@ -1,7 +1,8 @@
 //! Challenges by name (issue 21) on lichess's paths and shapes (issue 24):
 //!
 //! - `POST /api/challenge/{username}` (`rated`, `clock.limit`,
-//!   `clock.increment`, `color`; form-encoded or JSON) → the challenge
+//!   `clock.increment`, `color`, `variant` with `fen` or `chess960_start`;
+//!   form-encoded or JSON) → the challenge
 //! - `GET /api/challenge` → `{"in": [...], "out": [...]}`
 //! - `GET /api/challenge/{id}/show` → the challenge
 //! - `POST /api/challenge/{id}/accept` → `{"ok": true}`: the game (its id
@@ -25,7 +26,8 @@ use crate::http::lichess::{Form, LichessResult};
 use crate::identity::{self, Identity, Scope};
 use crate::live::game::LiveGame;
 use crate::protocol::lichess as shapes;
-use crate::protocol::{ClockSettings, SeatKind, Side};
+use crate::protocol::validate::{game_start, parse_variant};
+use crate::protocol::{ClockSettings, SeatKind, Side, Variant};
 use crate::store::challenges::{Challenge, ChallengeWrite, NewChallenge};
 use crate::store::{now_ms, StoredGame};
 use crate::token;
@@ -56,6 +58,10 @@ pub struct ChallengeForm {
     pub variant: Option<Value>,
     #[serde(default)]
     pub fen: Option<Value>,
+    /// Rookery's own (issue 40): with `variant=chess960`, the start
+    /// position's number (0 to 959) instead of a `fen`.
+    #[serde(default)]
+    pub chess960_start: Option<Value>,
     /// lichess's days per move (correspondence): Rookery's untimed games
     /// have no per-move limit, so `days` (without a clock) makes an
     /// untimed game; with a clock it is refused.
@@ -141,6 +147,47 @@ pub fn clock_of(
     }))
 }
 
+/// The variant and start of a challenge's game, as lichess's rules have
+/// them: `variant` `standard` (the default) or `chess960`; a `fen` only
+/// with `fen_allowed` for standard chess (a game against the AI), and for
+/// Chess960 only one of its 960 start positions (lichess's rule: a custom
+/// position is not Chess960); `chess960_start` (0 to 959) instead; neither:
+/// a Chess960 start drawn at random now.
+pub fn challenge_start(
+    form: &ChallengeForm,
+    fen_allowed: bool,
+) -> Result<(Variant, Option<String>), ApiError> {
+    let variant = parse_variant(text(&form.variant).as_deref())?;
+    let fen = text(&form.fen);
+    if variant != Some(Variant::Chess960) && fen.is_some() && !fen_allowed {
+        return Err(ApiError::BadRequest(
+            "challenges start from the standard position (or a Chess960 start)".into(),
+        ));
+    }
+    let start = number(&form.chess960_start, "chess960_start")?;
+    let start = match start {
+        Some(n) if n.fract() != 0.0 => {
+            return Err(ApiError::BadRequest(
+                "chess960_start must be 0 to 959".into(),
+            ))
+        }
+        start => start.map(|n| n as i64),
+    };
+    let (variant, fen) = game_start(variant, fen, start)?;
+    if variant == Variant::Chess960 {
+        let fair = fen
+            .as_deref()
+            .and_then(|fen| rookery_engine::Position::from_fen(fen).ok())
+            .is_some_and(|start| variant.is_fair_start(&start));
+        if !fair {
+            return Err(ApiError::BadRequest(
+                "a Chess960 challenge's fen must be one of the 960 start positions".into(),
+            ));
+        }
+    }
+    Ok((variant, fen))
+}
+
 /// `white`, `black` or a fair coin: the challenger's colour.
 pub fn draw_color(wish: &str) -> Result<(&'static str, Side), ApiError> {
     match wish {
@@ -220,14 +267,7 @@ pub async fn create(
     Form(form): Form<ChallengeForm>,
 ) -> LichessResult<Json<Value>> {
     let person = challenger(&state, &headers).await?;
-    if let Some(variant) = text(&form.variant).filter(|v| v != "standard") {
-        return Err(ApiError::BadRequest(format!("variant {variant:?} is not played here")).into());
-    }
-    if text(&form.fen).is_some() {
-        return Err(
-            ApiError::BadRequest("challenges start from the standard position".into()).into(),
-        );
-    }
+    let (variant, initial_fen) = challenge_start(&form, false)?;
     let dest = if super::players::validate_name(&username).is_ok() {
         state.store().credentials(&username).await?
     } else {
@@ -291,6 +331,8 @@ pub async fn create(
             rated,
             created_at: now,
             expires_at: now + CHALLENGE_TTL_MS,
+            variant: variant.key(),
+            initial_fen,
         }))
         .await?;
     if !created {
@@ -357,7 +399,8 @@ pub async fn accept(
         now_ms(),
         [SeatKind::Human, SeatKind::Human],
         clock,
-        None,
+        row.variant(),
+        row.initial_fen.as_deref(),
     )?;
     let challenger_ref = state
         .store()

@@ -59,6 +59,7 @@ pub async fn create(
         now_ms(),
         request.seats,
         request.clock,
+        request.variant,
         request.fen.as_deref(),
     )?;
     live.play_history(&request.history)?;
@@ -381,10 +382,10 @@ pub async fn export_pgn(
         // By ply, and only while the stored moves are the game's (a move
         // made or taken back since the snapshot has no clock here).
         live.game()
-            .moves()
+            .uci_moves()
             .iter()
             .zip(&stored)
-            .map_while(|(mv, row)| (row.uci == mv.to_uci()).then_some(row.clock_ms))
+            .map_while(|(uci, row)| (&row.uci == uci).then_some(row.clock_ms))
             .collect()
     } else {
         Vec::new()

@@ -24,7 +24,9 @@ use uuid::Uuid;
 
 use super::{Form, LichessError, LichessResult};
 use crate::domain::GameSeat;
-use crate::http::api::challenges::{boolean, clock_of, draw_color, number, text, ChallengeForm};
+use crate::http::api::challenges::{
+    boolean, challenge_start, clock_of, draw_color, number, text, ChallengeForm,
+};
 use crate::http::client_ip::ClientIp;
 use crate::http::error::ApiError;
 use crate::identity::{self, Identity, Scope};
@@ -345,20 +347,20 @@ pub fn game_state(state: &GameState) -> Value {
 fn game_full(live: &LiveGame, state: &GameState, bots: &[String]) -> Value {
     let clock = live.clock_settings();
     let speed = shapes::speed(clock);
+    let variant = live.variant();
     let initial = live.game().initial_position().to_fen();
-    let startpos = rookery_engine::Position::startpos().to_fen();
     json!({
         "type": "gameFull",
         "id": live.id.to_string(),
-        "variant": shapes::variant(),
+        "variant": shapes::variant(variant),
         "clock": clock.map(|c: ClockSettings| json!({"initial": c.initial_ms, "increment": c.increment_ms})),
         "speed": speed,
-        "perf": {"name": speed},
+        "perf": {"name": shapes::perf(variant, clock)},
         "rated": live.is_rated(),
         "createdAt": live.created_at,
         "white": player_json(live, Side::White, bots),
         "black": player_json(live, Side::Black, bots),
-        "initialFen": if initial == startpos { "startpos".to_string() } else { initial },
+        "initialFen": shapes::initial_fen(variant, &initial),
         "state": game_state(state),
     })
 }
@@ -592,20 +594,17 @@ pub async fn challenge_ai(
     }
     let level = level as u8;
     let terms = form.terms;
-    if let Some(variant) = text(&terms.variant).filter(|v| v != "standard") {
-        return Err(ApiError::BadRequest(format!("variant {variant:?} is not played here")).into());
-    }
+    let (variant, fen) = challenge_start(&terms, true)?;
     let clock = clock_of(
         number(&terms.clock_limit, "clock.limit")?,
         number(&terms.clock_increment, "clock.increment")?,
     )?;
     let (_, side) = draw_color(&text(&terms.color).unwrap_or_else(|| "random".into()))?;
     let _ = boolean(&terms.rated, "rated")?;
-    let fen = text(&terms.fen);
     let mut seats = [SeatKind::Human, SeatKind::Human];
     seats[side.other().index()] = SeatKind::Ai { level };
     let id = Uuid::new_v4();
-    let mut live = LiveGame::new(id, now_ms(), seats, clock, fen.as_deref())?;
+    let mut live = LiveGame::new(id, now_ms(), seats, clock, variant, fen.as_deref())?;
     // The client's searches take turns with other clients' (the AI
     // scheduler's fairness), as a game made through `POST /api/games` does.
     live.client = Some(client);
@@ -630,9 +629,9 @@ pub async fn challenge_ai(
     let speed = shapes::speed(clock);
     Ok(Json(json!({
         "id": game.id,
-        "variant": shapes::variant(),
+        "variant": shapes::variant(variant),
         "speed": speed,
-        "perf": speed,
+        "perf": shapes::perf(variant, clock),
         "rated": false,
         "fen": game.fen,
         "turns": game.moves.len(),

@@ -44,12 +44,13 @@ pub fn game_json(live: &LiveGame) -> Value {
         },
     };
     let clock = live.clock_settings();
+    let variant = live.variant();
     let mut game = json!({
         "id": live.id.to_string(),
         "rated": live.is_rated(),
-        "variant": "standard",
+        "variant": variant.key(),
         "speed": shapes::speed(clock),
-        "perf": shapes::speed(clock),
+        "perf": shapes::perf(variant, clock),
         "createdAt": live.created_at,
         "lastMoveAt": live.updated_at,
         "status": status_name(&state),
@@ -66,8 +67,8 @@ pub fn game_json(live: &LiveGame) -> Value {
     if let Some(winner) = live.ending().and_then(|e| e.winner) {
         game["winner"] = json!(winner.as_str());
     }
-    let initial = live.game().initial_position().to_fen();
-    if initial != rookery_engine::Position::startpos().to_fen() {
+    let initial = shapes::initial_fen(variant, &live.game().initial_position().to_fen());
+    if initial != "startpos" {
         game["initialFen"] = json!(initial);
     }
     game

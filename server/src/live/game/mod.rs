@@ -36,7 +36,9 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::clock::Clock;
-use crate::domain::{ClockRecord, Ending, GameRecord, GameSeat, PlayedMove, Rematch, SavedGame};
+use crate::domain::{
+    ClockRecord, Ending, GameRecord, GameSeat, PlayedMove, Rematch, SavedGame, Variant,
+};
 use crate::protocol::{
     ClockSettings, OfferAnswer, OfferKind, OfferOutcome, SeatKind, Side, Status, Visibility,
 };
@@ -53,12 +55,13 @@ pub use self::timing::{Timing, SLOW_GAME_INITIAL_MS};
 /// casual. Untimed games are rated.
 pub const MIN_RATED_INITIAL_MS: u64 = 60_000;
 
-/// Whether a game counts on the main scoreboard: it starts from the standard
-/// position (a custom FEN can hand one side a mate in one) and has no clock
-/// or one of at least [`MIN_RATED_INITIAL_MS`].
+/// Whether a game counts on the main scoreboard: it starts where every game
+/// of its variant may start (the standard position, or one of Chess960's
+/// 960: a custom FEN can hand one side a mate in one) and has no clock or
+/// one of at least [`MIN_RATED_INITIAL_MS`].
 fn counts_as_rated(game: &Game, clock: Option<ClockSettings>) -> bool {
-    let standard = game.initial_position().to_fen() == Position::startpos().to_fen();
-    standard && clock.is_none_or(|clock| clock.initial_ms >= MIN_RATED_INITIAL_MS)
+    let fair = Variant::of(game).is_fair_start(game.initial_position());
+    fair && clock.is_none_or(|clock| clock.initial_ms >= MIN_RATED_INITIAL_MS)
 }
 
 #[derive(Debug, Clone)]
@@ -108,19 +111,24 @@ pub struct LiveGame {
 }
 
 impl LiveGame {
-    /// A new game. Fails on a bad FEN, or a start position where the game
-    /// would already be over.
+    /// A new game of `variant` from `fen` (`None`: the standard position).
+    /// Fails on a bad FEN, or a start position where the game would already
+    /// be over.
     pub fn new(
         id: Uuid,
         created_at: i64,
         seats: [SeatKind; 2],
         clock_settings: Option<ClockSettings>,
+        variant: Variant,
         fen: Option<&str>,
     ) -> Result<LiveGame, GameError> {
-        let game = match fen {
+        let mut game = match fen {
             None => Game::new(Position::startpos()),
             Some(fen) => Game::from_fen(fen).map_err(|err| GameError::BadFen(err.to_string()))?,
         };
+        // The FEN reads the same in both variants (X-FEN or Shredder-FEN);
+        // the variant decides how castling is spelled in UCI.
+        game.set_castling_mode(variant.castling_mode());
         if let Some(outcome) = game.outcome() {
             return Err(GameError::OverBeforeStart(outcome.termination));
         }
@@ -194,13 +202,14 @@ impl LiveGame {
         let mut replay = Game::new(self.game.initial_position().clone());
         let mut played = Vec::with_capacity(self.start_ply);
         for (ply, mv) in self.game.moves()[..self.start_ply].iter().enumerate() {
+            let uci = replay.position().uci(*mv);
             if replay.play(*mv).is_err() {
                 break;
             }
             played.push(PlayedMove {
                 ply,
                 mv: *mv,
-                uci: mv.to_uci(),
+                uci,
                 san: replay.san_moves()[ply].clone(),
                 clock_ms: None,
             });
@@ -233,6 +242,7 @@ impl LiveGame {
     pub fn restore(saved: SavedGame, now: Instant) -> Result<LiveGame, String> {
         let mut game =
             Game::from_fen(&saved.initial_fen).map_err(|err| format!("stored FEN: {err}"))?;
+        game.set_castling_mode(saved.variant.castling_mode());
         for (ply, uci) in saved.moves.iter().enumerate() {
             game.play_uci(uci)
                 .map_err(|err| format!("stored move {ply} ({uci}): {err}"))?;
@@ -282,6 +292,7 @@ impl LiveGame {
             id: self.id,
             created_at: self.created_at,
             seats: self.seats.clone(),
+            variant: self.variant(),
             initial_fen: self.game.initial_position().to_fen(),
             fen: self.game.position().to_fen(),
             clock_settings: self.clock_settings,
@@ -325,6 +336,12 @@ impl LiveGame {
 
     pub fn game(&self) -> &Game {
         &self.game
+    }
+
+    /// The rules this game is played by (kept by its engine game as the
+    /// castling mode).
+    pub fn variant(&self) -> Variant {
+        Variant::of(&self.game)
     }
 
     pub fn clock_settings(&self) -> Option<ClockSettings> {
@@ -372,6 +389,9 @@ impl LiveGame {
         let mover = self.turn();
         let ply = self.game.moves().len();
         let first_move = self.first_move_pending();
+        // Spelled in the position it is played from, in the game's variant
+        // (a Chess960 castle is king takes rook).
+        let uci = self.game.position().uci(mv);
         self.game
             .play(mv)
             .map_err(|err| GameError::Rejected(err.to_string()))?;
@@ -404,7 +424,7 @@ impl LiveGame {
         Ok(PlayedMove {
             ply,
             mv,
-            uci: mv.to_uci(),
+            uci,
             san,
             clock_ms,
         })
@@ -418,7 +438,7 @@ mod testing {
     use uuid::Uuid;
 
     use super::LiveGame;
-    use crate::protocol::{ClockSettings, SeatKind};
+    use crate::protocol::{ClockSettings, SeatKind, Variant};
     use crate::token::mint;
 
     pub(super) fn human_game(clock: Option<ClockSettings>, fen: Option<&str>) -> LiveGame {
@@ -427,6 +447,7 @@ mod testing {
             0,
             [SeatKind::Human, SeatKind::Human],
             clock,
+            Variant::Standard,
             fen,
         )
         .unwrap()
@@ -529,17 +550,33 @@ mod tests {
     fn custom_starts_are_checked() {
         let seats = [SeatKind::Human, SeatKind::Human];
         assert!(matches!(
-            LiveGame::new(Uuid::new_v4(), 0, seats, None, Some("not a fen")),
+            LiveGame::new(
+                Uuid::new_v4(),
+                0,
+                seats,
+                None,
+                Variant::Standard,
+                Some("not a fen")
+            ),
             Err(GameError::BadFen(_))
         ));
         // Already checkmated: refused.
         let mated = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3";
-        assert!(LiveGame::new(Uuid::new_v4(), 0, seats, None, Some(mated)).is_err());
+        assert!(LiveGame::new(
+            Uuid::new_v4(),
+            0,
+            seats,
+            None,
+            Variant::Standard,
+            Some(mated)
+        )
+        .is_err());
         let live = LiveGame::new(
             Uuid::new_v4(),
             0,
             seats,
             None,
+            Variant::Standard,
             Some("4k3/8/8/8/8/8/4P3/4K3 b - - 0 1"),
         )
         .unwrap();

@@ -119,6 +119,7 @@ impl LiveGame {
             created_at,
             [kind(old(Side::White)), kind(old(Side::Black))],
             self.clock_settings,
+            self.variant(),
             Some(&fen),
         )?;
         for side in Side::BOTH {

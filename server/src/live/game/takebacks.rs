@@ -148,6 +148,7 @@ mod tests {
                 initial_ms: 60_000,
                 increment_ms: 0,
             }),
+            crate::domain::Variant::Standard,
             None,
         )
         .unwrap();

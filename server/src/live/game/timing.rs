@@ -268,6 +268,7 @@ mod tests {
             0,
             [SeatKind::Ai { level: 1 }, SeatKind::Human],
             clock,
+            crate::domain::Variant::Standard,
             None,
         )
         .unwrap();

@@ -23,7 +23,7 @@ impl LiveGame {
             initial_fen: self.game.initial_position().to_fen(),
             position,
             fen: position.to_fen(),
-            moves: self.game.moves().iter().map(|mv| mv.to_uci()).collect(),
+            moves: self.game.uci_moves(),
             san: self.game.san_moves().to_vec(),
             ending: self.ending,
             clock: self.clock.as_ref().map(|clock| clock.view(now)),
@@ -34,6 +34,7 @@ impl LiveGame {
             created_at: self.created_at,
             rated: self.rated,
             visibility: self.visibility,
+            variant: self.variant(),
             live: LiveOnly {
                 spectators: self.spectators,
                 first_move_ms: self
@@ -68,12 +69,7 @@ impl LiveGame {
                     fen: self.game.position().to_fen(),
                     has_moved: self.has_moved(side),
                     my_turn: self.ending.is_none() && self.turn() == side,
-                    last_move: self
-                        .game
-                        .moves()
-                        .last()
-                        .map(|mv| mv.to_uci())
-                        .unwrap_or_default(),
+                    last_move: self.game.uci_moves().pop().unwrap_or_default(),
                     opponent: self.seat(side.other()),
                     clock: self.clock_settings,
                     seconds_left: self
@@ -81,6 +77,7 @@ impl LiveGame {
                         .as_ref()
                         .map(|clock| clock.remaining(side, now).as_secs()),
                     rated: self.rated,
+                    variant: self.variant(),
                     status,
                     ending: self.ending,
                     source,
