@@ -97,7 +97,8 @@ impl Director {
     pub async fn run(mut self) {
         let mut shutdown = self.directors.registry().shutdown_signal();
         let lease = self.directors.lease();
-        let mut renew_at = Instant::now() + lease.map_or(Duration::MAX, |l| l / 5);
+        // In a cluster: when the lease is next renewed.
+        let mut renew_at = lease.map(|lease| Instant::now() + lease / 5);
         tracing::info!(swiss = %self.id, "director started");
         loop {
             if *shutdown.borrow() {
@@ -118,14 +119,14 @@ impl Director {
                     Instant::now() + RETRY
                 }
             };
-            let wake = wake.min(renew_at);
+            let wake = renew_at.map_or(wake, |renew| wake.min(renew));
             tokio::select! {
                 _ = tokio::time::sleep_until(wake) => {}
                 _ = self.nudge.notified() => {}
                 _ = shutdown.changed() => {}
             }
             if let (Some(fence), Some(lease)) = (&self.fence, lease) {
-                if Instant::now() >= renew_at {
+                if renew_at.is_some_and(|renew| Instant::now() >= renew) {
                     let ttl = i64::try_from(lease.as_millis()).unwrap_or(i64::MAX);
                     match self
                         .directors
@@ -133,7 +134,7 @@ impl Director {
                         .renew_swiss_lease(&self.id, fence, ttl)
                         .await
                     {
-                        Ok(true) => renew_at = Instant::now() + lease / 5,
+                        Ok(true) => renew_at = Some(Instant::now() + lease / 5),
                         Ok(false) => {
                             tracing::info!(swiss = %self.id, "director lease lost");
                             break;
