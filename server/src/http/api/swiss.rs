@@ -13,7 +13,7 @@
 //!   starts the next round then (204)
 //! - `GET /api/swiss/{id}/results` (`nb`) → NDJSON, best first
 //! - `GET /api/swiss/{id}/games` → the games' PGN
-//! - `GET /swiss/{id}.trf` → the TRF-16 file (`/swiss/{id}` is the page)
+//! - `GET /swiss/{id}.trf` → the TRF-16 file
 //! - `GET /api/team/{teamId}/swiss` (`max`) → NDJSON, newest first
 //! - `GET /ws/swiss/{id}`: the page's socket, the tournament on each change
 
@@ -54,7 +54,7 @@ pub fn routes(router: Router<AppState>) -> Router<AppState> {
         .route("/api/swiss/{id}/results", get(results))
         .route("/api/swiss/{id}/games", get(games))
         .route("/api/team/{team}/swiss", get(of_team))
-        .route("/swiss/{file}", get(trf_or_page))
+        .route("/swiss/{file}", get(trf))
         .route("/ws/swiss/{id}", get(socket))
 }
 
@@ -353,23 +353,19 @@ async fn games(State(state): State<AppState>, Path(id): Path<String>) -> Lichess
     Ok(([(CONTENT_TYPE, "application/x-chess-pgn")], body).into_response())
 }
 
-/// `GET /swiss/{id}.trf`, the TRF file; `GET /swiss/{id}`, the page (the
-/// web client's `index.html`).
-async fn trf_or_page(State(state): State<AppState>, Path(file): Path<String>) -> Response {
-    match file.strip_suffix(".trf") {
-        Some(id) => match load(&state, id).await {
-            Ok(loaded) => (
-                [(CONTENT_TYPE, "text/plain; charset=utf-8")],
-                view::trf_text(&loaded),
-            )
-                .into_response(),
-            Err(err) => crate::http::lichess::LichessError(err).into_response(),
-        },
-        None => match tokio::fs::read(state.config.web_dir.join("index.html")).await {
-            Ok(page) => ([(CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response(),
-            Err(_) => StatusCode::NOT_FOUND.into_response(),
-        },
-    }
+/// `GET /swiss/{id}.trf`: the TRF file.
+async fn trf(State(state): State<AppState>, Path(file): Path<String>) -> LichessResult<Response> {
+    let Some(id) = file.strip_suffix(".trf") else {
+        return Err(
+            ApiError::NotFound("no such page: the TRF file is /swiss/{id}.trf".into()).into(),
+        );
+    };
+    let loaded = load(&state, id).await?;
+    Ok((
+        [(CONTENT_TYPE, "text/plain; charset=utf-8")],
+        view::trf_text(&loaded),
+    )
+        .into_response())
 }
 
 /// `GET /ws/swiss/{id}`: the tournament now, then again after every change
