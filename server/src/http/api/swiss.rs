@@ -10,7 +10,7 @@
 //! - `POST|DELETE /api/swiss/{id}/bye` (Rookery's): ask for a bye in the
 //!   next round, or take the request back
 //! - `POST /api/swiss/{id}/schedule-next-round` (`date`, ms): a leader
-//!   starts the next round then (204)
+//!   starts the next round then (`{"ok": true}`)
 //! - `GET /api/swiss/{id}/results` (`nb`) → NDJSON, best first
 //! - `GET /api/swiss/{id}/games` → the games' PGN
 //! - `GET /swiss/{id}.trf` → the TRF-16 file
@@ -21,7 +21,7 @@ use axum::body::Body;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
 use axum::http::header::CONTENT_TYPE;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -262,12 +262,14 @@ async fn schedule(
     Path(id): Path<String>,
     headers: HeaderMap,
     Form(form): Form<ScheduleForm>,
-) -> LichessResult<Response> {
+) -> LichessResult<Json<Value>> {
     let person = member(&state, &headers).await?;
     let at = whole(&form.date, "date")?.unwrap_or(0);
     swiss::schedule(state.store(), &person.player, &id, at).await?;
     state.swiss.changed(&id).await;
-    Ok(StatusCode::NO_CONTENT.into_response())
+    // lichess's spec says 204, but berserk reads a JSON body: both read
+    // 200 with `{"ok": true}`.
+    Ok(ok())
 }
 
 fn ndjson(lines: impl IntoIterator<Item = Value>) -> Response {
