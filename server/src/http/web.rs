@@ -4,8 +4,7 @@
 //! are not files (`/games/{id}`, `/watch`, `/scoreboard`,
 //! `/players/{name}`), and the account pages of issue 21 (`/login`,
 //! `/signup`, `/account`, `/me/games`, `/challenges/{id}`: the `url` of a
-//! challenge), and the teams' pages (`/teams`, `/team/{id}`; a Swiss's
-//! `/swiss/{id}` is served by its API file beside its `.trf`) all get `index.html`, and the page's script shows the right
+//! challenge) all get `index.html`, and the page's script shows the right
 //! view. Everything else
 //! is looked up as a file; an address that names no file gets the site's own
 //! `404.html` (the header and a way back), still with status 404, so a
@@ -34,8 +33,6 @@ pub fn service(web_dir: &Path) -> Router {
         .route_service("/account", index.clone())
         .route_service("/me/games", index.clone())
         .route_service("/challenges/{id}", index.clone())
-        .route_service("/teams", index.clone())
-        .route_service("/team/{id}", index.clone())
         .route_service("/scoreboard", index)
         .fallback_service(files)
 }
