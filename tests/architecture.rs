@@ -41,6 +41,17 @@ const FLOORS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "teams",
+        &["util", "token", "domain", "protocol", "store", "metrics"],
+    ),
+    (
+        "tournaments",
+        &[
+            "util", "token", "domain", "protocol", "store", "metrics", "ai", "events", "live",
+            "cluster", "identity", "teams",
+        ],
+    ),
+    (
         "config",
         &[
             "util", "token", "domain", "protocol", "store", "metrics", "ai", "events", "live",

@@ -46,7 +46,9 @@ pub mod live;
 pub mod metrics;
 pub mod protocol;
 pub mod store;
+pub mod teams;
 pub mod token;
+pub mod tournaments;
 pub mod util;
 
 use std::future::Future;
@@ -80,6 +82,8 @@ pub struct AppState {
     pub analyses: Analyses,
     /// Failed logins, per name and per address (issue 21).
     pub login_throttle: Arc<crate::identity::throttle::LoginThrottle>,
+    /// The directors of Swiss tournaments (issue 39).
+    pub swiss: crate::tournaments::swiss::Directors,
 }
 
 impl AppState {
@@ -145,12 +149,16 @@ impl App {
             }
             None
         };
+        let director_lease = cluster
+            .as_ref()
+            .map(|cluster| (cluster.node().clone(), cluster.lease()));
         let registry =
             Registry::with_cluster(store, ai, config.registry_options(), cluster.clone());
         // A person's events reach their stream on whichever node it is.
         if let Some(cluster) = &cluster {
             cluster.relay_events(registry.events().clone()).await?;
         }
+        let swiss = crate::tournaments::swiss::Directors::new(registry.clone(), director_lease);
         registry.set_max_lag(config.ws.ws_max_lag);
         let limits = Limits {
             http: ClientBuckets::new(config.http_rate()),
@@ -166,6 +174,7 @@ impl App {
                 waiting_games: Arc::default(),
                 analyses,
                 login_throttle: Arc::default(),
+                swiss,
             },
             tls,
         })
@@ -238,6 +247,7 @@ impl App {
         let analyses = self.state.analyses.clone();
         registry.start_background();
         analyses.start_background();
+        self.state.swiss.start_background();
         http::serve::serve(listener, router, limits, self.tls.clone(), async move {
             shutdown.await;
             tracing::info!("shutting down");

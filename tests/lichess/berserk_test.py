@@ -270,12 +270,78 @@ def bot_plays_chess960():
     castles = sum(1 for san in final["san"] if san.startswith("O-O"))
     print(f"bot v person, Chess960 start 6: {len(final['moves'])} plies, {state['status']}, "
           f"castles {castles} (black castled king takes rook: {castled})")
+def a_team_swiss_to_its_end():
+    """A leader makes a team and a 3-round Swiss with rounds one second
+    apart; four members join with berserk's `teams` and `tournaments`
+    clients and play every game over the Board API (white moves, black
+    resigns); the standings, the TRF and the games are read at the end."""
+    lead_token = account("swisslead", ["play", "challenge"])
+    made = requests.post(
+        f"{URL}/api/team",
+        headers={"Authorization": f"Bearer {lead_token}"},
+        json={"name": "Berserk Club", "open": True},
+    )
+    assert made.status_code == 200, made.text
+    team_id = made.json()["id"]
+    lead = client(lead_token)
+    names = ["sw_ann", "sw_ben", "sw_cat", "sw_dan"]
+    players = {name: client(account(name, ["play", "challenge"])) for name in names}
+    for player in players.values():
+        player.teams.join(team_id)
+    team = lead.teams.get_team(team_id)
+    assert team["nbMembers"] == 5 and team["leader"]["id"] == "swisslead", team
+    members = {m["id"] for m in lead.teams.get_members(team_id)}
+    assert members == set(names) | {"swisslead"}, members
+
+    created = lead.tournaments.create_swiss(
+        team_id, clockLimit=60, clockIncrement=0, nbRounds=3, name="Berserk Swiss",
+        startsAt=int(time.time() * 1000) + 3_600_000, roundInterval=1, rated=False,
+    )
+    swiss_id = created["id"]
+    assert created["status"] == "created" and created["nbRounds"] == 3, created
+    streams = {}
+    for name, player in players.items():
+        player.tournaments.join_swiss(swiss_id)
+        streams[name] = queue.Queue()
+        follow(player.board.stream_incoming_events(), streams[name])
+    assert lead.tournaments.get_swiss(swiss_id)["nbPlayers"] == 4
+    lead.tournaments.schedule_swiss_next_round(swiss_id, int(time.time() * 1000))
+
+    for round_number in (1, 2, 3):
+        games = {}
+        for name in names:
+            start = next_of(streams[name], {"gameStart"})["game"]
+            assert start["swissId"] == swiss_id and start["source"] == "swiss", start
+            games.setdefault(start["gameId"], {})[start["color"]] = name
+        assert len(games) == 2, games
+        for game_id, seats in games.items():
+            players[seats["white"]].board.make_move(game_id, "e2e4")
+            players[seats["black"]].board.resign_game(game_id)
+        print(f"swiss round {round_number}: {sorted(games.values(), key=str)}")
+
+    deadline = time.time() + 60
+    while lead.tournaments.get_swiss(swiss_id)["status"] != "finished":
+        assert time.time() < deadline, "the Swiss did not finish"
+        time.sleep(0.2)
+    results = list(lead.tournaments.stream_swiss_results(swiss_id))
+    assert len(results) == 4, results
+    assert sum(r["points"] for r in results) == 6, results
+    assert results[0]["rank"] == 1 and results[0]["points"] >= results[-1]["points"], results
+    trf = lead.tournaments.export_swiss_trf(swiss_id)
+    assert trf.startswith("012 Berserk Swiss") and "XXR 3" in trf, trf
+    pgn = "".join(lead.tournaments.export_swiss_games(swiss_id, as_pgn=True))
+    assert pgn.count('[Event "Berserk Swiss"]') == 6, pgn
+    listed = [s["id"] for s in lead.tournaments.swiss_by_team(team_id)]
+    assert listed == [swiss_id], listed
+    expect_error(400, players["sw_ann"].tournaments.join_swiss, swiss_id)
+    print(f"swiss: 3 rounds played over the Board API, standings {[(r['username'], r['points']) for r in results]}")
 
 
 def main():
     board_token, board_game = board_plays_the_ai()
     bot_meets_a_person(board_token, board_game)
     bot_plays_chess960()
+    a_team_swiss_to_its_end()
     print("berserk: every scenario passed")
 
 

@@ -353,6 +353,37 @@ impl From<crate::identity::IdentityError> for ApiError {
     }
 }
 
+impl From<crate::teams::TeamError> for ApiError {
+    fn from(err: crate::teams::TeamError) -> ApiError {
+        use crate::teams::TeamError;
+        match err {
+            TeamError::NotFound(message) => ApiError::NotFound(message),
+            TeamError::Forbidden(message) => ApiError::Forbidden(message),
+            // lichess answers a refused change with 400 and its reason.
+            TeamError::Invalid(message) | TeamError::Conflict(message) => {
+                ApiError::BadRequest(message)
+            }
+            TeamError::Store(err) => err.into(),
+        }
+    }
+}
+
+impl From<crate::tournaments::swiss::SwissError> for ApiError {
+    fn from(err: crate::tournaments::swiss::SwissError) -> ApiError {
+        use crate::tournaments::swiss::SwissError;
+        match err {
+            SwissError::NotFound(message) => ApiError::NotFound(message),
+            SwissError::Forbidden(message) => ApiError::Forbidden(message),
+            SwissError::Invalid(message) | SwissError::Conflict(message) => {
+                ApiError::BadRequest(message)
+            }
+            SwissError::Team(err) => err.into(),
+            SwissError::Store(err) => err.into(),
+            SwissError::Internal(cause) => ApiError::Internal(cause),
+        }
+    }
+}
+
 impl From<crate::token::RandomUnavailable> for ApiError {
     fn from(err: crate::token::RandomUnavailable) -> ApiError {
         ApiError::internal(err)

@@ -87,6 +87,9 @@ pub struct PgnExport<'a> {
     pub clocks: &'a [Option<(i64, i64)>],
     /// A note after each move (the analysis as comments).
     pub notes: &'a [MoveNote],
+    /// A tournament's game: its `Event` (the tournament's name) and
+    /// `Round`, instead of `Rookery game` and `-`.
+    pub event: Option<(&'a str, i64)>,
 }
 
 /// The game as PGN text (ASCII: names, FEN and SAN are), with what
@@ -99,10 +102,20 @@ pub fn write(live: &GameRecord, game: &Game, export: &PgnExport<'_>) -> String {
         format!("{}/games/{}", export.public_base, live.id)
     };
     let mut tags = vec![
-        ("Event".to_string(), "Rookery game".to_string()),
+        (
+            "Event".to_string(),
+            export
+                .event
+                .map_or("Rookery game".to_string(), |(name, _)| name.to_string()),
+        ),
         ("Site".to_string(), site),
         ("Date".to_string(), pgn_date(live.created_at)),
-        ("Round".to_string(), "-".to_string()),
+        (
+            "Round".to_string(),
+            export
+                .event
+                .map_or("-".to_string(), |(_, round)| round.to_string()),
+        ),
         ("White".to_string(), seat_name(live.seat(Side::White))),
         ("Black".to_string(), seat_name(live.seat(Side::Black))),
         ("GameId".to_string(), live.id.to_string()),
@@ -192,6 +205,16 @@ fn pgn_time(unix_ms: i64) -> String {
     )
 }
 
+/// ISO 8601 (`2026-07-10T23:30:00Z`, UTC, whole seconds) of a Unix time
+/// in milliseconds, as lichess writes its dates.
+pub fn iso_time(unix_ms: i64) -> String {
+    format!(
+        "{}T{}Z",
+        pgn_date(unix_ms).replace('.', "-"),
+        pgn_time(unix_ms)
+    )
+}
+
 /// `YYYY.MM.DD` (UTC) of a Unix time in milliseconds.
 fn pgn_date(unix_ms: i64) -> String {
     // Days to a civil date, after Howard Hinnant's well-known algorithm.
@@ -217,6 +240,7 @@ mod tests {
         assert_eq!(pgn_date(0), "1970.01.01");
         assert_eq!(pgn_date(951_782_400_000), "2000.02.29");
         assert_eq!(pgn_date(1_795_000_000_000), "2026.11.18");
+        assert_eq!(iso_time(951_825_661_000), "2000-02-29T12:01:01Z");
     }
 
     #[test]
@@ -240,6 +264,7 @@ mod tests {
             public_base: "",
             clocks: &clocks,
             notes: &notes,
+            event: None,
         };
         let comments: Vec<Option<String>> = with_clocks(true, 5, &export)
             .into_iter()

@@ -58,6 +58,9 @@
 //!   the backfill of results stored before ratings.
 //! - `rows.rs`: the typed rows written and read, with their SQL columns.
 //! - `scoreboard.rs`: the scoreboard and the records, with its cache.
+//! - `swiss.rs`: Swiss tournaments, their players, pairings and results,
+//!   and the director's lease (migrations/0015).
+//! - `teams.rs`: teams, members and join requests (migrations/0015).
 //! - `tests.rs`: unit tests of the writer (batches, refusals, fences), the
 //!   list queries, takebacks and the clock across restarts.
 //! - `writer.rs`: the one writer task: group commit, savepoints, heartbeat.
@@ -77,6 +80,8 @@ mod ratings;
 mod retention;
 mod rows;
 mod scoreboard;
+pub mod swiss;
+pub mod teams;
 mod writer;
 
 use std::str::FromStr;

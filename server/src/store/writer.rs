@@ -75,6 +75,10 @@ pub enum Write {
     Challenge(super::challenges::ChallengeWrite),
     /// Bot accounts and chat (migrations/0011).
     Lichess(super::lichess::LichessWrite),
+    /// Teams, members and join requests (migrations/0015).
+    Team(super::teams::TeamWrite),
+    /// Swiss tournaments (migrations/0015).
+    Swiss(Box<super::swiss::SwissWrite>),
     /// A finished game and its rows, by the retention sweep
     /// (store/retention.rs).
     DeleteGame { id: String },
@@ -160,6 +164,8 @@ impl Write {
             Write::Account(write) => write.apply(conn).await,
             Write::Challenge(write) => write.apply(conn).await,
             Write::Lichess(write) => write.apply(conn).await,
+            Write::Team(write) => write.apply(conn).await,
+            Write::Swiss(write) => write.apply(conn).await,
             Write::DeleteGame { id } => super::retention::delete_game(conn, id).await,
             Write::Probe => Ok(()),
         }

@@ -391,6 +391,8 @@ pub async fn export_pgn(
         Vec::new()
     };
     let public_base = state.config.public_base();
+    // A Swiss game's PGN names its tournament and round (issue 39).
+    let event = state.store().swiss_of_game(&live.id.to_string()).await?;
     Ok(crate::protocol::pgn::write(
         &live.record(),
         live.game(),
@@ -398,6 +400,7 @@ pub async fn export_pgn(
             public_base: &public_base,
             clocks: &clocks,
             notes,
+            event: event.as_ref().map(|(name, round)| (name.as_str(), *round)),
         },
     ))
 }

@@ -13,6 +13,8 @@ pub mod games;
 pub mod health;
 pub mod info;
 pub mod players;
+pub mod swiss;
+pub mod teams;
 
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{any, delete, get, post, put};
@@ -33,6 +35,8 @@ pub fn router(state: AppState) -> Router {
     for api in [Api::Board, Api::Bot] {
         router = play_routes(router, api);
     }
+    // Teams and Swiss tournaments (issue 39).
+    router = swiss::routes(teams::routes(router));
     router
         .route("/api/players", post(players::create))
         .route("/api/players/{name}", get(players::profile))

@@ -108,3 +108,15 @@ impl From<crate::live::error::LiveError> for LichessError {
         LichessError::from(ApiError::from(err))
     }
 }
+
+impl From<crate::teams::TeamError> for LichessError {
+    fn from(err: crate::teams::TeamError) -> LichessError {
+        LichessError::from(ApiError::from(err))
+    }
+}
+
+impl From<crate::tournaments::swiss::SwissError> for LichessError {
+    fn from(err: crate::tournaments::swiss::SwissError) -> LichessError {
+        LichessError::from(ApiError::from(err))
+    }
+}
