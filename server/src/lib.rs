@@ -21,7 +21,8 @@
 //! - [`cluster`]: several nodes sharing one PostgreSQL database and NATS:
 //!   game ownership, forwarding to the owner, presence.
 //! - [`identity`]: accounts, sessions, scopes, password hashing, login
-//!   throttling; [`events`]: each account's event stream (challenges,
+//!   throttling; [`social`]: follows, blocks, who may challenge whom,
+//!   reports and moderators' actions, the chat's rules; [`events`]: each account's event stream (challenges,
 //!   game starts).
 //! - [`http`]: the edge: the accept loop and its timers, TLS, client
 //!   addresses, origins, rate limits, bodies, logging, the HTTP error
@@ -45,6 +46,7 @@ pub mod identity;
 pub mod live;
 pub mod metrics;
 pub mod protocol;
+pub mod social;
 pub mod store;
 pub mod token;
 pub mod util;
@@ -53,6 +55,7 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use anyhow::Context;
 use axum::Router;
 use tokio::net::TcpListener;
 
@@ -80,6 +83,8 @@ pub struct AppState {
     pub analyses: Analyses,
     /// Failed logins, per name and per address (issue 21).
     pub login_throttle: Arc<crate::identity::throttle::LoginThrottle>,
+    /// The chat's word filter and flood gate (issue 37).
+    pub chat: Arc<crate::social::chat::ChatRules>,
 }
 
 impl AppState {
@@ -100,6 +105,15 @@ impl App {
     /// Opens the database (running migrations) and starts its writer.
     pub async fn start(config: Config) -> anyhow::Result<App> {
         let tls = http::tls::from_config(&config)?;
+        let chat_filter = match &config.ops.chat_filter {
+            Some(path) => {
+                let filter = crate::social::chat::WordFilter::load(path)
+                    .with_context(|| format!("reading the chat filter {}", path.display()))?;
+                tracing::info!(words = filter.len(), "chat filter loaded");
+                filter
+            }
+            None => crate::social::chat::WordFilter::default(),
+        };
         let store = Store::open_with(&config.storage.database, config.store_options()).await?;
         // A cluster's database, but no --nats: this node would write games
         // other nodes own, with no lease to fence it (issue 23).
@@ -160,6 +174,7 @@ impl App {
                 waiting_games: Arc::default(),
                 analyses,
                 login_throttle: Arc::default(),
+                chat: Arc::new(crate::social::chat::ChatRules::new(chat_filter)),
             },
             tls,
         })
