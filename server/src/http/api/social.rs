@@ -303,7 +303,11 @@ pub async fn report(
         .map(str::trim)
         .filter(|g| !g.is_empty())
     {
-        Some(game) => Some(crate::http::extract::game_id(game)?.to_string()),
+        Some(game) => Some(
+            Uuid::parse_str(game)
+                .map_err(|_| ApiError::BadRequest("game is a game's id".into()))?
+                .to_string(),
+        ),
         None => None,
     };
     let day_ago = now_ms() - 24 * 3600 * 1000;
