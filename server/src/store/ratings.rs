@@ -91,8 +91,8 @@ pub async fn game_finished(mut conn: Conn<'_>, id: &str, at: i64) -> Result<(), 
     }
     // A game with a player a moderator marked as a cheater counts for
     // nothing: no rating, streak or record moves (issue 37).
-    let cheater: Option<i64> = on_conn!(conn.reborrow(), c => sqlx::query_scalar(
-        "SELECT 1 FROM players WHERE id IN ($1, $2) AND marked_cheater LIMIT 1",
+    let cheater: Option<String> = on_conn!(conn.reborrow(), c => sqlx::query_scalar(
+        "SELECT id FROM players WHERE id IN ($1, $2) AND marked_cheater LIMIT 1",
     )
     .bind(&row.white_player_id)
     .bind(&row.black_player_id)

@@ -402,8 +402,8 @@ impl Store {
     /// Whether either of two players blocks the other: pools and
     /// tournaments never pair them, and neither may challenge the other.
     pub async fn blocks_between(&self, a: &str, b: &str) -> Result<bool, StoreError> {
-        let found: Option<i64> = on_pool!(&self.inner.read, pool => sqlx::query_scalar(
-            "SELECT 1 FROM relations WHERE kind = 'block'
+        let found: Option<String> = on_pool!(&self.inner.read, pool => sqlx::query_scalar(
+            "SELECT from_id FROM relations WHERE kind = 'block'
                  AND ((from_id = $1 AND to_id = $2) OR (from_id = $2 AND to_id = $1))
              LIMIT 1",
         )
