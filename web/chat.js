@@ -4,8 +4,8 @@
 // the spectators' room (`spectator`) for everyone watching.
 //
 // Lines ride the game's own WebSocket (socket.js): the server sends the
-// room's lines so far after the first state (`chat_history`), then each
-// new line (`chat`); a line goes out as `{"type": "chat", "text"}` and
+// room's lines so far after the first state (`chat_history`, only when
+// there are some), then each new line (`chat`); a line goes out as `{"type": "chat", "text"}` and
 // comes back like everyone's. Nothing is polled. The server knows who
 // writes from the session cookie, or from the seat of a named player, so:
 // - the players' box shows only to a named player facing another named

@@ -210,8 +210,13 @@ export class GameView {
   // who joins later); the spectators' room for a spectator. None for pass
   // and play.
   syncChat() {
-    if (this.passPlay || !this.chatRoom) return;
-    const room = this.chatRoom;
+    if (this.passPlay || !this.game) return;
+    const room = this.seat ? 'player' : 'spectator';
+    if (this.chatRoom !== room) {
+      // The socket sends a room's lines only when it has some.
+      this.chatRoom = room;
+      this.chatLines = [];
+    }
     if (this.chat && this.chat.room === room) return;
     let opponent = null;
     if (room === 'player') {
@@ -241,7 +246,11 @@ export class GameView {
   }
 
   onChatLine(message) {
-    if (message.room !== this.chatRoom) return;
+    if (message.room !== (this.seat ? 'player' : 'spectator')) return;
+    if (this.chatRoom !== message.room) {
+      this.chatRoom = message.room;
+      this.chatLines = [];
+    }
     const line = { user: message.user, text: message.text };
     this.chatLines.push(line);
     if (this.chat && this.chat.room === message.room) this.chat.add(line);

@@ -16,8 +16,8 @@
 //! Chat (issue 37) rides on the same socket: a seat's connection reads
 //! and writes the players' room, any other connection the spectators'
 //! room (writing needs a person: the session cookie's account, or the
-//! named player of the seat). The room's recent lines come after the first
-//! state (`chat_history`), each new one as it is posted (`chat`), without
+//! named player of the seat). The room's recent lines, if any, come after
+//! the first state (`chat_history`), each new one as it is posted (`chat`), without
 //! the lines of people the reader blocks (`http::chat`).
 //!
 //! Every subscriber of a game receives the same serialised bytes (see
@@ -565,7 +565,9 @@ impl Connection<'_> {
         }
     }
 
-    /// Sends the room's recent lines (`chat_history`).
+    /// Sends the room's recent lines (`chat_history`), if it has any: an
+    /// empty room sends nothing, so a client that never chats sees the
+    /// messages it always did.
     async fn write_chat_history(&mut self) -> Result<Frame, Gone> {
         let room = self.room();
         let lines = match chat::history(self.state, self.id, room, &self.muted).await {
@@ -576,6 +578,9 @@ impl Connection<'_> {
                 return Ok(Frame::Other);
             }
         };
+        if lines.is_empty() {
+            return Ok(Frame::Other);
+        }
         let lines = lines
             .into_iter()
             .map(|(user, text)| ChatEntry { user, text })

@@ -97,7 +97,8 @@ pub enum ServerMessage<'a> {
         text: &'a str,
     },
     /// Added (issue 37): the room's recent lines, oldest first, sent after
-    /// the first state and whenever the connection's room changes.
+    /// the first state and whenever the connection's room changes, when
+    /// the room has any.
     #[serde(rename = "chat_history")]
     ChatHistory {
         room: &'a str,
