@@ -585,8 +585,9 @@ async fn reports_moderators_and_the_audit_log() {
         403,
         "forbidden",
     );
+    // An unknown name: the command fails (1, not clap's usage error 2).
     let (code, said) = admin(&db, &["grant", "ghost", "moderator"]).await;
-    assert_ne!(code, Some(0), "{said}");
+    assert_eq!(code, Some(1), "{said}");
     let (code, said) = admin(&db, &["grant", "boss", "moderator"]).await;
     assert_eq!((code, said.as_str()), (Some(0), "Boss is now a moderator"));
     // A moderator's API token is not enough: moderation takes a session.
