@@ -23,6 +23,10 @@ const FLOORS: &[(&str, &[&str])] = &[
         "identity",
         &["util", "token", "domain", "protocol", "store", "metrics"],
     ),
+    (
+        "social",
+        &["util", "token", "domain", "protocol", "store", "metrics"],
+    ),
     ("events", &["util", "token", "domain", "protocol"]),
     (
         "ai",

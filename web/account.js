@@ -2,13 +2,15 @@
 // (device, last seen, this device) with "Log out" for each and "Log out
 // everywhere", the personal API tokens (made with scopes and a
 // description, shown once with a copy button, listed, revoked), and the key
-// of a name this browser saved without an account.
+// of a name this browser saved without an account; then who may challenge
+// me, the people followed and blocked, and leaving (social.js).
 
 import { api } from './api.js';
 import { h, clear } from './dom.js';
 import { copyButton, keyBox } from './namecard.js';
 import { playerHref, ratingText } from './format.js';
 import { accountErrorText, askToLogIn, currentAccount, forgetSession } from './session.js';
+import { accountSocialSections } from './social.js';
 import { getPlayer } from './storage.js';
 
 const SCOPES = [
@@ -46,6 +48,7 @@ export async function accountPage(root) {
         h('code', null, 'rookery login'), '). A token acts as you within its scopes.'),
       tokenForm(() => loadTokens(tokens)),
       tokens),
+    accountSocialSections(account),
     player && player.name.toLowerCase() !== account.name.toLowerCase()
       ? h('section', { class: 'card' },
         h('h2', null, 'A name saved on this browser'),

@@ -1,6 +1,7 @@
 // Entry point: the server serves this one page for /, /games/{id}, /watch,
-// /scoreboard, /players/{name}, /login, /signup, /account, /me/games and
-// /challenges/{id}; the path decides which page to draw.
+// /scoreboard, /players/{name}, /login, /signup, /account, /me/games,
+// /challenges/{id} and /mod (moderators); the path decides which page to
+// draw.
 
 import { accountPage } from './account.js';
 import { challengePage, startChallenges, stopChallenges } from './challenges.js';
@@ -13,6 +14,8 @@ import { playerPage } from './player.js';
 import { scoreboardPage } from './scoreboard.js';
 import { accountControl, currentAccount, onAccountChange } from './session.js';
 import { applyLooks, settingsControl } from './settings.js';
+import { moderationPage } from './moderation.js';
+import { showNotices } from './social.js';
 import { watchPage } from './watch.js';
 
 function route(root, path) {
@@ -27,6 +30,7 @@ function route(root, path) {
   if (path === '/signup') return { nav: null, run: () => signupPage(root) };
   if (path === '/account') return { nav: null, run: () => accountPage(root) };
   if (path === '/me/games') return { nav: null, run: () => myGamesPage(root) };
+  if (path === '/mod') return { nav: null, run: () => moderationPage(root) };
   const challenge = path.match(/^\/challenges\/([^/]+)$/);
   if (challenge) return { nav: null, run: () => challengePage(root, decodeSegment(challenge[1])) };
   return {
@@ -68,6 +72,11 @@ currentAccount().then(challengesFor);
 onAccountChange(challengesFor);
 
 const root = document.getElementById('app');
+// What a moderator told this person, above the page until dismissed.
+const notices = document.createElement('div');
+notices.className = 'notices';
+root.before(notices);
+showNotices(notices);
 const path = window.location.pathname.replace(/\/+$/, '') || '/';
 const { nav, run } = route(root, path);
 for (const link of document.querySelectorAll('.site-nav a')) {

@@ -33,6 +33,10 @@ export const connectionMethods = {
       onError: (message) => this.onServerError(message),
       onRematch: (message) => this.offers.onRematch(message),
       onAuthenticated: (color) => this.takeAccountSeat(color),
+      // Chat rides this socket (chat.js): the room's lines so far, then
+      // each new one.
+      onChatHistory: (message) => this.onChatHistory(message),
+      onChat: (message) => this.onChatLine(message),
       // The socket is down: the game is followed over HTTP meanwhile (a
       // takeback shortens the moves, so it counts as news too).
       onPoll: (game) => {
@@ -121,6 +125,11 @@ export const connectionMethods = {
   },
 
   onServerError(message) {
+    // The answer to a chat line just sent (chat.js): said in the chat box.
+    if (this.chat && this.chat.pending !== null && ['forbidden', 'rate_limited', 'bad_request'].includes(message.code)) {
+      this.chat.refused(message);
+      return;
+    }
     this.clearPending();
     this.flash(explain(message.code, message.message));
     this.render();

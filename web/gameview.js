@@ -35,6 +35,10 @@ export class GameView {
     // players (syncChat).
     this.me = me;
     this.chat = null;
+    // The room the socket told of, and its lines (kept for a chat box
+    // drawn later, when the opponent arrives).
+    this.chatRoom = null;
+    this.chatLines = [];
     this.chatSlot = h('div', { class: 'chat-slot', hidden: true });
     this.passPlay = bothSeats ? new PassAndPlay(bothSeats, () => this.update(this.game)) : null;
     this.premove = null;
@@ -200,16 +204,56 @@ export class GameView {
     this.syncChat();
   }
 
-  // The chat appears once the page holds a seat of a named player facing
+  // The chat box of the room the socket serves this page (chat.js): the
+  // players' room once the page holds a seat of a named player facing
   // another named player (a seat the socket confirms later, an opponent
-  // who joins later), and then stays for the page's life.
+  // who joins later); the spectators' room for a spectator. None for pass
+  // and play.
   syncChat() {
-    if (this.chat || this.passPlay) return;
-    const opponent = chatOpponent(this.game, this.seat, this.me);
-    if (!opponent) return;
-    this.chat = new GameChat(this.gameId, this.me, opponent, { onGone: () => { this.chatSlot.hidden = true; } });
+    if (this.passPlay || !this.game) return;
+    const room = this.seat ? 'player' : 'spectator';
+    if (this.chatRoom !== room) {
+      // The socket sends a room's lines only when it has some.
+      this.chatRoom = room;
+      this.chatLines = [];
+    }
+    if (this.chat && this.chat.room === room) return;
+    let opponent = null;
+    if (room === 'player') {
+      opponent = chatOpponent(this.game, this.seat, this.me);
+      if (!opponent) return;
+    }
+    if (this.chat) this.chat.el.remove();
+    this.chat = new GameChat({
+      room,
+      me: this.me,
+      opponent,
+      send: (text) => !!this.socket && this.socket.send({ type: 'chat', text }),
+      // Players are known by their seat; a spectator by the session cookie.
+      canWrite: room === 'player' || (!!this.me && this.me.token === null),
+    });
+    this.chat.show(this.chatLines);
     this.chatSlot.append(this.chat.el);
     this.chatSlot.hidden = false;
+  }
+
+  onChatHistory(message) {
+    if (message.room !== 'player' && message.room !== 'spectator') return;
+    this.chatRoom = message.room;
+    this.chatLines = Array.isArray(message.lines) ? message.lines.slice() : [];
+    if (this.chat && this.chat.room === this.chatRoom) this.chat.show(this.chatLines);
+    else this.syncChat();
+  }
+
+  onChatLine(message) {
+    if (message.room !== (this.seat ? 'player' : 'spectator')) return;
+    if (this.chatRoom !== message.room) {
+      this.chatRoom = message.room;
+      this.chatLines = [];
+    }
+    const line = { user: message.user, text: message.text };
+    this.chatLines.push(line);
+    if (this.chat && this.chat.room === message.room) this.chat.add(line);
   }
 
   opponentIsAi() {

@@ -6,6 +6,7 @@ import { api, createGame, loadLevels } from './api.js';
 import { h, clear } from './dom.js';
 import { CLOCKS, levelLabel, timeControlText } from './format.js';
 import { nameCard } from './namecard.js';
+import { followingCard } from './social.js';
 import { gameList, sortForWatching } from './watch.js';
 
 export async function lobbyPage(root) {
@@ -102,6 +103,7 @@ export async function lobbyPage(root) {
     h('section', { class: 'card' }, h('h1', { id: 'new-game-title' }, 'New game'), form),
     h('div', { class: 'lobby-side' },
       nameCard(),
+      followingCard(),
       h('section', { class: 'card' }, h('h2', null, 'Open seeks'), seekList),
       h('section', { class: 'card' }, h('h2', null, 'Live now'), liveList,
         h('p', null, h('a', { href: '/watch' }, 'All live and finished games →'))),

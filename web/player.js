@@ -5,6 +5,7 @@
 
 import { api, ApiError, loadLevels } from './api.js';
 import { challengeSection } from './challenges.js';
+import { relationSection } from './social.js';
 import { h, clear } from './dom.js';
 import { playerHref, ratingText } from './format.js';
 import { gameList } from './watch.js';
@@ -172,6 +173,7 @@ export async function playerPage(root, name) {
         ? h('p', { class: 'muted', id: 'provisional-note' }, `Provisional rating (deviation ${profile.rating_deviation}): it settles after a few more rated games.`)
         : h('p', { class: 'muted' }, `Rating deviation ${profile.rating_deviation}.`),
       challengeSection(profile.name),
+      relationSection(profile.name),
       h('dl', { class: 'color-score player-stats', 'aria-label': 'Results' },
         stat('Games', profile.games, 'player-games-count'),
         stat('Wins', profile.wins, 'player-wins'),

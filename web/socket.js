@@ -28,7 +28,7 @@ const PROBE_MS = 3000;
 const POLL_MS = 3000;
 
 export class GameSocket {
-  constructor(gameId, token, { onState, onPresence, onError, onStatus, onPoll, onRematch, onAuthenticated }) {
+  constructor(gameId, token, { onState, onPresence, onError, onStatus, onPoll, onRematch, onAuthenticated, onChat, onChatHistory }) {
     this.stateUrl = `/api/games/${encodeURIComponent(gameId)}`;
     const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws';
     this.url = `${scheme}://${window.location.host}/ws/games/${encodeURIComponent(gameId)}`;
@@ -38,7 +38,7 @@ export class GameSocket {
     // the server refuses it and the page falls back to watching.
     if (token && /^[0-9A-Za-z._~-]+$/.test(token)) this.protocols = ['rookery', `rookery.token.${token}`];
     else if (token) this.url += `?token=${encodeURIComponent(token)}`;
-    this.handlers = { onState, onPresence, onError, onStatus, onPoll, onRematch, onAuthenticated };
+    this.handlers = { onState, onPresence, onError, onStatus, onPoll, onRematch, onAuthenticated, onChat, onChatHistory };
     this.lastHeard = 0;
     this.probeTimer = null;
     this.pollTimer = null;
@@ -85,6 +85,10 @@ export class GameSocket {
         this.handlers.onError(message);
       } else if (message.type === 'rematch') {
         if (this.handlers.onRematch) this.handlers.onRematch(message);
+      } else if (message.type === 'chat') {
+        if (this.handlers.onChat) this.handlers.onChat(message);
+      } else if (message.type === 'chat_history') {
+        if (this.handlers.onChatHistory) this.handlers.onChatHistory(message);
       } else if (message.type === 'authenticated') {
         if (this.handlers.onAuthenticated && (message.color === 'white' || message.color === 'black')) {
           this.handlers.onAuthenticated(message.color);

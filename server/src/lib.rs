@@ -21,7 +21,8 @@
 //! - [`cluster`]: several nodes sharing one PostgreSQL database and NATS:
 //!   game ownership, forwarding to the owner, presence.
 //! - [`identity`]: accounts, sessions, scopes, password hashing, login
-//!   throttling; [`events`]: each account's event stream (challenges,
+//!   throttling; [`social`]: follows, blocks, who may challenge whom,
+//!   reports and moderators' actions, the chat's rules; [`events`]: each account's event stream (challenges,
 //!   game starts).
 //! - [`http`]: the edge: the accept loop and its timers, TLS, client
 //!   addresses, origins, rate limits, bodies, logging, the HTTP error
@@ -45,6 +46,7 @@ pub mod identity;
 pub mod live;
 pub mod metrics;
 pub mod protocol;
+pub mod social;
 pub mod store;
 pub mod teams;
 pub mod token;
@@ -55,6 +57,7 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use anyhow::Context;
 use axum::Router;
 use tokio::net::TcpListener;
 
@@ -84,6 +87,8 @@ pub struct AppState {
     pub login_throttle: Arc<crate::identity::throttle::LoginThrottle>,
     /// The directors of Swiss tournaments (issue 39).
     pub swiss: crate::tournaments::swiss::Directors,
+    /// The chat's word filter and flood gate (issue 37).
+    pub chat: Arc<crate::social::chat::ChatRules>,
 }
 
 impl AppState {
@@ -104,6 +109,15 @@ impl App {
     /// Opens the database (running migrations) and starts its writer.
     pub async fn start(config: Config) -> anyhow::Result<App> {
         let tls = http::tls::from_config(&config)?;
+        let chat_filter = match &config.ops.chat_filter {
+            Some(path) => {
+                let filter = crate::social::chat::WordFilter::load(path)
+                    .with_context(|| format!("reading the chat filter {}", path.display()))?;
+                tracing::info!(words = filter.len(), "chat filter loaded");
+                filter
+            }
+            None => crate::social::chat::WordFilter::default(),
+        };
         let store = Store::open_with(&config.storage.database, config.store_options()).await?;
         // A cluster's database, but no --nats: this node would write games
         // other nodes own, with no lease to fence it (issue 23).
@@ -175,6 +189,7 @@ impl App {
                 analyses,
                 login_throttle: Arc::default(),
                 swiss,
+                chat: Arc::new(crate::social::chat::ChatRules::new(chat_filter)),
             },
             tls,
         })

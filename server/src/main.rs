@@ -1,14 +1,14 @@
 //! `rookery-server`: parses flags, sets up logging, binds, prints the
 //! `listening on` line and serves until SIGINT or SIGTERM; or runs a
-//! subcommand instead (`backup`, or `worker`, the AI worker that
-//! `--role worker` also starts). Everything else is in the library
+//! subcommand instead (`backup`, `admin` (roles), or `worker`, the AI
+//! worker that `--role worker` also starts). Everything else is in the library
 //! (`rookery_server::App`).
 
 use std::io::{IsTerminal, Write};
 
 use anyhow::Context;
 use clap::Parser;
-use rookery_server::config::{LogFormat, Task};
+use rookery_server::config::{LogFormat, RoleChange, Task};
 use rookery_server::{listening_line, App, Config};
 use tokio::net::TcpListener;
 
@@ -28,6 +28,21 @@ async fn main() -> anyhow::Result<()> {
         let url = database.as_deref().unwrap_or(&config.storage.database);
         let bytes = rookery_server::store::backup(url, to).await?;
         println!("backed up {url} to {} ({bytes} bytes)", to.display());
+        return Ok(());
+    }
+    if let Some(Task::Admin {
+        change,
+        name,
+        database,
+        ..
+    }) = &config.command
+    {
+        let url = database.as_deref().unwrap_or(&config.storage.database);
+        let grant = *change == RoleChange::Grant;
+        let store = rookery_server::store::Store::open(url).await?;
+        let done = rookery_server::social::set_moderator(&store, name, grant).await;
+        store.close().await;
+        println!("{}", done?);
         return Ok(());
     }
     raise_open_files_limit();

@@ -437,6 +437,11 @@ pub struct OpsFlags {
     /// without it they are refused.
     #[arg(long, env = "ROOKERY_ADMIN_TOKEN")]
     pub admin_token: Option<AdminToken>,
+
+    /// A file of words kept out of game chat, one a line (`#` starts a
+    /// comment): each, whole and in any case, is shown as asterisks.
+    #[arg(long, env = "ROOKERY_CHAT_FILTER", value_name = "FILE")]
+    pub chat_filter: Option<PathBuf>,
 }
 
 /// The log's format.

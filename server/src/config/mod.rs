@@ -1,7 +1,7 @@
 //! Configuration: command-line flags, each with an environment variable as
 //! fallback (flags win), and defaults that run a local server. `Config`
 //! holds the process's own flags (address, web client, role, shutdown) and
-//! the subcommands (`backup`, `worker`); the rest come in groups by concern
+//! the subcommands (`backup`, `worker`, `admin`); the rest come in groups by concern
 //! (`groups.rs`), each under its own heading in `--help`. The accessors
 //! here turn flags into the durations and options the rest of the server
 //! takes.
@@ -98,6 +98,36 @@ pub enum Task {
     /// Runs an AI worker: takes search jobs from NATS and serves nothing
     /// else (the same as `--role worker`).
     Worker(WorkerArgs),
+    /// Grants or revokes a role: `admin grant NAME moderator`, `admin
+    /// revoke NAME moderator`. Written in the moderators' audit log as the
+    /// operator's.
+    Admin {
+        /// `grant` or `revoke`.
+        #[arg(value_enum)]
+        change: RoleChange,
+        /// The account's name.
+        name: String,
+        /// The role: `moderator`.
+        #[arg(value_enum)]
+        role: AccountRole,
+        /// The database (default: the top-level `--database`).
+        #[arg(long = "database")]
+        database: Option<String>,
+    },
+}
+
+/// `rookery-server admin grant|revoke`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RoleChange {
+    Grant,
+    Revoke,
+}
+
+/// A role an account may hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AccountRole {
+    /// Sees the reports' queue and the audit log, and acts on players.
+    Moderator,
 }
 
 /// The flags of `rookery-server worker`, with the server's environment

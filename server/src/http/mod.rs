@@ -10,10 +10,12 @@
 //! contract's shape ([`extract`]), and the one error every answer is built
 //! from ([`error`]). Then the surfaces: Rookery's own API per resource
 //! ([`api`]), lichess's dialect ([`lichess`]), the WebSocket endpoint
-//! ([`ws`]) and the static web client ([`web`]).
+//! ([`ws`]), a game's chat for both ([`chat`]) and the static web client
+//! ([`web`]).
 
 pub mod api;
 pub mod body;
+pub mod chat;
 pub mod client_ip;
 pub mod error;
 pub mod extract;

@@ -33,6 +33,7 @@ pub fn service(web_dir: &Path) -> Router {
         .route_service("/account", index.clone())
         .route_service("/me/games", index.clone())
         .route_service("/challenges/{id}", index.clone())
+        .route_service("/mod", index.clone())
         .route_service("/scoreboard", index)
         .fallback_service(files)
 }

@@ -13,6 +13,13 @@
 //! WebSocket library's default 128 KiB read buffer: the buffers here are
 //! sized for our small messages.
 //!
+//! Chat (issue 37) rides on the same socket: a seat's connection reads
+//! and writes the players' room, any other connection the spectators'
+//! room (writing needs a person: the session cookie's account, or the
+//! named player of the seat). The room's recent lines, if any, come after
+//! the first state (`chat_history`), each new one as it is posted (`chat`), without
+//! the lines of people the reader blocks (`http::chat`).
+//!
 //! Every subscriber of a game receives the same serialised bytes (see
 //! [`Broadcast`]). A move's result reaches the mover through the broadcast
 //! like everyone else's, so all clients see one order of states.
@@ -28,7 +35,9 @@
 //!   messages behind its game is closed (4008): it reconnects and gets a
 //!   fresh state, which is all it needs, since every state is complete.
 
+use std::collections::HashSet;
 use std::net::IpAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
@@ -41,6 +50,8 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::time::Instant;
 use uuid::Uuid;
 
+use crate::domain::PlayerRef;
+use crate::http::chat;
 use crate::http::client_ip::ClientIp;
 use crate::http::error::ApiError;
 use crate::http::extract::{game_id, ApiQuery};
@@ -48,8 +59,9 @@ use crate::http::rate_limit::limit_requests;
 use crate::live::actor::{Action, Ask, Command, GameHandle, SeatSecret, StateReceiver};
 use crate::live::game::Answer;
 use crate::protocol::{
-    server_text, Broadcast, ClientMessage, ServerMessage, SharedState, Side, WsQuery,
+    server_text, Broadcast, ChatEntry, ClientMessage, ServerMessage, SharedState, Side, WsQuery,
 };
+use crate::social::chat::Room;
 use crate::token::TokenHash;
 use crate::util::sleep_until_opt;
 use crate::AppState;
@@ -137,6 +149,13 @@ async fn upgrade(
     // A seat found through the account is announced, since the client did
     // not ask for one.
     let announce = by_account && seat.is_some();
+    // Who writes in the chat: the request's person (session cookie or
+    // Bearer), if any; a bad credential only means no chat.
+    let person = crate::identity::identify(state.store(), &headers)
+        .await
+        .ok()
+        .flatten()
+        .map(|person| person.player);
     let cap = HARD_MESSAGE_CAP.max(state.config.ws.max_ws_message_bytes);
     Ok(ws
         .protocols([PROTOCOL])
@@ -147,7 +166,9 @@ async fn upgrade(
         .max_write_buffer_size(MAX_WRITE_BUFFER.max(cap))
         .max_message_size(cap)
         .max_frame_size(cap)
-        .on_upgrade(move |socket| session(socket, state, id, handle, seat, announce, client)))
+        .on_upgrade(move |socket| {
+            session(socket, state, id, handle, seat, announce, client, person)
+        }))
 }
 
 /// Without a seat token, the seat of the account the request's session
@@ -198,6 +219,7 @@ async fn authorize(state: &AppState, id: Uuid, token: &str) -> Result<(Side, Tok
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn session(
     socket: WebSocket,
     state: AppState,
@@ -206,6 +228,7 @@ async fn session(
     seat: Option<Seat>,
     announce: bool,
     client: IpAddr,
+    person: Option<PlayerRef>,
 ) {
     let side = seat.as_ref().map(|(side, ..)| *side);
     let kind = if side.is_some() { "seat" } else { "spectator" };
@@ -229,6 +252,15 @@ async fn session(
             return;
         }
     };
+    // Subscribed before the history is read, so no line falls between.
+    let chat = state.registry.events().subscribe(&chat::chat_key(id));
+    let muted = match chat::muted_by(&state, person.as_ref().map(|p| p.id.as_str())).await {
+        Ok(muted) => muted,
+        Err(err) => {
+            err.log();
+            HashSet::new()
+        }
+    };
     let mut connection = Connection {
         socket,
         state: &state,
@@ -237,6 +269,8 @@ async fn session(
         seat,
         client,
         rematch_told: None,
+        person,
+        muted,
     };
     let mut open = connection.write_state(&first).await.is_ok();
     if open && announce {
@@ -246,7 +280,10 @@ async fn session(
         }
     }
     if open {
-        connection.serve(updates).await;
+        open = connection.write_chat_history().await.is_ok();
+    }
+    if open {
+        connection.serve(updates, chat).await;
     }
     let side = connection.seat.as_ref().map(|(side, ..)| *side);
     if handle
@@ -278,13 +315,21 @@ struct Connection<'a> {
     client: IpAddr,
     /// The rematch game whose seat token this connection already sent.
     rematch_told: Option<String>,
+    /// Who writes this connection's chat lines, once known (the request's
+    /// person, or the named player of its seat).
+    person: Option<PlayerRef>,
+    /// The names (lower case) whose chat lines this reader does not see.
+    muted: HashSet<String>,
 }
+
+/// A game's chat channel on the event hub.
+type ChatReceiver = tokio::sync::broadcast::Receiver<Arc<str>>;
 
 /// The connection cannot go on (the peer is gone or too slow to write to).
 struct Gone;
 
 impl Connection<'_> {
-    async fn serve(&mut self, mut updates: StateReceiver) {
+    async fn serve(&mut self, mut updates: StateReceiver, mut chat: ChatReceiver) {
         let config = &self.state.config;
         let every = config.ws_ping_interval();
         let mut ping = tokio::time::interval_at(Instant::now() + every, every);
@@ -309,6 +354,12 @@ impl Connection<'_> {
                         self.close(1001, "going away").await;
                         Err(Gone)
                     }
+                },
+                line = chat.recv() => match line {
+                    Ok(line) => self.write_chat_line(&line).await,
+                    // Chat is not state: a reader that fell behind skips
+                    // the lines it missed.
+                    Err(RecvError::Lagged(_)) | Err(RecvError::Closed) => Ok(Frame::Other),
                 },
                 _ = ping.tick() => {
                     if !self.session_lasts().await {
@@ -439,6 +490,9 @@ impl Connection<'_> {
         {
             return Err(ApiError::Unauthorized);
         }
+        if let ClientMessage::Chat { text } = &message {
+            return self.post_chat(text).await;
+        }
         let Some((_, token, secret, _)) = &self.seat else {
             return match message {
                 ClientMessage::Auth { token } => self.authenticate(&token).await,
@@ -448,7 +502,7 @@ impl Connection<'_> {
         let action = match message {
             ClientMessage::Auth { token } => return self.authenticate(&token).await,
             // Answered above.
-            ClientMessage::Ping => return Ok(()),
+            ClientMessage::Ping | ClientMessage::Chat { .. } => return Ok(()),
             ClientMessage::Move { uci } => Action::Move(uci),
             ClientMessage::Resign => Action::Resign,
             ClientMessage::Draw => Action::Draw,
@@ -532,6 +586,10 @@ impl Connection<'_> {
         self.write(Message::Text(text))
             .await
             .map_err(|Gone| ApiError::Unavailable)?;
+        // Now a player: the players' room.
+        self.write_chat_history()
+            .await
+            .map_err(|Gone| ApiError::Unavailable)?;
         // A rematch agreed before this connection took its seat.
         let rematch = self.state.registry.state(self.id).await?.rematch;
         if let Some(rematch) = rematch {
@@ -540,6 +598,80 @@ impl Connection<'_> {
                 .map_err(|Gone| ApiError::Unavailable)?;
         }
         Ok(())
+    }
+
+    /// The chat room this connection reads and writes.
+    fn room(&self) -> Room {
+        if self.seat.is_some() {
+            Room::Player
+        } else {
+            Room::Spectator
+        }
+    }
+
+    /// Sends the room's recent lines (`chat_history`), if it has any: an
+    /// empty room sends nothing, so a client that never chats sees the
+    /// messages it always did.
+    async fn write_chat_history(&mut self) -> Result<Frame, Gone> {
+        let room = self.room();
+        let lines = match chat::history(self.state, self.id, room, &self.muted).await {
+            Ok(lines) => lines,
+            Err(err) => {
+                // The game goes on without its chat's past.
+                err.log();
+                return Ok(Frame::Other);
+            }
+        };
+        if lines.is_empty() {
+            return Ok(Frame::Other);
+        }
+        let lines = lines
+            .into_iter()
+            .map(|(user, text)| ChatEntry { user, text })
+            .collect();
+        let text = server_text(&ServerMessage::ChatHistory {
+            room: room.as_str(),
+            lines,
+        });
+        self.write(Message::Text(text)).await
+    }
+
+    /// Sends a line from the game's chat channel, if it is for this
+    /// connection's room and its writer is not muted by the reader.
+    async fn write_chat_line(&mut self, line: &str) -> Result<Frame, Gone> {
+        let Some(line) = chat::readable(line, Some(self.room()), &self.muted) else {
+            return Ok(Frame::Other);
+        };
+        let text = server_text(&ServerMessage::Chat {
+            room: &line.room,
+            user: &line.username,
+            text: &line.text,
+        });
+        self.write(Message::Text(text)).await
+    }
+
+    /// A `chat` message: the line goes to this connection's room as its
+    /// person's (the request's, else the named player of the seat).
+    async fn post_chat(&mut self, text: &str) -> Result<(), ApiError> {
+        if self.person.is_none() {
+            if let Some((side, ..)) = &self.seat {
+                let live = self.state.registry.snapshot(self.id).await?;
+                self.person = live.seat(*side).player().cloned();
+            }
+        }
+        let Some(person) = self.person.clone() else {
+            return Err(ApiError::Forbidden(
+                "log in (or play with a name) to chat".into(),
+            ));
+        };
+        match chat::post(self.state, &person, self.id, self.room(), text).await? {
+            chat::Posted::Sent(_) => Ok(()),
+            chat::Posted::Dropped => Err(ApiError::Limited(format!(
+                "at most {} chat lines a minute in a game, {} in all",
+                crate::social::chat::PER_ROOM_PER_MINUTE,
+                crate::social::chat::PER_MINUTE
+            ))),
+        }
     }
 
     /// Sends an `error` message answering the client.

@@ -47,5 +47,5 @@ pub use responses::{GameWithSeat, PlayerCreated, RematchAnswer, RematchSeat, Sea
 pub use state::{ClockView, GameState, OfferAnswer, OfferKind, OfferOutcome, SeatView};
 pub use validate::{NewGame, MAX_HISTORY_PLIES};
 pub use ws::{
-    server_text, Broadcast, ClientMessage, Presence, ServerMessage, SharedState, WsQuery,
+    server_text, Broadcast, ChatEntry, ClientMessage, Presence, ServerMessage, SharedState, WsQuery,
 };

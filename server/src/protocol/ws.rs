@@ -57,6 +57,11 @@ pub enum ClientMessage {
     /// (browsers cannot see WebSocket pings, so they cannot tell a
     /// half-open socket from a quiet game without it).
     Ping,
+    /// Added (issue 37): a line in the connection's chat room (a seat's
+    /// connection: the players' room; any other: the spectators').
+    Chat {
+        text: String,
+    },
 }
 
 /// A server's WebSocket message.
@@ -85,6 +90,27 @@ pub enum ServerMessage<'a> {
     },
     /// Added: the answer to a client's `ping`.
     Pong,
+    /// Added (issue 37): a new line in the connection's chat room.
+    Chat {
+        room: &'a str,
+        user: &'a str,
+        text: &'a str,
+    },
+    /// Added (issue 37): the room's recent lines, oldest first, sent after
+    /// the first state and whenever the connection's room changes, when
+    /// the room has any.
+    #[serde(rename = "chat_history")]
+    ChatHistory {
+        room: &'a str,
+        lines: Vec<ChatEntry>,
+    },
+}
+
+/// One line of a `chat_history` message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ChatEntry {
+    pub user: String,
+    pub text: String,
 }
 
 /// The connection counts of a game, as `presence` messages carry them:

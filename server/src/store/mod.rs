@@ -57,6 +57,8 @@
 //! - `ratings.rs`: counting a result once: Glicko-2, streaks, records, and
 //!   the backfill of results stored before ratings.
 //! - `rows.rs`: the typed rows written and read, with their SQL columns.
+//! - `social.rs`: follows, blocks, reports, moderators and their audit
+//!   log, notices, chat timeouts, closed accounts (issue 37).
 //! - `scoreboard.rs`: the scoreboard and the records, with its cache.
 //! - `swiss.rs`: Swiss tournaments, their players, pairings and results,
 //!   and the director's lease (migrations/0015).
@@ -80,6 +82,7 @@ mod ratings;
 mod retention;
 mod rows;
 mod scoreboard;
+pub mod social;
 pub mod swiss;
 pub mod teams;
 mod writer;

@@ -89,6 +89,18 @@ pub async fn game_finished(mut conn: Conn<'_>, id: &str, at: i64) -> Result<(), 
     if !row.rated {
         return Ok(());
     }
+    // A game with a player a moderator marked as a cheater counts for
+    // nothing: no rating, streak or record moves (issue 37).
+    let cheater: Option<String> = on_conn!(conn.reborrow(), c => sqlx::query_scalar(
+        "SELECT id FROM players WHERE id IN ($1, $2) AND marked_cheater LIMIT 1",
+    )
+    .bind(&row.white_player_id)
+    .bind(&row.black_player_id)
+    .fetch_optional(c)
+    .await)?;
+    if cheater.is_some() {
+        return Ok(());
+    }
     let seats = [
         FinishedSeat {
             ai_level: (row.white_kind == "ai").then_some(row.white_level.unwrap_or(0)),

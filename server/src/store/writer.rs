@@ -79,6 +79,8 @@ pub enum Write {
     Team(super::teams::TeamWrite),
     /// Swiss tournaments (migrations/0015).
     Swiss(Box<super::swiss::SwissWrite>),
+    /// Follows, blocks, reports, moderators (migrations/0014).
+    Social(super::social::SocialWrite),
     /// A finished game and its rows, by the retention sweep
     /// (store/retention.rs).
     DeleteGame { id: String },
@@ -166,6 +168,7 @@ impl Write {
             Write::Lichess(write) => write.apply(conn).await,
             Write::Team(write) => write.apply(conn).await,
             Write::Swiss(write) => write.apply(conn).await,
+            Write::Social(write) => write.apply(conn).await,
             Write::DeleteGame { id } => super::retention::delete_game(conn, id).await,
             Write::Probe => Ok(()),
         }

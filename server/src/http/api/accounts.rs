@@ -97,7 +97,7 @@ pub struct Account {
     pub title: Option<&'static str>,
 }
 
-async fn account_of(state: &AppState, identity: &Identity) -> Result<Account, ApiError> {
+pub(crate) async fn account_of(state: &AppState, identity: &Identity) -> Result<Account, ApiError> {
     let (player, has_password) = state
         .store()
         .player_by_id(&identity.player.id)
@@ -145,7 +145,7 @@ async fn account_of(state: &AppState, identity: &Identity) -> Result<Account, Ap
 }
 
 /// The `Set-Cookie` of a new session (or, with `None`, of its end).
-fn session_cookie(state: &AppState, token: Option<&str>) -> HeaderValue {
+pub(crate) fn session_cookie(state: &AppState, token: Option<&str>) -> HeaderValue {
     let secure = if state.config.secure_cookies() {
         "; Secure"
     } else {

@@ -279,6 +279,8 @@ pub async fn create(
     if dest.player.id == person.player.id {
         return Err(ApiError::BadRequest("you cannot challenge yourself".into()).into());
     }
+    // Blocks, the person's setting, a closed account (issue 37).
+    super::social::may_challenge(&state, &person.player.id, &dest.player.id).await?;
     let clock = clock_of(
         number(&form.clock_limit, "clock.limit")?,
         number(&form.clock_increment, "clock.increment")?,
@@ -288,7 +290,8 @@ pub async fn create(
     }
     let wish = text(&form.color).unwrap_or_else(|| "random".into());
     let (color, side) = draw_color(&wish)?;
-    let rated = boolean(&form.rated, "rated")?.unwrap_or(false);
+    let rated = boolean(&form.rated, "rated")?.unwrap_or(false)
+        && super::social::may_be_rated(&state, &person.player.id, &dest.player.id).await?;
     let sent = state
         .store()
         .open_challenges(&person.player.id)

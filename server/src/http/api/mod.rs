@@ -13,6 +13,7 @@ pub mod games;
 pub mod health;
 pub mod info;
 pub mod players;
+pub mod social;
 pub mod swiss;
 pub mod teams;
 
@@ -83,6 +84,8 @@ pub fn router(state: AppState) -> Router {
             "/api/games/user/{username}",
             get(lichess::export::user_games),
         )
+        // Follows, blocks, reports and moderators (issue 37).
+        .merge(social_routes())
         .route("/readyz", get(health::readyz))
         .route("/metrics", get(crate::http::metrics::scrape))
         .route("/api/levels", get(info::levels))
@@ -205,6 +208,41 @@ fn play_routes(router: Router<AppState>, api: Api) -> Router<AppState> {
                 },
             ),
         )
+}
+
+/// The community's routes (issue 37): lichess's relations, the account's
+/// lists and settings, reports, the moderators' queue and log, leaving.
+fn social_routes() -> Router<AppState> {
+    use axum::extract::{Path, State};
+    use axum::http::HeaderMap;
+    type Name = Path<String>;
+    let mut router = Router::new();
+    for verb in ["follow", "unfollow", "block", "unblock"] {
+        router = router.route(
+            &format!("/api/rel/{verb}/{{username}}"),
+            post(
+                move |State(s): State<AppState>, Path(n): Name, h: HeaderMap| {
+                    social::relate(verb, s, n, h)
+                },
+            ),
+        );
+    }
+    for (path, kind) in [("following", "follow"), ("blocking", "block")] {
+        router = router.route(
+            &format!("/api/rel/{path}"),
+            get(move |State(s): State<AppState>, h: HeaderMap| social::list(kind, s, h)),
+        );
+    }
+    router
+        .route("/api/account/social", get(social::get).put(social::set))
+        .route("/api/account/notices", get(social::notices))
+        .route("/api/account/notices/{id}", delete(social::dismiss_notice))
+        .route("/api/account/close", post(social::close))
+        .route("/api/account/export", get(social::export))
+        .route("/api/reports", post(social::report))
+        .route("/api/mod/reports", get(social::queue))
+        .route("/api/mod/actions", post(social::act))
+        .route("/api/mod/log", get(social::log))
 }
 
 async fn not_found() -> ApiError {

@@ -78,7 +78,7 @@ pub async fn now_playing(state: &AppState, player_id: &str) -> Result<Vec<Value>
 }
 
 /// lichess's public user of a profile.
-fn user_json(profile: &PlayerProfile, bot: bool, online: bool, base: &str) -> Value {
+pub fn user_json(profile: &PlayerProfile, bot: bool, online: bool, base: &str) -> Value {
     let perf = json!({
         "games": profile.games,
         "rating": profile.rating,

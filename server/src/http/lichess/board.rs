@@ -5,10 +5,7 @@
 //! Board API is for people (scope `play`), the Bot API for bot accounts
 //! (scope `bot`), as on lichess.
 
-use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
-use std::sync::{Mutex, OnceLock, PoisonError};
-use std::time::Duration;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Extension, Path, Query, State};
@@ -27,6 +24,7 @@ use crate::domain::GameSeat;
 use crate::http::api::challenges::{
     boolean, challenge_start, clock_of, draw_color, number, text, ChallengeForm,
 };
+use crate::http::chat;
 use crate::http::client_ip::ClientIp;
 use crate::http::error::ApiError;
 use crate::identity::{self, Identity, Scope};
@@ -34,6 +32,7 @@ use crate::live::actor::{Action, Command};
 use crate::live::game::{Answer, LiveGame};
 use crate::protocol::lichess as shapes;
 use crate::protocol::{Broadcast, ClockSettings, GameState, SeatKind, Side, Status};
+use crate::social::chat::Room;
 use crate::store::now_ms;
 use crate::token::{self, TokenHash};
 use crate::AppState;
@@ -57,10 +56,6 @@ impl Api {
 
 /// How long a clock lichess shows for an untimed game (its maximum int).
 const UNTIMED_MS: u64 = 2_147_483_647;
-/// The longest chat line.
-const CHAT_CHARS: usize = 140;
-/// Chat lines a person may post in a game per minute.
-const CHAT_PER_MINUTE: usize = 10;
 
 /// The person behind a Board or Bot API request, checked for that API.
 pub async fn player_for(
@@ -378,11 +373,6 @@ async fn bots_of(state: &AppState, live: &LiveGame) -> Result<Vec<String>, ApiEr
     Ok(bots)
 }
 
-/// The key of a game's chat on the event hub.
-fn chat_key(id: Uuid) -> String {
-    format!("chat:{id}")
-}
-
 /// `GET /api/{board|bot}/game/stream/{id}`.
 pub async fn stream(
     api: Api,
@@ -392,7 +382,9 @@ pub async fn stream(
 ) -> LichessResult<Response> {
     let (person, _) = player_for(&state, &headers, api).await?;
     let (id, _, _) = seat(&state, &person, &id).await?;
-    let chat = state.registry.events().subscribe(&chat_key(id));
+    // Lines of the people this player blocks are not sent (issue 37).
+    let muted = std::sync::Arc::new(chat::muted_by(&state, Some(&person.player.id)).await?);
+    let chat = state.registry.events().subscribe(&chat::chat_key(id));
     let (first, receiver) = state
         .registry
         .call(id, |reply| Command::Subscribe { reply })
@@ -407,49 +399,53 @@ pub async fn stream(
     let start = Bytes::from(format!("{full}\n"));
     let lines = futures_util::stream::unfold(
         (Some(start), receiver, chat, shutdown, last, done),
-        |(start, mut receiver, mut chat, mut shutdown, mut last, done)| async move {
-            if let Some(line) = start {
-                return Some((
-                    Ok::<Bytes, Infallible>(line),
-                    (None, receiver, chat, shutdown, last, done),
-                ));
-            }
-            if done || *shutdown.borrow() {
-                return None;
-            }
-            loop {
-                tokio::select! {
-                    _ = shutdown.changed() => return None,
-                    line = chat.recv() => match line {
-                        Ok(line) => {
-                            let bytes = Bytes::from(format!("{line}\n"));
-                            return Some((Ok(bytes), (None, receiver, chat, shutdown, last, false)));
-                        }
-                        Err(RecvError::Lagged(_)) => continue,
-                        Err(RecvError::Closed) => return None,
-                    },
-                    next = tokio::time::timeout(crate::http::api::events::KEEP_ALIVE, receiver.recv()) => match next {
-                        Err(_) => {
-                            let keep_alive = Bytes::from_static(b"\n");
-                            return Some((Ok(keep_alive), (None, receiver, chat, shutdown, last, false)));
-                        }
-                        Ok(Ok(Broadcast::State(shared))) => {
-                            let Ok(game) = serde_json::from_slice::<GameState>(&shared.line) else {
-                                continue;
-                            };
-                            let line = game_state(&game).to_string();
-                            // Presence changes send whole states too: only
-                            // what lichess's gameState shows counts.
-                            if line == last && !shared.finished {
-                                continue;
+        move |(start, mut receiver, mut chat, mut shutdown, mut last, done)| {
+            let muted = muted.clone();
+            async move {
+                if let Some(line) = start {
+                    return Some((
+                        Ok::<Bytes, Infallible>(line),
+                        (None, receiver, chat, shutdown, last, done),
+                    ));
+                }
+                if done || *shutdown.borrow() {
+                    return None;
+                }
+                loop {
+                    tokio::select! {
+                        _ = shutdown.changed() => return None,
+                        line = chat.recv() => match line {
+                            Ok(line) if chat::readable(&line, None, &muted).is_none() => continue,
+                            Ok(line) => {
+                                let bytes = Bytes::from(format!("{line}\n"));
+                                return Some((Ok(bytes), (None, receiver, chat, shutdown, last, false)));
                             }
-                            last = line.clone();
-                            let bytes = Bytes::from(format!("{line}\n"));
-                            return Some((Ok(bytes), (None, receiver, chat, shutdown, last, shared.finished)));
-                        }
-                        Ok(Ok(Broadcast::Presence(_))) | Ok(Err(RecvError::Lagged(_))) => continue,
-                        Ok(Err(RecvError::Closed)) => return None,
-                    },
+                            Err(RecvError::Lagged(_)) => continue,
+                            Err(RecvError::Closed) => return None,
+                        },
+                        next = tokio::time::timeout(crate::http::api::events::KEEP_ALIVE, receiver.recv()) => match next {
+                            Err(_) => {
+                                let keep_alive = Bytes::from_static(b"\n");
+                                return Some((Ok(keep_alive), (None, receiver, chat, shutdown, last, false)));
+                            }
+                            Ok(Ok(Broadcast::State(shared))) => {
+                                let Ok(game) = serde_json::from_slice::<GameState>(&shared.line) else {
+                                    continue;
+                                };
+                                let line = game_state(&game).to_string();
+                                // Presence changes send whole states too: only
+                                // what lichess's gameState shows counts.
+                                if line == last && !shared.finished {
+                                    continue;
+                                }
+                                last = line.clone();
+                                let bytes = Bytes::from(format!("{line}\n"));
+                                return Some((Ok(bytes), (None, receiver, chat, shutdown, last, shared.finished)));
+                            }
+                            Ok(Ok(Broadcast::Presence(_))) | Ok(Err(RecvError::Lagged(_))) => continue,
+                            Ok(Err(RecvError::Closed)) => return None,
+                        },
+                    }
                 }
             }
         },
@@ -475,43 +471,12 @@ pub struct ChatForm {
     pub text: Option<Value>,
 }
 
-fn chat_room(room: Option<String>) -> Result<&'static str, LichessError> {
+fn chat_room(room: Option<String>) -> Result<Room, LichessError> {
     match room.as_deref() {
-        None | Some("player") => Ok("player"),
-        Some("spectator") => Ok("spectator"),
-        Some(_) => Err(ApiError::BadRequest("room is player or spectator".into()).into()),
+        None => Ok(Room::Player),
+        Some(name) => Room::parse(name)
+            .ok_or_else(|| ApiError::BadRequest("room is player or spectator".into()).into()),
     }
-}
-
-/// Whether `player` may post another chat line in `game`'s `room` now (a
-/// sliding minute of [`CHAT_PER_MINUTE`] lines per room).
-fn chat_allowed(player: &str, game: Uuid, room: &'static str) -> bool {
-    /// When each (person, game, room) posted its recent lines.
-    type Posts = HashMap<(String, Uuid, &'static str), VecDeque<Instant>>;
-    static POSTS: OnceLock<Mutex<Posts>> = OnceLock::new();
-    let mut posts = POSTS
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner);
-    let now = Instant::now();
-    let minute = Duration::from_secs(60);
-    posts.retain(|_, times| {
-        times
-            .back()
-            .is_some_and(|t| now.duration_since(*t) < minute)
-    });
-    let times = posts.entry((player.to_string(), game, room)).or_default();
-    while times
-        .front()
-        .is_some_and(|t| now.duration_since(*t) >= minute)
-    {
-        times.pop_front();
-    }
-    if times.len() >= CHAT_PER_MINUTE {
-        return false;
-    }
-    times.push_back(now);
-    true
 }
 
 /// `POST /api/{board|bot}/game/{id}/chat` (`room`, `text`).
@@ -525,25 +490,10 @@ pub async fn post_chat(
     let (person, _) = player_for(&state, &headers, api).await?;
     let (id, _, _) = seat(&state, &person, &id).await?;
     let room = chat_room(text(&form.room))?;
+    // As lichess: a flood is dropped, not refused (a client that sees an
+    // error may retry in a loop), so both outcomes answer ok.
     let line = text(&form.text).unwrap_or_default();
-    if line.is_empty() || line.chars().count() > CHAT_CHARS {
-        return Err(
-            ApiError::BadRequest(format!("a chat line has 1 to {CHAT_CHARS} characters")).into(),
-        );
-    }
-    if !chat_allowed(&person.player.id, id, room) {
-        // As lichess: a flood is dropped, not refused (a client that sees
-        // an error may retry in a loop); the line is not stored or told.
-        tracing::debug!(game = %id, player = %person.player.id, "chat line dropped: flood");
-        return Ok(Json(json!({"ok": true})));
-    }
-    state
-        .store()
-        .add_chat(&id.to_string(), room, &person.player.name, &line)
-        .await?;
-    let event =
-        json!({"type": "chatLine", "room": room, "username": person.player.name, "text": line});
-    state.registry.events().send(&chat_key(id), &event);
+    chat::post(&state, &person.player, id, room, &line).await?;
     Ok(Json(json!({"ok": true})))
 }
 
@@ -556,7 +506,8 @@ pub async fn get_chat(
 ) -> LichessResult<Json<Value>> {
     let (person, _) = player_for(&state, &headers, api).await?;
     let (id, _, _) = seat(&state, &person, &id).await?;
-    let lines = state.store().chat(&id.to_string(), "player").await?;
+    let muted = chat::muted_by(&state, Some(&person.player.id)).await?;
+    let lines = chat::history(&state, id, Room::Player, &muted).await?;
     Ok(Json(Value::Array(
         lines
             .into_iter()
