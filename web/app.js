@@ -1,6 +1,7 @@
 // Entry point: the server serves this one page for /, /games/{id}, /watch,
-// /scoreboard, /players/{name}, /login, /signup, /account, /me/games and
-// /challenges/{id}; the path decides which page to draw.
+// /scoreboard, /players/{name}, /login, /signup, /account, /me/games,
+// /challenges/{id}, /teams, /team/{id} and /swiss/{id}; the path decides
+// which page to draw.
 
 import { accountPage } from './account.js';
 import { challengePage, startChallenges, stopChallenges } from './challenges.js';
@@ -13,6 +14,8 @@ import { playerPage } from './player.js';
 import { scoreboardPage } from './scoreboard.js';
 import { accountControl, currentAccount, onAccountChange } from './session.js';
 import { applyLooks, settingsControl } from './settings.js';
+import { swissPage } from './swiss.js';
+import { teamPage, teamsPage } from './teams.js';
 import { watchPage } from './watch.js';
 
 function route(root, path) {
@@ -27,6 +30,11 @@ function route(root, path) {
   if (path === '/signup') return { nav: null, run: () => signupPage(root) };
   if (path === '/account') return { nav: null, run: () => accountPage(root) };
   if (path === '/me/games') return { nav: null, run: () => myGamesPage(root) };
+  if (path === '/teams') return { nav: '/teams', run: () => teamsPage(root) };
+  const team = path.match(/^\/team\/([^/]+)$/);
+  if (team) return { nav: null, run: () => teamPage(root, decodeSegment(team[1])) };
+  const swiss = path.match(/^\/swiss\/([^/.]+)$/);
+  if (swiss) return { nav: null, run: () => swissPage(root, decodeSegment(swiss[1])) };
   const challenge = path.match(/^\/challenges\/([^/]+)$/);
   if (challenge) return { nav: null, run: () => challengePage(root, decodeSegment(challenge[1])) };
   return {
