@@ -12,8 +12,10 @@ import { playerHref } from './format.js';
 import { currentAccount, loginHref } from './session.js';
 import { clockText, teamHref } from './teams.js';
 
-// lichess's roundInterval for "rounds started by hand".
+// lichess's roundInterval for "rounds started by hand" (Rookery's info
+// says null).
 const BY_HAND = 99999999;
+const byHand = (swiss) => swiss.roundInterval === null || swiss.roundInterval === undefined || swiss.roundInterval >= BY_HAND;
 
 const RESULTS = { '1-0': '1–0', '0-1': '0–1', '1/2-1/2': '½–½', '+-': '+ – −', '-+': '− – +', '--': '− – −' };
 const BYES = { pab: 'pairing bye (1 point)', full: 'bye requested (1 point)', half: 'bye requested (½ point)', zero: 'absent (0 points)' };
@@ -106,17 +108,17 @@ export async function swissPage(root, id) {
   function statusText() {
     const { swiss } = state;
     if (swiss.status === 'finished') return 'Finished';
-    const byHand = swiss.roundInterval >= BY_HAND;
+    const manual = byHand(swiss);
     let next = '';
     if (swiss.nextRound) {
       const left = Math.max(0, swiss.nextRound.in - Math.floor((Date.now() - state.readAt) / 1000));
       next = left > 0 ? `next round in ${left < 120 ? `${left} s` : `${Math.ceil(left / 60)} min`}` : 'next round starting';
-    } else if (byHand) next = 'the next round starts when a leader starts it';
+    } else if (manual) next = 'the next round starts when a leader starts it';
     if (swiss.status === 'created') {
       if (!swiss.nextRound) return 'Not started';
       const left = Math.max(0, swiss.nextRound.in - Math.floor((Date.now() - state.readAt) / 1000));
       const when = left > 0 ? `round 1 in ${left < 120 ? `${left} s` : `${Math.ceil(left / 60)} min`}` : 'round 1 starting';
-      return `Not started · ${when}${byHand ? ', or when a leader starts it' : ''}`;
+      return `Not started · ${when}${manual ? ', or when a leader starts it' : ''}`;
     }
     if (swiss.nbOngoing > 0) return `Round ${swiss.round} is being played (${swiss.nbOngoing} ${swiss.nbOngoing === 1 ? 'game' : 'games'} on)`;
     return `Round ${swiss.round} is over${next ? ` · ${next}` : ''}`;
@@ -131,7 +133,7 @@ export async function swissPage(root, id) {
       ` · ${clockText(swiss.clock)} · ${swiss.rated ? 'rated' : 'casual'} · `,
       h('span', { id: 'swiss-round' }, `round ${swiss.round} of ${swiss.nbRounds}`),
       ` · ${swiss.nbPlayers} ${swiss.nbPlayers === 1 ? 'player' : 'players'}`,
-      swiss.roundInterval >= BY_HAND ? ' · rounds started by hand' : null);
+      byHand(swiss) ? ' · rounds started by hand' : null);
     status.textContent = statusText();
     status.dataset.status = swiss.status;
     const description = root.querySelector('#swiss-description');
@@ -234,12 +236,15 @@ export async function swissPage(root, id) {
           h('td', { class: 'swiss-result' }, p.result ? RESULTS[p.result] || p.result : 'playing'),
           h('td', null, p.gameId
             ? h('a', { href: `/games/${encodeURIComponent(p.gameId)}` }, p.result ? 'View' : 'Watch')
-            : ''))))))));
+            : '')))))));
   }
 
   function drawStandings() {
     if (!state.standings.length) {
-      clear(standings, h('p', { class: 'muted' }, 'Nobody has joined yet.'));
+      const joined = state.swiss.nbPlayers;
+      clear(standings, h('p', { class: 'muted', id: 'swiss-no-standings' }, joined
+        ? `${joined} ${joined === 1 ? 'player has' : 'players have'} joined; the standings start with round 1.`
+        : 'Nobody has joined yet.'));
       return;
     }
     const columns = [
@@ -261,7 +266,7 @@ export async function swissPage(root, id) {
         h('td', null, String(line.sonnebornBerger)),
         h('td', null, String(line.wins)),
         h('td', null, String(line.rating)),
-        h('td', null, String(line.performance))))))));
+        h('td', null, String(line.performance)))))));
   }
 
   function draw() {
@@ -272,7 +277,13 @@ export async function swissPage(root, id) {
     drawStandings();
   }
 
+  // Messages from the socket so far: a GET answered after one of them may
+  // be older than it (the socket follows every change), so its tournament
+  // is then left aside and only `me` and the verdicts are taken.
+  let heard = 0;
+
   async function reload() {
+    const before = heard;
     const fresh = await api('GET', path);
     if (team) {
       try {
@@ -281,9 +292,13 @@ export async function swissPage(root, id) {
         // Keep what the page knew.
       }
     }
-    Object.assign(state, {
-      swiss: fresh, standings: fresh.standings || [], rounds: fresh.rounds || [], me: fresh.me || null, readAt: Date.now(),
-    });
+    if (heard !== before) {
+      Object.assign(state, { me: fresh.me || null, swiss: { ...state.swiss, verdicts: fresh.verdicts } });
+    } else {
+      Object.assign(state, {
+        swiss: fresh, standings: fresh.standings || [], rounds: fresh.rounds || [], me: fresh.me || null, readAt: Date.now(),
+      });
+    }
     draw();
   }
 
@@ -296,6 +311,7 @@ export async function swissPage(root, id) {
     if (state.swiss.nextRound) status.textContent = statusText();
   }, 1000);
   follow(id, (message) => {
+    heard += 1;
     const { me } = state;
     Object.assign(state, {
       swiss: { ...message.swiss, verdicts: state.swiss.verdicts },

@@ -85,7 +85,8 @@ describe('teams and Swiss tournaments in the browser', () => {
       members[name] = page;
     }
     // The joins reach the spectator live.
-    await waitUntil(async () => Object.keys(await standingsOf(watcher)).length === 3, { what: 'three players on the spectator’s page' });
+    await watcher.locator('#swiss-meta').getByText('3 players').waitFor();
+    assert.match(await watcher.locator('#swiss-no-standings').textContent(), /3 players have joined/);
 
     // The leader starts round 1.
     await lead.locator('#swiss-start-round').getByText('Start round 1 now').click();
@@ -100,6 +101,7 @@ describe('teams and Swiss tournaments in the browser', () => {
     assert.ok(byeName && games.white && games.black, `one bye and one game: ${byeName}, ${Object.keys(games)}`);
     await watcher.locator('.swiss-pairings[data-round="1"]').waitFor();
     assert.match(await watcher.locator('#swiss-meta').textContent(), /round 1 of 3 · 3 players/);
+    assert.equal(Object.keys(await standingsOf(watcher)).length, 3);
     assert.match(await watcher.locator(`.swiss-pairings [data-bye="${byeName}"]`).textContent(), /pairing bye/);
     assert.equal(await watcher.locator('.swiss-pairings .swiss-result').textContent(), 'playing');
 
