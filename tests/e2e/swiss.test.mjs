@@ -12,7 +12,9 @@
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { browserSuite, clickMove, expectPiece, openPage, unnamedControls, waitUntil } from './harness.mjs';
+import {
+  browserSuite, clickMove, expectPiece, openPage, screenshot, unnamedControls, waitUntil,
+} from './harness.mjs';
 
 const suite = browserSuite();
 const PASSWORD = 'a long pass phrase 7';
@@ -127,6 +129,7 @@ describe('teams and Swiss tournaments in the browser', () => {
     assert.deepEqual(standings, { [black.name]: '1', [byeName]: '1', [white.name]: '0' });
     assert.equal(await watcher.locator('.swiss-pairings .swiss-result').textContent(), '0–1');
     assert.equal(await watcher.evaluate(() => window.sameDocument), true, 'the page was not reloaded');
+    await screenshot(watcher, 'swiss-standings');
     const lastRow = watcher.locator('.swiss-standings tbody tr').last();
     assert.equal(await lastRow.getAttribute('data-player'), white.name);
     // Every tie-break column is there.
@@ -206,6 +209,7 @@ describe('teams and Swiss tournaments in the browser', () => {
           const width = await page.evaluate(() => document.documentElement.scrollWidth);
           assert.ok(width <= options.viewport.width, `${name} ${colorScheme} ${path}: ${width}px`);
           assert.deepEqual(await unnamedControls(page), [], `${name} ${colorScheme} ${path}`);
+          await screenshot(page, `teams-${name}-${colorScheme}-${path.split('/')[1]}`);
         }
       }
     }
