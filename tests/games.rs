@@ -573,6 +573,10 @@ async fn levels_health_and_web_client() {
         "/games/3f1c8a44-0000-4000-8000-000000000000",
         "/watch",
         "/scoreboard",
+        "/teams",
+        "/team/rookery-knights",
+        // A Swiss's page shares its route with its TRF file.
+        "/swiss/AbCd1234",
     ] {
         let (status, content_type, body) = server.get_text(page).await;
         assert_eq!(status, 200, "{page}");
@@ -582,6 +586,8 @@ async fn levels_health_and_web_client() {
         );
         assert!(body.contains("<title>Rookery</title>"), "{page}");
     }
+    let (status, content_type, _) = server.get_text("/swiss/AbCd1234.trf").await;
+    assert_eq!(status, 404, "no such tournament: {content_type}");
     let (status, content_type, _) = server.get_text("/app.js").await;
     assert_eq!(status, 200);
     assert!(content_type.contains("javascript"), "{content_type}");

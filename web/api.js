@@ -56,6 +56,29 @@ export async function api(method, path, { body, form, token } = {}) {
   return data;
 }
 
+// An NDJSON answer (lichess's lists: a team's members, its tournaments),
+// one object a line, as an array.
+export async function apiLines(path) {
+  let response;
+  try {
+    response = await fetch(path, { headers: { Accept: 'application/x-ndjson' } });
+  } catch {
+    throw new ApiError(0, 'network', 'Cannot reach the server. Check your connection.');
+  }
+  const text = await response.text();
+  if (!response.ok) {
+    let message = response.statusText || 'Request failed';
+    try {
+      const error = JSON.parse(text).error;
+      message = typeof error === 'string' ? error : (error && error.message) || message;
+    } catch {
+      // Not JSON: the status line says enough.
+    }
+    throw new ApiError(response.status, `http_${response.status}`, message);
+  }
+  return text.split('\n').filter((line) => line.trim()).map((line) => JSON.parse(line));
+}
+
 let levelsPromise = null;
 
 // The AI levels rarely change; one request per page load is enough. A failure

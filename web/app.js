@@ -1,7 +1,7 @@
 // Entry point: the server serves this one page for /, /games/{id}, /watch,
 // /scoreboard, /players/{name}, /login, /signup, /account, /me/games,
-// /challenges/{id} and /mod (moderators); the path decides which page to
-// draw.
+// /challenges/{id}, /mod (moderators), /teams, /team/{id} and /swiss/{id};
+// the path decides which page to draw.
 
 import { accountPage } from './account.js';
 import { challengePage, startChallenges, stopChallenges } from './challenges.js';
@@ -16,6 +16,8 @@ import { accountControl, currentAccount, onAccountChange } from './session.js';
 import { applyLooks, settingsControl } from './settings.js';
 import { moderationPage } from './moderation.js';
 import { showNotices } from './social.js';
+import { swissPage } from './swiss.js';
+import { teamPage, teamsPage } from './teams.js';
 import { watchPage } from './watch.js';
 
 function route(root, path) {
@@ -31,6 +33,11 @@ function route(root, path) {
   if (path === '/account') return { nav: null, run: () => accountPage(root) };
   if (path === '/me/games') return { nav: null, run: () => myGamesPage(root) };
   if (path === '/mod') return { nav: null, run: () => moderationPage(root) };
+  if (path === '/teams') return { nav: '/teams', run: () => teamsPage(root) };
+  const team = path.match(/^\/team\/([^/]+)$/);
+  if (team) return { nav: null, run: () => teamPage(root, decodeSegment(team[1])) };
+  const swiss = path.match(/^\/swiss\/([^/.]+)$/);
+  if (swiss) return { nav: null, run: () => swissPage(root, decodeSegment(swiss[1])) };
   const challenge = path.match(/^\/challenges\/([^/]+)$/);
   if (challenge) return { nav: null, run: () => challengePage(root, decodeSegment(challenge[1])) };
   return {

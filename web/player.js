@@ -1,6 +1,7 @@
 // The player page (/players/{name}): rating, results, the rating history as
 // an SVG graph, the player's games a page at a time, and a "Challenge"
-// button for a logged-in visitor (challenges.js). Also the pieces
+// button for a logged-in visitor (challenges.js), the player's teams
+// (teams.js). Also the pieces
 // other pages use to show ratings and records.
 
 import { api, ApiError, loadLevels } from './api.js';
@@ -8,6 +9,7 @@ import { challengeSection } from './challenges.js';
 import { relationSection } from './social.js';
 import { h, clear } from './dom.js';
 import { playerHref, ratingText } from './format.js';
+import { playerTeamsSection } from './teams.js';
 import { gameList } from './watch.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -184,6 +186,7 @@ export async function playerPage(root, name) {
     h('section', { class: 'card' },
       h('h2', null, 'Rating history'),
       ratingGraph(profile.history)),
+    playerTeamsSection(profile.name),
     h('section', { class: 'card' },
       h('h2', null, 'Games'),
       games,

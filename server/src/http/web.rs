@@ -5,7 +5,10 @@
 //! `/players/{name}`), and the account pages of issue 21 (`/login`,
 //! `/signup`, `/account`, `/me/games`, `/challenges/{id}`: the `url` of a
 //! challenge) all get `index.html`, and the page's script shows the right
-//! view. Everything else
+//! view; so do the team pages of issue 39 (`/teams`, `/team/{id}`) and a
+//! Swiss tournament's page, `/swiss/{id}`, which shares its route with the
+//! TRF file `/swiss/{id}.trf` (the Swiss API's handler calls [`page`] for
+//! every name without `.trf`). Everything else
 //! is looked up as a file; an address that names no file gets the site's own
 //! `404.html` (the header and a way back), still with status 404, so a
 //! mistyped link is not a dead end and crawlers and scripts still see a
@@ -14,7 +17,11 @@
 
 use std::path::Path;
 
+use axum::body::Body;
+use axum::extract::Request;
+use axum::response::{IntoResponse, Response};
 use axum::Router;
+use tower::ServiceExt;
 use tower_http::services::{ServeDir, ServeFile};
 
 pub fn service(web_dir: &Path) -> Router {
@@ -34,6 +41,21 @@ pub fn service(web_dir: &Path) -> Router {
         .route_service("/me/games", index.clone())
         .route_service("/challenges/{id}", index.clone())
         .route_service("/mod", index.clone())
+        .route_service("/teams", index.clone())
+        .route_service("/team/{id}", index.clone())
         .route_service("/scoreboard", index)
         .fallback_service(files)
+}
+
+/// `index.html` for a page whose route another router holds (`/swiss/{id}`,
+/// next to `/swiss/{id}.trf`), answered as the routes above answer it.
+pub async fn page(web_dir: &Path, request: Request) -> Response {
+    match ServeFile::new(web_dir.join("index.html"))
+        .oneshot(request)
+        .await
+    {
+        Ok(response) => response.map(Body::new),
+        Err(never) => match never {},
+    }
+    .into_response()
 }

@@ -13,13 +13,14 @@
 //!   starts the next round then (`{"ok": true}`)
 //! - `GET /api/swiss/{id}/results` (`nb`) → NDJSON, best first
 //! - `GET /api/swiss/{id}/games` → the games' PGN
-//! - `GET /swiss/{id}.trf` → the TRF-16 file
+//! - `GET /swiss/{id}.trf` → the TRF-16 file (and `GET /swiss/{id}`, the
+//!   tournament's web page: the client's `index.html`)
 //! - `GET /api/team/{teamId}/swiss` (`max`) → NDJSON, newest first
 //! - `GET /ws/swiss/{id}`: the page's socket, the tournament on each change
 
 use axum::body::Body;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{Path, State};
+use axum::extract::{Path, Request, State};
 use axum::http::header::CONTENT_TYPE;
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
@@ -355,12 +356,15 @@ async fn games(State(state): State<AppState>, Path(id): Path<String>) -> Lichess
     Ok(([(CONTENT_TYPE, "application/x-chess-pgn")], body).into_response())
 }
 
-/// `GET /swiss/{id}.trf`: the TRF file.
-async fn trf(State(state): State<AppState>, Path(file): Path<String>) -> LichessResult<Response> {
+/// `GET /swiss/{id}.trf`: the TRF file; `GET /swiss/{id}`: the
+/// tournament's web page (one route, so that the two do not clash).
+async fn trf(
+    State(state): State<AppState>,
+    Path(file): Path<String>,
+    request: Request,
+) -> LichessResult<Response> {
     let Some(id) = file.strip_suffix(".trf") else {
-        return Err(
-            ApiError::NotFound("no such page: the TRF file is /swiss/{id}.trf".into()).into(),
-        );
+        return Ok(crate::http::web::page(&state.config.web_dir, request).await);
     };
     let loaded = load(&state, id).await?;
     Ok((
