@@ -406,29 +406,3 @@ async fn every_answer_carries_the_security_headers() {
     }
     server.stop().await;
 }
-
-#[tokio::test]
-async fn a_person_without_a_seat_is_forbidden_not_unknown() {
-    let db = TestDb::new();
-    let server = TestServer::start(test_config(&db)).await;
-    let (id, _white, _black) = server.human_game(json!({})).await;
-    let stranger = server.register("stranger").await;
-    let answer = server
-        .post(
-            &format!("/api/games/{id}/move"),
-            Some(&stranger),
-            Some(json!({"uci": "e2e4"})),
-        )
-        .await;
-    assert_error(&answer, 403, "forbidden");
-    // An unknown token stays 401.
-    let answer = server
-        .post(
-            &format!("/api/games/{id}/move"),
-            Some("no-such-token"),
-            Some(json!({"uci": "e2e4"})),
-        )
-        .await;
-    assert_error(&answer, 401, "unauthorized");
-    server.stop().await;
-}

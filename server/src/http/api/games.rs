@@ -517,11 +517,9 @@ async fn act_http(
         Err(err) => return Err(err.into()),
     };
     let Some((_, token)) = state.registry.seat_of_player(id, &person.player.id).await? else {
-        // A credential that names a person is no unknown token: without a
-        // seat here, the answer is 403 as documented, not the 401 of its
-        // attempt as a seat token (issue 35). Another game's seat token
-        // keeps its 403.
-        let refusal = refusal.filter(|err| !matches!(err, ApiError::Unauthorized));
+        // A credential that names a person without a seat here stays 401
+        // (no seat token of this game: the original contract's "unknown
+        // token"); another game's seat token keeps its 403.
         return refused(
             refusal,
             ApiError::Forbidden("you hold no seat in this game".into()),
