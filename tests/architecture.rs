@@ -41,10 +41,35 @@ const FLOORS: &[(&str, &[&str])] = &[
         ],
     ),
     (
-        "config",
+        "pools",
         &[
             "util", "token", "domain", "protocol", "store", "metrics", "ai", "events", "live",
-            "cluster", "identity",
+            "cluster",
+        ],
+    ),
+    (
+        "tournaments",
+        &[
+            "util", "token", "domain", "protocol", "store", "metrics", "ai", "events", "live",
+            "cluster", "pools",
+        ],
+    ),
+    (
+        "config",
+        &[
+            "util",
+            "token",
+            "domain",
+            "protocol",
+            "store",
+            "metrics",
+            "ai",
+            "events",
+            "live",
+            "cluster",
+            "identity",
+            "pools",
+            "tournaments",
         ],
     ),
 ];

@@ -30,6 +30,8 @@
 //!   endpoint (`http::ws`) and the static web client (`http::web`).
 //! - [`metrics`]: the Prometheus metrics; [`util`]: small helpers every
 //!   floor uses.
+//! - [`pools`]: quick pairing by time control (issue 38);
+//!   [`tournaments`]: Arena tournaments and their director (issue 38).
 //!
 //! [`run`] starts the whole service on a bound listener and returns after a
 //! graceful shutdown; `main.rs` only parses flags, installs logging and
@@ -44,9 +46,11 @@ pub mod http;
 pub mod identity;
 pub mod live;
 pub mod metrics;
+pub mod pools;
 pub mod protocol;
 pub mod store;
 pub mod token;
+pub mod tournaments;
 pub mod util;
 
 use std::future::Future;
@@ -80,6 +84,10 @@ pub struct AppState {
     pub analyses: Analyses,
     /// Failed logins, per name and per address (issue 21).
     pub login_throttle: Arc<crate::identity::throttle::LoginThrottle>,
+    /// Quick pairing's pools (issue 38).
+    pub pools: crate::pools::Pools,
+    /// Arena tournaments and their director (issue 38).
+    pub arenas: crate::tournaments::arena::Arenas,
 }
 
 impl AppState {
@@ -151,8 +159,13 @@ impl App {
             http: ClientBuckets::new(config.http_rate()),
             ws: ClientBuckets::new(config.ws_rate()),
         };
+        let pools = crate::pools::Pools::new(registry.clone(), config.pool_options());
+        let arenas =
+            crate::tournaments::arena::Arenas::new(registry.clone(), config.arena_options());
         Ok(App {
             state: AppState {
+                pools,
+                arenas,
                 registry,
                 config: Arc::new(config),
                 limits: Arc::new(limits),
@@ -221,6 +234,8 @@ impl App {
         let analyses = self.state.analyses.clone();
         registry.start_background();
         analyses.start_background();
+        self.state.pools.start();
+        self.state.arenas.start();
         http::serve::serve(listener, router, limits, self.tls.clone(), async move {
             shutdown.await;
             tracing::info!("shutting down");

@@ -77,6 +77,8 @@ pub struct StoredGame {
     pub rematch_agreed: bool,
     /// Plies already played at creation (migration 0008).
     pub start_ply: i64,
+    /// Berserk in an arena game: 1 white, 2 black, 3 both (migration 0016).
+    pub berserk: i64,
 }
 
 fn ms(duration: std::time::Duration) -> i64 {
@@ -122,6 +124,7 @@ impl StoredGame {
             rematch_token_hash: game.rematch.as_ref().map(|r| r.offerer_token.0.clone()),
             rematch_agreed: game.rematch.as_ref().is_some_and(|r| r.agreed),
             start_ply: i64::try_from(game.start_ply).unwrap_or(0),
+            berserk: berserk_bits(game.berserk),
         }
     }
 
@@ -178,9 +181,24 @@ impl StoredGame {
         .map(|_| ()))
     }
 
+    /// Berserk (migration 0016), written beside the rest of the row and
+    /// only when someone went berserk, so other games' writes stay as
+    /// they were.
+    async fn write_berserk(&self, conn: Conn<'_>) -> Result<(), sqlx::Error> {
+        if self.berserk == 0 {
+            return Ok(());
+        }
+        on_conn!(conn, conn => sqlx::query("UPDATE games SET berserk = $1 WHERE id = $2")
+            .bind(self.berserk)
+            .bind(&self.id)
+            .execute(conn)
+            .await
+            .map(|_| ()))
+    }
+
     /// Writes what can change during a game.
-    pub async fn update(&self, conn: Conn<'_>) -> Result<(), sqlx::Error> {
-        let updated = on_conn!(conn, conn => sqlx::query(
+    pub async fn update(&self, mut conn: Conn<'_>) -> Result<(), sqlx::Error> {
+        let updated = on_conn!(conn.reborrow(), conn => sqlx::query(
             "UPDATE games SET
                  white_player_id = $1, white_token_hash = $2,
                  black_player_id = $3, black_token_hash = $4,
@@ -219,8 +237,13 @@ impl StoredGame {
         if updated == 0 {
             return Err(sqlx::Error::RowNotFound);
         }
-        Ok(())
+        self.write_berserk(conn).await
     }
+}
+
+/// The berserk column's bits: 1 white, 2 black.
+fn berserk_bits(berserk: [bool; 2]) -> i64 {
+    i64::from(berserk[0]) | (i64::from(berserk[1]) << 1)
 }
 
 /// A move's row.
@@ -313,6 +336,8 @@ pub struct GameRow {
     pub rematch_agreed: bool,
     /// Plies already played when the game was created (migration 0008).
     pub start_ply: i64,
+    /// Berserk: 1 white, 2 black (migration 0016).
+    pub berserk: i64,
 }
 
 const GAME_COLUMNS: &str = "g.*, wp.name AS white_name, bp.name AS black_name,
@@ -500,6 +525,7 @@ impl GameRow {
             visibility: self.visibility()?,
             invite: self.invite_hash.clone().map(TokenHash),
             start_ply: usize::try_from(self.start_ply).unwrap_or(0),
+            berserk: [self.berserk & 1 != 0, self.berserk & 2 != 0],
         })
     }
 }

@@ -75,6 +75,8 @@ pub enum Write {
     Challenge(super::challenges::ChallengeWrite),
     /// Bot accounts and chat (migrations/0011).
     Lichess(super::lichess::LichessWrite),
+    /// Arena tournaments (migrations/0016).
+    Arena(super::arena::ArenaWrite),
     /// A finished game and its rows, by the retention sweep
     /// (store/retention.rs).
     DeleteGame { id: String },
@@ -160,6 +162,7 @@ impl Write {
             Write::Account(write) => write.apply(conn).await,
             Write::Challenge(write) => write.apply(conn).await,
             Write::Lichess(write) => write.apply(conn).await,
+            Write::Arena(write) => write.apply(conn).await,
             Write::DeleteGame { id } => super::retention::delete_game(conn, id).await,
             Write::Probe => Ok(()),
         }
