@@ -87,6 +87,8 @@ pub struct PgnExport<'a> {
     pub clocks: &'a [Option<(i64, i64)>],
     /// A note after each move (the analysis as comments).
     pub notes: &'a [MoveNote],
+    /// The `[Event]` tag (an arena's name), if not the default.
+    pub event: Option<&'a str>,
 }
 
 /// The game as PGN text (ASCII: names, FEN and SAN are), with what
@@ -99,7 +101,10 @@ pub fn write(live: &GameRecord, game: &Game, export: &PgnExport<'_>) -> String {
         format!("{}/games/{}", export.public_base, live.id)
     };
     let mut tags = vec![
-        ("Event".to_string(), "Rookery game".to_string()),
+        (
+            "Event".to_string(),
+            export.event.unwrap_or("Rookery game").to_string(),
+        ),
         ("Site".to_string(), site),
         ("Date".to_string(), pgn_date(live.created_at)),
         ("Round".to_string(), "-".to_string()),
@@ -237,6 +242,7 @@ mod tests {
             None,
         ];
         let export = PgnExport {
+            event: None,
             public_base: "",
             clocks: &clocks,
             notes: &notes,

@@ -390,6 +390,9 @@ pub async fn export_pgn(
         Vec::new()
     };
     let public_base = state.config.public_base();
+    // An arena's game is its event (issue 38).
+    let arena = state.store().arena_of_game(&live.id.to_string()).await?;
+    let event = arena.map(|(_, name)| crate::http::lichess::arena::full_name(&name));
     Ok(crate::protocol::pgn::write(
         &live.record(),
         live.game(),
@@ -397,6 +400,7 @@ pub async fn export_pgn(
             public_base: &public_base,
             clocks: &clocks,
             notes,
+            event: event.as_deref(),
         },
     ))
 }
