@@ -262,6 +262,9 @@ fn the_check_catches_arrows_that_run_up() {
         text.contains("domain/mod.rs:1: `protocol` is not below `domain`"),
         "{text}"
     );
-    assert!(text.contains("the module `lottery` is on no floor"), "{text}");
+    assert!(
+        text.contains("the module `lottery` is on no floor"),
+        "{text}"
+    );
     assert_eq!(found.len(), 6, "{text}");
 }

@@ -546,7 +546,8 @@ pub async fn results(
 }
 
 /// `GET /api/tournament/{id}/games`: the arena's games in the order they
-/// were paired, PGN (with `[Event]` the arena's name), or NDJSON.
+/// were paired (aborted ones left out), PGN (with `[Event]` the arena's
+/// name), or NDJSON.
 pub async fn games(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -558,7 +559,11 @@ pub async fn games(
         .and_then(|value| value.to_str().ok())
         .is_some_and(|value| value.contains("application/x-ndjson"));
     let mut body = String::new();
+    // Aborted games are no part of an arena (as on lichess).
     for pairing in state.store().arena_pairings(&row.id).await? {
+        if pairing.aborted {
+            continue;
+        }
         let Ok(game) = Uuid::parse_str(&pairing.game_id) else {
             continue;
         };
@@ -572,8 +577,10 @@ pub async fn games(
             body.push_str(&json.to_string());
             body.push('\n');
         } else {
-            body.push_str(&crate::http::api::games::export_pgn(&state, &live, &[]).await?);
-            body.push_str("\n\n");
+            // lichess's separation: two empty lines after each game.
+            let pgn = crate::http::api::games::export_pgn(&state, &live, &[]).await?;
+            body.push_str(pgn.trim_end());
+            body.push_str("\n\n\n");
         }
     }
     let kind = if ndjson {
