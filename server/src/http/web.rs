@@ -4,7 +4,8 @@
 //! are not files (`/games/{id}`, `/watch`, `/scoreboard`,
 //! `/players/{name}`), and the account pages of issue 21 (`/login`,
 //! `/signup`, `/account`, `/me/games`, `/challenges/{id}`: the `url` of a
-//! challenge) all get `index.html`, and the page's script shows the right
+//! challenge), and the arenas of issue 38 (`/arenas`, `/arenas/{id}`) all
+//! get `index.html`, and the page's script shows the right
 //! view. Everything else
 //! is looked up as a file; an address that names no file gets the site's own
 //! `404.html` (the header and a way back), still with status 404, so a
@@ -33,6 +34,8 @@ pub fn service(web_dir: &Path) -> Router {
         .route_service("/account", index.clone())
         .route_service("/me/games", index.clone())
         .route_service("/challenges/{id}", index.clone())
+        .route_service("/arenas", index.clone())
+        .route_service("/arenas/{id}", index.clone())
         .route_service("/scoreboard", index)
         .fallback_service(files)
 }
