@@ -10,6 +10,14 @@ import { h, clear } from './dom.js';
 import { currentAccount } from './session.js';
 
 const RETURN_KEY = 'rookery:arena-game';
+// The arena game this tab just came back from (not to be followed again).
+const DONE_KEY = 'rookery:arena-done';
+
+function goToGame(arenaId, gameId) {
+  // The game page brings the player back here once the game ends.
+  window.sessionStorage.setItem(RETURN_KEY, JSON.stringify({ arena: arenaId, game: gameId }));
+  window.location.assign(`/games/${encodeURIComponent(gameId)}`);
+}
 
 function clockText(arena) {
   const minutes = arena.clock.limit / 60;
@@ -91,6 +99,7 @@ export async function arenaPage(root, id) {
     h('div', { class: 'lobby-side' }, h('section', { class: 'card' }, h('h2', null, 'Your games'), mine))));
 
   let arena = null;
+  let following = false;
   let page = 1;
   let socket = null;
   let deadline = null;
@@ -163,11 +172,20 @@ export async function arenaPage(root, id) {
     socket = new WebSocket(`${scheme}://${window.location.host}/ws/arenas/${encodeURIComponent(id)}`);
     socket.addEventListener('message', (event) => {
       const message = JSON.parse(event.data);
-      if (message.type === 'arena') { arena = message; page = message.standing.page; draw(); }
-      else if (message.type === 'paired') {
-        // The game page brings the player back here once the game ends.
-        window.sessionStorage.setItem(RETURN_KEY, JSON.stringify({ arena: id, game: message.game_id }));
-        window.location.assign(`/games/${encodeURIComponent(message.game_id)}`);
+      if (message.type === 'arena') {
+        arena = message;
+        page = message.standing.page;
+        draw();
+        // Paired while this page was away (or loading): follow the game.
+        const going = message.me && message.me.games.find((g) => !g.settled
+          && g.id !== window.sessionStorage.getItem(DONE_KEY));
+        if (going && !following) {
+          following = true;
+          setTimeout(() => goToGame(id, going.id), 1000);
+        }
+      } else if (message.type === 'paired' && !following) {
+        following = true;
+        goToGame(id, message.game_id);
       } else if (message.type === 'error') notice.textContent = message.message;
     });
     socket.addEventListener('close', () => { if (root.isConnected) setTimeout(connect, 2000); });
@@ -189,6 +207,7 @@ export function returnToArena(gameId) {
     const game = await api('GET', `/api/games/${encodeURIComponent(gameId)}`).catch(() => null);
     if (game && game.status === 'finished') {
       window.sessionStorage.removeItem(RETURN_KEY);
+      window.sessionStorage.setItem(DONE_KEY, gameId);
       setTimeout(() => window.location.assign(`/arenas/${encodeURIComponent(target.arena)}`), 1500);
       return;
     }
