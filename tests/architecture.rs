@@ -49,17 +49,35 @@ const FLOORS: &[(&str, &[&str])] = &[
         &["util", "token", "domain", "protocol", "store", "metrics"],
     ),
     (
+        "pools",
+        &[
+            "util", "token", "domain", "protocol", "store", "metrics", "ai", "events", "live",
+            "cluster",
+        ],
+    ),
+    (
         "tournaments",
         &[
             "util", "token", "domain", "protocol", "store", "metrics", "ai", "events", "live",
-            "cluster", "identity", "teams",
+            "cluster", "identity", "teams", "pools",
         ],
     ),
     (
         "config",
         &[
-            "util", "token", "domain", "protocol", "store", "metrics", "ai", "events", "live",
-            "cluster", "identity",
+            "util",
+            "token",
+            "domain",
+            "protocol",
+            "store",
+            "metrics",
+            "ai",
+            "events",
+            "live",
+            "cluster",
+            "identity",
+            "pools",
+            "tournaments",
         ],
     ),
 ];
@@ -222,7 +240,7 @@ fn the_check_catches_arrows_that_run_up() {
         "use crate::http::error::ApiError;\nfn f() -> Result<(), ApiError> { Ok(()) }\n",
     );
     write("domain/mod.rs", "use crate::protocol::GameState;\n");
-    write("pools/mod.rs", "use crate::domain::Side;\n");
+    write("lottery/mod.rs", "use crate::domain::Side;\n");
     // Allowed: downwards, the edge, and test code.
     write("live/mod.rs", "use crate::store::Store;\n");
     write("http/api.rs", "use crate::live::Registry;\n");
@@ -252,6 +270,9 @@ fn the_check_catches_arrows_that_run_up() {
         text.contains("domain/mod.rs:1: `protocol` is not below `domain`"),
         "{text}"
     );
-    assert!(text.contains("the module `pools` is on no floor"), "{text}");
+    assert!(
+        text.contains("the module `lottery` is on no floor"),
+        "{text}"
+    );
     assert_eq!(found.len(), 6, "{text}");
 }

@@ -4,6 +4,7 @@
 // the path decides which page to draw.
 
 import { accountPage } from './account.js';
+import { arenaPage, arenasPage } from './arena.js';
 import { challengePage, startChallenges, stopChallenges } from './challenges.js';
 import { h, clear } from './dom.js';
 import { gamePage } from './game.js';
@@ -25,6 +26,9 @@ function route(root, path) {
   if (match) return { nav: null, run: () => gamePage(root, decodeSegment(match[1])) };
   if (path === '/' || path === '/index.html') return { nav: '/', run: () => lobbyPage(root) };
   if (path === '/watch') return { nav: '/watch', run: () => watchPage(root) };
+  if (path === '/arenas') return { nav: '/arenas', run: () => arenasPage(root) };
+  const arena = path.match(/^\/arenas\/([^/]+)$/);
+  if (arena) return { nav: '/arenas', run: () => arenaPage(root, decodeSegment(arena[1])) };
   if (path === '/scoreboard') return { nav: '/scoreboard', run: () => scoreboardPage(root) };
   const player = path.match(/^\/players\/([^/]+)$/);
   if (player) return { nav: null, run: () => playerPage(root, decodeURIComponent(player[1])) };

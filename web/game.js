@@ -8,6 +8,7 @@
 // (gameview.js and the modules it names).
 
 import { api, asPlayer, loadLevels, timeControlOf } from './api.js';
+import { returnToArena } from './arena.js';
 import { h, clear } from './dom.js';
 import { isStandardStart } from './chess.js';
 import { opposite, sideLabel, timeControlText } from './format.js';
@@ -79,6 +80,7 @@ export async function gamePage(root, gameId) {
   if (notice) view.flash(notice);
   view.connect();
   view.connectPartner();
+  returnToArena(gameId);
   if (game.clock && !getSettings(gameId)) {
     // A friend or spectator did not create the game: read its time control
     // from the PGN, for the clock label and a rematch at the same speed.

@@ -7,6 +7,7 @@ import { h, clear } from './dom.js';
 import { CLOCKS, levelLabel, timeControlText } from './format.js';
 import { nameCard } from './namecard.js';
 import { followingCard } from './social.js';
+import { poolsCard } from './pools.js';
 import { gameList, sortForWatching } from './watch.js';
 
 export async function lobbyPage(root) {
@@ -99,8 +100,15 @@ export async function lobbyPage(root) {
 
   const liveList = h('div', { class: 'game-list-holder' });
   const seekList = h('div', { class: 'game-list-holder', id: 'open-seeks', 'aria-live': 'polite' });
+  const customCard = h('section', { class: 'card' }, h('h1', { id: 'new-game-title' }, 'New game'), form);
+  const custom = () => {
+    customCard.scrollIntoView({ behavior: 'smooth' });
+    form.elements.mode.value = 'friend';
+    form.elements['open-seek'].checked = true;
+    sync();
+  };
   clear(root, h('div', { class: 'lobby' },
-    h('section', { class: 'card' }, h('h1', { id: 'new-game-title' }, 'New game'), form),
+    h('div', { class: 'lobby-side' }, poolsCard(custom), customCard),
     h('div', { class: 'lobby-side' },
       nameCard(),
       followingCard(),

@@ -30,6 +30,9 @@ pub struct Events {
     players: Arc<Mutex<HashMap<String, broadcast::Sender<Arc<str>>>>>,
     /// Set once, by a cluster member (see the module's header).
     relay: Arc<OnceLock<Relay>>,
+    /// Woken when a game with a registered player finishes (the arena
+    /// director's cue to settle and pair at once).
+    finished: Arc<tokio::sync::Notify>,
 }
 
 impl Events {
@@ -102,6 +105,15 @@ impl Events {
     /// Tells each registered player of a game that it finished.
     pub fn game_finished(&self, games: &[(String, Value)]) {
         self.tell_players("gameFinish", games);
+        if !games.is_empty() {
+            self.finished.notify_one();
+        }
+    }
+
+    /// Notified (one waiter, or the next to wait) when a game with a
+    /// registered player finishes on this node.
+    pub fn finish_signal(&self) -> Arc<tokio::sync::Notify> {
+        self.finished.clone()
     }
 
     fn tell_players(&self, kind: &str, games: &[(String, Value)]) {

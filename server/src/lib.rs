@@ -31,6 +31,8 @@
 //!   endpoint (`http::ws`) and the static web client (`http::web`).
 //! - [`metrics`]: the Prometheus metrics; [`util`]: small helpers every
 //!   floor uses.
+//! - [`pools`]: quick pairing by time control (issue 38);
+//!   [`tournaments`]: Arena tournaments and their director (issue 38).
 //!
 //! [`run`] starts the whole service on a bound listener and returns after a
 //! graceful shutdown; `main.rs` only parses flags, installs logging and
@@ -45,6 +47,7 @@ pub mod http;
 pub mod identity;
 pub mod live;
 pub mod metrics;
+pub mod pools;
 pub mod protocol;
 pub mod social;
 pub mod store;
@@ -89,6 +92,10 @@ pub struct AppState {
     pub swiss: crate::tournaments::swiss::Directors,
     /// The chat's word filter and flood gate (issue 37).
     pub chat: Arc<crate::social::chat::ChatRules>,
+    /// Quick pairing's pools (issue 38).
+    pub pools: crate::pools::Pools,
+    /// Arena tournaments and their director (issue 38).
+    pub arenas: crate::tournaments::arena::Arenas,
 }
 
 impl AppState {
@@ -179,8 +186,13 @@ impl App {
             ws: ClientBuckets::new(config.ws_rate()),
             signups: ClientBuckets::new(config.signup_rate()),
         };
+        let pools = crate::pools::Pools::new(registry.clone(), config.pool_options());
+        let arenas =
+            crate::tournaments::arena::Arenas::new(registry.clone(), config.arena_options());
         Ok(App {
             state: AppState {
+                pools,
+                arenas,
                 registry,
                 config: Arc::new(config),
                 limits: Arc::new(limits),
@@ -263,6 +275,8 @@ impl App {
         registry.start_background();
         analyses.start_background();
         self.state.swiss.start_background();
+        self.state.pools.start();
+        self.state.arenas.start();
         http::serve::serve(listener, router, limits, self.tls.clone(), async move {
             shutdown.await;
             tracing::info!("shutting down");

@@ -335,6 +335,136 @@ def a_team_swiss_to_its_end():
     assert listed == [swiss_id], listed
     expect_error(400, players["sw_ann"].tournaments.join_swiss, swiss_id)
     print(f"swiss: 3 rounds played over the Board API, standings {[(r['username'], r['points']) for r in results]}")
+def seek_finds_an_opponent():
+    """board.seek holds its request until the pool pairs two seekers."""
+    tokens = [account("sid", ["play"]), account("sue", ["play"])]
+    events = queue.Queue()
+    follow(client(tokens[1]).board.stream_incoming_events(), events)
+    waited = []
+    seekers = [
+        threading.Thread(target=lambda t=t: waited.append(client(t).board.seek(5, 3, rated=True)))
+        for t in tokens
+    ]
+    for seeker in seekers:
+        seeker.start()
+    for seeker in seekers:
+        seeker.join(timeout=60)
+    assert len(waited) == 2, waited
+    started = next_of(events, {"gameStart"})
+    assert started["game"]["rated"] is True, started
+    client(tokens[0]).board.resign_game(started["game"]["gameId"])
+    print(f"seek: two board.seek calls paired into a rated 5+3 game after {max(waited):.1f} s")
+
+
+def first_legal_move(game_id):
+    """Four players asking at once may meet the server's per-client rate
+    limit (they share one address here): wait and ask again."""
+    for _ in range(50):
+        answer = requests.get(f"{URL}/api/games/{game_id}")
+        if answer.status_code == 200:
+            return answer.json()["legal_moves"][0]
+        assert answer.status_code == 429, answer.text
+        time.sleep(0.2)
+    raise AssertionError("rate limited for too long")
+
+
+def patiently(call, *args):
+    """A board call, asked again while rate limited (429)."""
+    for _ in range(50):
+        try:
+            return call(*args)
+        except ResponseError as err:
+            if err.status_code != 429:
+                raise
+            time.sleep(0.2)
+    raise AssertionError("rate limited for too long")
+
+
+def play_arena_game(me, game_id, colour, played):
+    """Black goes berserk; each side plays the first legal move; after four
+    plies the side to move resigns."""
+    if colour == "black":
+        patiently(me.board.go_berserk, game_id)
+    acted = -1
+    for state in me.board.stream_game_state(game_id):
+        state = state.get("state", state)
+        if state.get("type") not in (None, "gameState"):
+            continue
+        if state["status"] != "started":
+            played.append(game_id)
+            return
+        moves = state["moves"].split()
+        # The same position comes again after a berserk (a new clock).
+        if (len(moves) % 2 == 0) != (colour == "white") or len(moves) == acted:
+            continue
+        acted = len(moves)
+        if len(moves) >= 4:
+            patiently(me.board.resign_game, game_id)
+        else:
+            patiently(me.board.make_move, game_id, first_legal_move(game_id))
+
+
+def arena_player(token, played):
+    me = client(token)
+    try:
+        for event in me.board.stream_incoming_events():
+            if event.get("type") == "gameStart":
+                game = event["game"]
+                threading.Thread(
+                    target=play_arena_game,
+                    args=(me, game["gameId"], game["color"], played),
+                    daemon=True,
+                ).start()
+    except Exception:  # the stream ends with the test
+        pass
+
+
+def an_arena_over_the_board_api():
+    """An arena made with tournaments.create_arena, joined by four accounts,
+    their pairings played over the Board API, and the final standings."""
+    names = ["ada", "ben", "cal", "dot"]
+    tokens = {name: account(name, ["play", "challenge"]) for name in names}
+    host = client(tokens["ada"])
+    arena = host.tournaments.create_arena(
+        clockTime=1, clockIncrement=0, minutes=0.25, name="Berserk cup", wait_minutes=0,
+        password="cup",
+    )
+    arena_id = arena["id"]
+    assert arena["fullName"] == "Berserk cup Arena", arena
+    expect_error(403, client(tokens["ben"]).tournaments.join_arena, arena_id, "wrong")
+    played = []
+    for name in names:
+        threading.Thread(target=arena_player, args=(tokens[name], played), daemon=True).start()
+    time.sleep(0.5)  # the event streams open before the first wave
+    for name in names:
+        client(tokens[name]).tournaments.join_arena(
+            arena_id, password="cup", should_pair_immediately=True
+        )
+    current = host.tournaments.get()
+    assert any(a["id"] == arena_id for a in current["started"] + current["created"]), current
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        info = host.tournaments.get_tournament(arena_id)
+        if info["isFinished"] and not info["duels"]:
+            break
+        time.sleep(0.5)
+    else:
+        raise AssertionError(f"the arena did not end: {info}")
+    results = list(host.tournaments.stream_results(arena_id))
+    assert [r["rank"] for r in results] == [1, 2, 3, 4], results
+    assert sorted(r["username"].lower() for r in results) == names, results
+    scores = [r["score"] for r in results]
+    assert scores == sorted(scores, reverse=True) and scores[0] > 0, results
+    info = host.tournaments.get_tournament(arena_id)
+    assert [p["name"] for p in info["podium"]] == [r["username"] for r in results[:3]], info
+    assert info["stats"]["berserks"] == info["stats"]["games"], info["stats"]
+    pgns = list(host.tournaments.export_arena_games(arena_id, as_pgn=True))
+    assert len(pgns) == info["stats"]["games"] >= 2, (len(pgns), info["stats"])
+    assert all('[Event "Berserk cup Arena"]' in pgn for pgn in pgns), pgns
+    print(
+        f"arena: {info['stats']['games']} games over the Board API, every black berserk, "
+        f"winner {results[0]['username']} with {results[0]['score']} points"
+    )
 
 
 def main():
@@ -342,6 +472,8 @@ def main():
     bot_meets_a_person(board_token, board_game)
     bot_plays_chess960()
     a_team_swiss_to_its_end()
+    seek_finds_an_opponent()
+    an_arena_over_the_board_api()
     print("berserk: every scenario passed")
 
 

@@ -472,3 +472,44 @@ impl std::str::FromStr for AdminToken {
         Ok(AdminToken(text.trim().to_string()))
     }
 }
+
+/// Quick pairing (pools) and Arena tournaments (issue 38).
+#[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Quick pairing and tournaments")]
+pub struct PlayFlags {
+    /// Time between the pools' pairing waves.
+    #[arg(long, env = "ROOKERY_POOL_WAVE_MS", default_value_t = 1_000)]
+    pub pool_wave_ms: u64,
+
+    /// How long a pool keeps the place of a connection that dropped (a
+    /// reload resumes it within this time).
+    #[arg(long, env = "ROOKERY_POOL_GRACE_MS", default_value_t = 3_000)]
+    pub pool_grace_ms: u64,
+
+    /// Time between an arena director's waves when nothing wakes it (a
+    /// game's end or a join wakes it at once).
+    #[arg(long, env = "ROOKERY_ARENA_WAVE_MS", default_value_t = 1_000)]
+    pub arena_wave_ms: u64,
+
+    /// How long an arena director's lease runs without renewal (another
+    /// node may direct the arena after it).
+    #[arg(long, env = "ROOKERY_ARENA_LEASE_MS", default_value_t = 10_000)]
+    pub arena_lease_ms: u64,
+
+    /// Names of the accounts that may create arenas, comma-separated.
+    /// Default: empty, every account may.
+    #[arg(long, env = "ROOKERY_ARENA_CREATORS", value_delimiter = ',')]
+    pub arena_creators: Vec<String>,
+}
+
+impl Default for PlayFlags {
+    fn default() -> PlayFlags {
+        PlayFlags {
+            pool_wave_ms: 1_000,
+            pool_grace_ms: 3_000,
+            arena_wave_ms: 1_000,
+            arena_lease_ms: 10_000,
+            arena_creators: Vec::new(),
+        }
+    }
+}

@@ -17,8 +17,8 @@ use clap::Parser;
 use self::values::RateLimit;
 
 pub use groups::{
-    AdminToken, AiFlags, ClusterFlags, GameFlags, HttpFlags, LogFormat, OpsFlags, SiteFlags,
-    StorageFlags, WsFlags,
+    AdminToken, AiFlags, ClusterFlags, GameFlags, HttpFlags, LogFormat, OpsFlags, PlayFlags,
+    SiteFlags, StorageFlags, WsFlags,
 };
 
 /// The web client's directory in this source tree, found from the server
@@ -79,6 +79,9 @@ pub struct Config {
 
     #[command(flatten)]
     pub ops: OpsFlags,
+
+    #[command(flatten)]
+    pub play: PlayFlags,
 }
 
 /// What `rookery-server` runs instead of serving.
@@ -163,6 +166,29 @@ pub struct Worker {
 }
 
 impl Config {
+    /// The pools' settings (issue 38).
+    pub fn pool_options(&self) -> crate::pools::PoolOptions {
+        crate::pools::PoolOptions {
+            wave: Duration::from_millis(self.play.pool_wave_ms.max(10)),
+            grace: Duration::from_millis(self.play.pool_grace_ms),
+        }
+    }
+
+    /// The arena director's settings (issue 38).
+    pub fn arena_options(&self) -> crate::tournaments::arena::ArenaOptions {
+        crate::tournaments::arena::ArenaOptions {
+            wave: Duration::from_millis(self.play.arena_wave_ms.max(10)),
+            lease: Duration::from_millis(self.play.arena_lease_ms.max(1_000)),
+        }
+    }
+
+    /// Whether the account `name` may create arenas (`--arena-creators`).
+    pub fn may_create_arenas(&self, name: &str) -> bool {
+        let creators = &self.play.arena_creators;
+        creators.iter().all(|c| c.trim().is_empty())
+            || creators.iter().any(|c| c.trim().eq_ignore_ascii_case(name))
+    }
+
     /// The defaults, as if no flag and no environment variable were given
     /// (for tests and embedding).
     pub fn defaults() -> Config {
@@ -180,6 +206,7 @@ impl Config {
             cluster: ClusterFlags::default(),
             site: SiteFlags::default(),
             ops: OpsFlags::default(),
+            play: PlayFlags::default(),
         }
     }
 

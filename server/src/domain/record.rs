@@ -41,6 +41,9 @@ pub struct GameRecord {
     pub invite: Option<TokenHash>,
     /// Plies already played when the game was created (an imported history).
     pub start_ply: usize,
+    /// The sides (white, black) that went berserk in an arena game
+    /// (migration 0016).
+    pub berserk: [bool; 2],
 }
 
 impl GameRecord {
@@ -100,6 +103,8 @@ pub struct SavedGame {
     pub invite: Option<TokenHash>,
     /// Plies already played when the game was created (an imported history).
     pub start_ply: usize,
+    /// The sides (white, black) that went berserk (migration 0016).
+    pub berserk: [bool; 2],
 }
 
 /// A stored clock.

@@ -5,10 +5,11 @@
 //! `/players/{name}`), and the account pages of issue 21 (`/login`,
 //! `/signup`, `/account`, `/me/games`, `/challenges/{id}`: the `url` of a
 //! challenge) all get `index.html`, and the page's script shows the right
-//! view; so do the team pages of issue 39 (`/teams`, `/team/{id}`) and a
-//! Swiss tournament's page, `/swiss/{id}`, which shares its route with the
-//! TRF file `/swiss/{id}.trf` (the Swiss API's handler calls [`page`] for
-//! every name without `.trf`). Everything else
+//! view; so do the arenas of issue 38 (`/arenas`, `/arenas/{id}`), the team
+//! pages of issue 39 (`/teams`, `/team/{id}`) and a Swiss tournament's page,
+//! `/swiss/{id}`, which shares its route with the TRF file `/swiss/{id}.trf`
+//! (the Swiss API's handler calls [`page`] for every name without `.trf`).
+//! Everything else
 //! is looked up as a file; an address that names no file gets the site's own
 //! `404.html` (the header and a way back), still with status 404, so a
 //! mistyped link is not a dead end and crawlers and scripts still see a
@@ -43,6 +44,8 @@ pub fn service(web_dir: &Path) -> Router {
         .route_service("/mod", index.clone())
         .route_service("/teams", index.clone())
         .route_service("/team/{id}", index.clone())
+        .route_service("/arenas", index.clone())
+        .route_service("/arenas/{id}", index.clone())
         .route_service("/scoreboard", index)
         .fallback_service(files)
 }

@@ -15,6 +15,8 @@ use crate::protocol::{ClockSettings, ClockView, Side};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Clock {
     increment: Duration,
+    /// Sides that went berserk (an arena's rule): they get no increment.
+    berserk: [bool; 2],
     /// Remaining time per side (white, black) when its current turn began.
     remaining: [Duration; 2],
     /// The side whose time is running and since when.
@@ -26,6 +28,7 @@ impl Clock {
         let initial = Duration::from_millis(settings.initial_ms);
         Clock {
             increment: Duration::from_millis(settings.increment_ms),
+            berserk: [false, false],
             remaining: [initial, initial],
             running: None,
         }
@@ -35,6 +38,7 @@ impl Clock {
     pub fn with_remaining(settings: ClockSettings, white_ms: u64, black_ms: u64) -> Clock {
         Clock {
             increment: Duration::from_millis(settings.increment_ms),
+            berserk: [false, false],
             remaining: [
                 Duration::from_millis(white_ms),
                 Duration::from_millis(black_ms),
@@ -74,8 +78,25 @@ impl Clock {
     /// the pacing pause of AI v AI games off the clock.
     pub fn press(&mut self, mover: Side, now: Instant) {
         self.stop(now);
-        self.remaining[mover.index()] += self.increment;
+        if !self.berserk[mover.index()] {
+            self.remaining[mover.index()] += self.increment;
+        }
         self.running = Some((mover.other(), now));
+    }
+
+    /// `side` goes berserk (an arena's rule, before its first move): half
+    /// its remaining time (its whole clock then) is gone, and so is its
+    /// increment for the rest of the game.
+    pub fn berserk(&mut self, side: Side) {
+        let remaining = &mut self.remaining[side.index()];
+        *remaining /= 2;
+        self.berserk[side.index()] = true;
+    }
+
+    /// Marks the sides that went berserk, without touching their times (a
+    /// restored clock's stored times are already halved).
+    pub fn restore_berserk(&mut self, berserk: [bool; 2]) {
+        self.berserk = berserk;
     }
 
     /// Time left for `side` at `now`.

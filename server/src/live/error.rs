@@ -84,7 +84,9 @@ impl GameError {
     /// The kind of answer this refusal is.
     pub fn refusal(&self) -> Refusal {
         match self {
-            GameError::BadFen(_) | GameError::OverBeforeStart(_) => Refusal::BadRequest,
+            GameError::BadFen(_) | GameError::OverBeforeStart(_) | GameError::NoBerserk(_) => {
+                Refusal::BadRequest
+            }
             GameError::GameOver => Refusal::GameOver,
             GameError::SeatTaken => Refusal::SeatTaken,
             GameError::InviteRequired | GameError::WrongInvite => Refusal::Forbidden,

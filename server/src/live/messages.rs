@@ -33,6 +33,9 @@ pub enum Action {
     Rematch(SeatSecret),
     DropRematch(Answer),
     Abort,
+    /// Halve one's clock before one's first move (an arena game's rule; the
+    /// edge checks the arena allows it).
+    Berserk,
 }
 
 /// A seat token as the player sent it. Its `Debug` hides it, so an action

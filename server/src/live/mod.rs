@@ -170,6 +170,14 @@ impl Registry {
 
     /// Turns `true` when the service starts shutting down (long streams
     /// end then).
+    /// This node's name in a cluster's leases (`None` on a single node).
+    pub fn cluster_node(&self) -> Option<Arc<str>> {
+        self.inner
+            .cluster
+            .as_ref()
+            .map(|cluster| cluster.node().clone())
+    }
+
     pub fn shutdown_signal(&self) -> watch::Receiver<bool> {
         self.inner.shutdown_tx.subscribe()
     }

@@ -87,9 +87,11 @@ pub struct PgnExport<'a> {
     pub clocks: &'a [Option<(i64, i64)>],
     /// A note after each move (the analysis as comments).
     pub notes: &'a [MoveNote],
-    /// A tournament's game: its `Event` (the tournament's name) and
-    /// `Round`, instead of `Rookery game` and `-`.
-    pub event: Option<(&'a str, i64)>,
+    /// A tournament's game: the `[Event]` tag (the tournament's name)
+    /// instead of `Rookery game`.
+    pub event: Option<&'a str>,
+    /// A Swiss game's `[Round]`, instead of `-`.
+    pub round: Option<i64>,
 }
 
 /// The game as PGN text (ASCII: names, FEN and SAN are), with what
@@ -104,17 +106,15 @@ pub fn write(live: &GameRecord, game: &Game, export: &PgnExport<'_>) -> String {
     let mut tags = vec![
         (
             "Event".to_string(),
-            export
-                .event
-                .map_or("Rookery game".to_string(), |(name, _)| name.to_string()),
+            export.event.unwrap_or("Rookery game").to_string(),
         ),
         ("Site".to_string(), site),
         ("Date".to_string(), pgn_date(live.created_at)),
         (
             "Round".to_string(),
             export
-                .event
-                .map_or("-".to_string(), |(_, round)| round.to_string()),
+                .round
+                .map_or("-".to_string(), |round| round.to_string()),
         ),
         ("White".to_string(), seat_name(live.seat(Side::White))),
         ("Black".to_string(), seat_name(live.seat(Side::Black))),
@@ -265,6 +265,7 @@ mod tests {
             clocks: &clocks,
             notes: &notes,
             event: None,
+            round: None,
         };
         let comments: Vec<Option<String>> = with_clocks(true, 5, &export)
             .into_iter()

@@ -69,6 +69,7 @@
 
 pub mod accounts;
 pub mod analysis;
+pub mod arena;
 mod backend;
 pub mod challenges;
 mod error;
@@ -78,6 +79,7 @@ pub mod lichess;
 mod lists;
 mod ops;
 mod players;
+pub mod pools;
 mod ratings;
 mod retention;
 mod rows;

@@ -79,6 +79,8 @@ pub struct StoredGame {
     pub start_ply: i64,
     /// The rules (migration 0013).
     pub variant: &'static str,
+    /// Berserk in an arena game: 1 white, 2 black, 3 both (migration 0016).
+    pub berserk: i64,
 }
 
 fn ms(duration: std::time::Duration) -> i64 {
@@ -125,6 +127,7 @@ impl StoredGame {
             rematch_agreed: game.rematch.as_ref().is_some_and(|r| r.agreed),
             start_ply: i64::try_from(game.start_ply).unwrap_or(0),
             variant: game.variant.key(),
+            berserk: berserk_bits(game.berserk),
         }
     }
 
@@ -182,9 +185,24 @@ impl StoredGame {
         .map(|_| ()))
     }
 
+    /// Berserk (migration 0016), written beside the rest of the row and
+    /// only when someone went berserk, so other games' writes stay as
+    /// they were.
+    async fn write_berserk(&self, conn: Conn<'_>) -> Result<(), sqlx::Error> {
+        if self.berserk == 0 {
+            return Ok(());
+        }
+        on_conn!(conn, conn => sqlx::query("UPDATE games SET berserk = $1 WHERE id = $2")
+            .bind(self.berserk)
+            .bind(&self.id)
+            .execute(conn)
+            .await
+            .map(|_| ()))
+    }
+
     /// Writes what can change during a game.
-    pub async fn update(&self, conn: Conn<'_>) -> Result<(), sqlx::Error> {
-        let updated = on_conn!(conn, conn => sqlx::query(
+    pub async fn update(&self, mut conn: Conn<'_>) -> Result<(), sqlx::Error> {
+        let updated = on_conn!(conn.reborrow(), conn => sqlx::query(
             "UPDATE games SET
                  white_player_id = $1, white_token_hash = $2,
                  black_player_id = $3, black_token_hash = $4,
@@ -223,8 +241,13 @@ impl StoredGame {
         if updated == 0 {
             return Err(sqlx::Error::RowNotFound);
         }
-        Ok(())
+        self.write_berserk(conn).await
     }
+}
+
+/// The berserk column's bits: 1 white, 2 black.
+fn berserk_bits(berserk: [bool; 2]) -> i64 {
+    i64::from(berserk[0]) | (i64::from(berserk[1]) << 1)
 }
 
 /// A move's row.
@@ -319,6 +342,8 @@ pub struct GameRow {
     pub start_ply: i64,
     /// The rules (migration 0013).
     pub variant: String,
+    /// Berserk: 1 white, 2 black (migration 0016).
+    pub berserk: i64,
 }
 
 const GAME_COLUMNS: &str = "g.*, wp.name AS white_name, bp.name AS black_name,
@@ -511,6 +536,7 @@ impl GameRow {
             visibility: self.visibility()?,
             invite: self.invite_hash.clone().map(TokenHash),
             start_ply: usize::try_from(self.start_ply).unwrap_or(0),
+            berserk: [self.berserk & 1 != 0, self.berserk & 2 != 0],
         })
     }
 }

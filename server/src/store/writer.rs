@@ -81,6 +81,8 @@ pub enum Write {
     Swiss(Box<super::swiss::SwissWrite>),
     /// Follows, blocks, reports, moderators (migrations/0014).
     Social(super::social::SocialWrite),
+    /// Arena tournaments (migrations/0016).
+    Arena(super::arena::ArenaWrite),
     /// A finished game and its rows, by the retention sweep
     /// (store/retention.rs).
     DeleteGame { id: String },
@@ -169,6 +171,7 @@ impl Write {
             Write::Team(write) => write.apply(conn).await,
             Write::Swiss(write) => write.apply(conn).await,
             Write::Social(write) => write.apply(conn).await,
+            Write::Arena(write) => write.apply(conn).await,
             Write::DeleteGame { id } => super::retention::delete_game(conn, id).await,
             Write::Probe => Ok(()),
         }

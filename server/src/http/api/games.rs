@@ -391,8 +391,16 @@ pub async fn export_pgn(
         Vec::new()
     };
     let public_base = state.config.public_base();
-    // A Swiss game's PGN names its tournament and round (issue 39).
-    let event = state.store().swiss_of_game(&live.id.to_string()).await?;
+    // A tournament's game names it: a Swiss game its tournament and round
+    // (issue 39), an arena's game its arena (issue 38).
+    let swiss = state.store().swiss_of_game(&live.id.to_string()).await?;
+    let arena = state.store().arena_of_game(&live.id.to_string()).await?;
+    let arena = arena.map(|(_, name)| crate::http::lichess::arena::full_name(&name));
+    let event = swiss
+        .as_ref()
+        .map(|(name, _)| name.as_str())
+        .or(arena.as_deref());
+    let round = swiss.as_ref().map(|(_, round)| *round);
     Ok(crate::protocol::pgn::write(
         &live.record(),
         live.game(),
@@ -400,7 +408,8 @@ pub async fn export_pgn(
             public_base: &public_base,
             clocks: &clocks,
             notes,
-            event: event.as_ref().map(|(name, round)| (name.as_str(), *round)),
+            event,
+            round,
         },
     ))
 }

@@ -7,12 +7,14 @@
 pub mod accounts;
 pub mod admin;
 pub mod analysis;
+pub mod arenas;
 pub mod challenges;
 pub mod events;
 pub mod games;
 pub mod health;
 pub mod info;
 pub mod players;
+pub mod pools;
 pub mod social;
 pub mod swiss;
 pub mod teams;
@@ -86,6 +88,22 @@ pub fn router(state: AppState) -> Router {
         )
         // Follows, blocks, reports and moderators (issue 37).
         .merge(social_routes())
+        // Quick pairing and Arena tournaments (issue 38).
+        .route("/api/board/seek", post(lichess::seek::seek))
+        .route("/ws/lobby", get(pools::upgrade))
+        .route("/ws/arenas/{id}", get(arenas::upgrade))
+        .route(
+            "/api/tournament",
+            get(lichess::arena::list).post(lichess::arena::create),
+        )
+        .route("/api/tournament/{id}", get(lichess::arena::get))
+        .route("/api/tournament/{id}/join", post(lichess::arena::join))
+        .route(
+            "/api/tournament/{id}/withdraw",
+            post(lichess::arena::withdraw),
+        )
+        .route("/api/tournament/{id}/results", get(lichess::arena::results))
+        .route("/api/tournament/{id}/games", get(lichess::arena::games))
         .route("/readyz", get(health::readyz))
         .route("/metrics", get(crate::http::metrics::scrape))
         .route("/api/levels", get(info::levels))
@@ -188,6 +206,10 @@ fn play_routes(router: Router<AppState>, api: Api) -> Router<AppState> {
         .route(
             &at("{id}/takeback/{answer}"),
             post(move |s: State<AppState>, p: IdAnd, h: HeaderMap| board::takeback(api, s, p, h)),
+        )
+        .route(
+            &at("{id}/berserk"),
+            post(move |s: State<AppState>, p: Id, h: HeaderMap| board::berserk(api, s, p, h)),
         )
         .route(
             &at("{id}/claim-victory"),

@@ -208,6 +208,26 @@ pub async fn abort(
     act(api, &state, &headers, &id, Action::Abort).await
 }
 
+/// `POST /api/{board|bot}/game/{id}/berserk` (issue 38): in an arena game
+/// of an arena that allows it, before one's first move: half one's clock
+/// and one's increment go, for a point more on a win of 7 moves or more.
+pub async fn berserk(
+    api: Api,
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> LichessResult<Json<Value>> {
+    let arena = state.store().arena_of_game(id.trim()).await?;
+    let Some((arena_id, _)) = arena else {
+        return Err(ApiError::BadRequest("berserk is only for arena games".into()).into());
+    };
+    let arena = state.store().arena(&arena_id).await?;
+    if !arena.is_some_and(|arena| arena.berserkable) {
+        return Err(ApiError::BadRequest("this arena does not allow berserk".into()).into());
+    }
+    act(api, &state, &headers, &id, Action::Berserk).await
+}
+
 fn yes_no(answer: &str) -> Result<bool, LichessError> {
     match answer {
         "yes" | "accept" | "true" => Ok(true),

@@ -3,8 +3,10 @@
 //! bodies (form-encoded or JSON). Rookery's own API stays as it is.
 
 pub mod account;
+pub mod arena;
 pub mod board;
 pub mod export;
+pub mod seek;
 
 use axum::extract::{FromRequest, Request};
 use axum::http::header::CONTENT_TYPE;

@@ -655,6 +655,12 @@ impl GameActor {
                 })
                 .await?;
             }
+            Action::Berserk => {
+                self.change(None, |live, now| {
+                    live.berserk(side, now).map(|()| ((), None))
+                })
+                .await?;
+            }
         }
         Ok(self.state())
     }

@@ -39,4 +39,8 @@ pub enum GameError {
     AbortTooLate,
     #[error("{0}")]
     NoRematch(String),
+    /// Berserk refused: not an arena game that allows it, a move made
+    /// already, no clock, or berserk twice.
+    #[error("{0}")]
+    NoBerserk(String),
 }

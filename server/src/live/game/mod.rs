@@ -18,6 +18,7 @@
 //! first-move rule, open seeks' grace and the flag, `view` the state sent
 //! on the wire (for stored games too), and `error` why a change was refused.
 
+mod berserk;
 mod error;
 mod finish;
 mod offers;
@@ -108,6 +109,8 @@ pub struct LiveGame {
     /// What became of an offer in the last change (sent with that change's
     /// state only, then cleared by the actor).
     offer_answer: Option<OfferAnswer>,
+    /// The sides (white, black) that went berserk (an arena game's rule).
+    berserk: [bool; 2],
 }
 
 impl LiveGame {
@@ -155,6 +158,7 @@ impl LiveGame {
             first_move_since: None,
             creator_gone_since: None,
             offer_answer: None,
+            berserk: [false, false],
         })
     }
 
@@ -248,9 +252,13 @@ impl LiveGame {
                 .map_err(|err| format!("stored move {ply} ({uci}): {err}"))?;
         }
         let moves_played = saved.moves.len();
-        let clock = saved.clock_settings.map(|settings| match saved.clock {
-            Some(stored) => Clock::with_remaining(settings, stored.white_ms, stored.black_ms),
-            None => Clock::new(settings),
+        let clock = saved.clock_settings.map(|settings| {
+            let mut clock = match saved.clock {
+                Some(stored) => Clock::with_remaining(settings, stored.white_ms, stored.black_ms),
+                None => Clock::new(settings),
+            };
+            clock.restore_berserk(saved.berserk);
+            clock
         });
         let mut live = LiveGame {
             id: saved.id,
@@ -275,6 +283,7 @@ impl LiveGame {
             first_move_since: None,
             creator_gone_since: None,
             offer_answer: None,
+            berserk: saved.berserk,
         };
         if live.status() == Status::Active {
             let spent = saved.clock.map_or(Duration::ZERO, |c| c.spent);
@@ -313,6 +322,7 @@ impl LiveGame {
             visibility: self.visibility,
             invite: self.invite.clone(),
             start_ply: self.start_ply,
+            berserk: self.berserk,
         }
     }
 

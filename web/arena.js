@@ -1,0 +1,217 @@
+// Arena tournaments (issue 38): the list and the creation form (/arenas),
+// an arena's page (/arenas/{id}: countdown, standings live and paged, the
+// podium, one's own games, join and pause), and the way back from a game
+// to its arena. The arena's WebSocket (/ws/arenas/{id}) pushes every change
+// and, to a player, each new pairing: the page goes to the game, and the
+// game page comes back here when the game is over.
+
+import { api } from './api.js';
+import { h, clear } from './dom.js';
+import { currentAccount } from './session.js';
+
+const RETURN_KEY = 'rookery:arena-game';
+// The arena game this tab just came back from (not to be followed again).
+const DONE_KEY = 'rookery:arena-done';
+
+function goToGame(arenaId, gameId) {
+  // The game page brings the player back here once the game ends.
+  window.sessionStorage.setItem(RETURN_KEY, JSON.stringify({ arena: arenaId, game: gameId }));
+  window.location.assign(`/games/${encodeURIComponent(gameId)}`);
+}
+
+function clockText(arena) {
+  const minutes = arena.clock.limit / 60;
+  return `${Number.isInteger(minutes) ? minutes : minutes.toFixed(2)}+${arena.clock.increment}`;
+}
+
+function countdown(seconds) {
+  const s = Math.max(0, Math.round(seconds));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+}
+
+export async function arenasPage(root) {
+  document.title = 'Arenas · Rookery';
+  const [list, account] = await Promise.all([api('GET', '/api/tournament'), currentAccount()]);
+  const item = (arena) => h('li', { class: 'game-item' },
+    h('a', { class: 'game-link', href: `/arenas/${encodeURIComponent(arena.id)}` },
+      h('span', { class: 'game-label' }, arena.fullName),
+      h('span', { class: 'game-details' },
+        `${clockText(arena)} · ${arena.nbPlayers} players${arena.rated ? '' : ' · casual'}${arena.private ? ' · entry code' : ''}`)));
+  const section = (title, arenas, empty) => h('section', { class: 'card' }, h('h2', null, title),
+    arenas.length ? h('ul', { class: 'game-list' }, arenas.map(item)) : h('p', { class: 'muted' }, empty));
+  const error = h('p', { class: 'form-error', role: 'alert' });
+  const field = (label, name, props) => h('label', { class: 'field' }, h('span', null, label), h('input', { name, ...props }));
+  const form = h('form', { class: 'new-arena', novalidate: true },
+    field('Name', 'name', { type: 'text', maxlength: '30', placeholder: 'Club night' }),
+    h('div', { class: 'field-row' },
+      field('Clock (minutes)', 'clockTime', { type: 'number', min: '0', max: '60', step: '0.5', value: '3' }),
+      field('Increment (seconds)', 'clockIncrement', { type: 'number', min: '0', max: '60', value: '2' })),
+    h('div', { class: 'field-row' },
+      field('Duration (minutes)', 'minutes', { type: 'number', min: '1', max: '720', value: '30' }),
+      field('Starts in (minutes)', 'waitMinutes', { type: 'number', min: '0', max: '1440', value: '5' })),
+    field('Entry code (optional)', 'password', { type: 'text', autocomplete: 'off' }),
+    h('label', { class: 'checkbox' }, h('input', { type: 'checkbox', name: 'rated', checked: true }), h('span', null, 'Rated')),
+    h('label', { class: 'checkbox' }, h('input', { type: 'checkbox', name: 'berserkable', checked: true }), h('span', null, 'Berserk allowed')),
+    error,
+    h('button', { type: 'submit', class: 'primary' }, 'Create arena'));
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    error.textContent = '';
+    const value = (name) => form.elements[name].value.trim();
+    const body = {
+      clockTime: Number(value('clockTime')), clockIncrement: Number(value('clockIncrement')),
+      minutes: Number(value('minutes')), waitMinutes: Number(value('waitMinutes')),
+      rated: form.elements.rated.checked, berserkable: form.elements.berserkable.checked,
+    };
+    if (value('name')) body.name = value('name');
+    if (value('password')) body.password = value('password');
+    try {
+      const arena = await api('POST', '/api/tournament', { body });
+      window.location.assign(`/arenas/${encodeURIComponent(arena.id)}`);
+    } catch (problem) {
+      error.textContent = problem.message;
+    }
+  });
+  clear(root, h('div', { class: 'lobby' },
+    h('div', { class: 'lobby-side' },
+      section('Starting soon', list.created, 'No arena is scheduled.'),
+      section('Playing now', list.started, 'No arena is running.'),
+      section('Finished', list.finished, 'No arena has finished yet.')),
+    h('div', { class: 'lobby-side' },
+      account ? h('section', { class: 'card' }, h('h2', null, 'New arena'), form)
+        : h('section', { class: 'card' }, h('p', null, h('a', { href: '/login' }, 'Log in'), ' to create an arena.')))));
+}
+
+export async function arenaPage(root, id) {
+  document.title = 'Arena · Rookery';
+  const account = await currentAccount();
+  const title = h('h1', null, 'Arena');
+  const facts = h('p', { class: 'muted arena-facts' });
+  const clock = h('p', { class: 'arena-clock', role: 'timer' });
+  const actions = h('div', { class: 'actions' });
+  const notice = h('p', { class: 'form-error', role: 'alert' });
+  const podium = h('div', { class: 'arena-podium' });
+  const table = h('div', { class: 'arena-standing' });
+  const pager = h('div', { class: 'actions' });
+  const mine = h('div', { class: 'arena-mine' });
+  clear(root, h('div', { class: 'lobby arena' },
+    h('section', { class: 'card' }, title, facts, clock, actions, notice, podium, table, pager),
+    h('div', { class: 'lobby-side' }, h('section', { class: 'card' }, h('h2', null, 'Your games'), mine))));
+
+  let arena = null;
+  let following = false;
+  let page = 1;
+  let socket = null;
+  let deadline = null;
+  const tick = () => {
+    if (!arena || deadline === null) return;
+    const left = (deadline - Date.now()) / 1000;
+    clock.textContent = arena.isFinished ? 'Finished'
+      : arena.isStarted ? `Ends in ${countdown(left)}` : `Starts in ${countdown(left)}`;
+  };
+  setInterval(tick, 1000);
+
+  const act = async (path, form) => {
+    notice.textContent = '';
+    try {
+      await api('POST', path, { form });
+    } catch (problem) {
+      notice.textContent = problem.message;
+    }
+  };
+  const draw = () => {
+    title.textContent = arena.fullName;
+    facts.textContent = `${clockText(arena)} · ${arena.rated ? 'rated' : 'casual'} · ${arena.nbPlayers} players${arena.berserkable ? ' · berserk allowed' : ''}`;
+    deadline = Date.now() + 1000 * (arena.secondsToStart ?? arena.secondsToFinish ?? 0);
+    tick();
+    const me = arena.me;
+    clear(actions);
+    if (!account) {
+      actions.append(h('a', { class: 'button', href: '/login' }, 'Log in to join'));
+    } else if (!arena.isFinished) {
+      if (me && !me.withdraw) {
+        actions.append(h('button', { type: 'button', class: 'button', dataset: { action: 'pause' },
+          onclick: () => act(`/api/tournament/${encodeURIComponent(id)}/withdraw`) }, 'Pause'));
+      } else {
+        const code = arena.private ? h('input', { type: 'text', name: 'entry-code', placeholder: 'Entry code', 'aria-label': 'Entry code' }) : null;
+        if (code) actions.append(code);
+        actions.append(h('button', { type: 'button', class: 'primary', dataset: { action: 'join' },
+          onclick: () => act(`/api/tournament/${encodeURIComponent(id)}/join`, code ? { password: code.value } : {}) },
+        me ? 'Come back' : 'Join'));
+      }
+    }
+    clear(podium, arena.podium ? h('ol', { class: 'podium' },
+      arena.podium.map((p) => h('li', null, `${p.name} — ${p.score} points`))) : null);
+    const rows = arena.standing.players.map((p) => h('tr', { dataset: { player: p.name } },
+      h('td', null, String(p.rank)),
+      h('td', null, p.name, p.withdraw ? ' (paused)' : '', p.playing ? ' ⚔' : ''),
+      h('td', null, String(p.rating)),
+      h('td', { class: 'sheet' }, p.sheet.scores, p.sheet.fire ? ' 🔥' : ''),
+      h('td', { class: 'score' }, String(p.score))));
+    clear(table, h('table', { class: 'standing' },
+      h('thead', null, h('tr', null, h('th', null, '#'), h('th', null, 'Player'), h('th', null, 'Rating'), h('th', null, 'Games'), h('th', null, 'Score'))),
+      h('tbody', null, rows)));
+    const pages = arena.standing.pages || 1;
+    clear(pager, pages > 1 ? [
+      h('button', { type: 'button', disabled: page <= 1, onclick: () => turn(page - 1) }, '←'),
+      h('span', null, ` page ${page} of ${pages} `),
+      h('button', { type: 'button', disabled: page >= pages, onclick: () => turn(page + 1) }, '→')] : []);
+    clear(mine, me && me.games.length ? h('ul', { class: 'game-list' }, me.games.map((g) => h('li', { class: 'game-item' },
+      h('a', { class: 'game-link', href: `/games/${encodeURIComponent(g.id)}` },
+        h('span', { class: 'game-label' }, `as ${g.color}`),
+        h('span', { class: 'game-details' }, !g.settled ? 'playing' : g.aborted ? 'aborted'
+          : g.winner === null ? 'draw' : g.winner === g.color ? 'won' : 'lost')))))
+      : h('p', { class: 'muted' }, 'No games yet.'));
+  };
+  const turn = (next) => {
+    page = next;
+    if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type: 'page', page }));
+  };
+  const connect = () => {
+    const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws';
+    socket = new WebSocket(`${scheme}://${window.location.host}/ws/arenas/${encodeURIComponent(id)}`);
+    socket.addEventListener('message', (event) => {
+      const message = JSON.parse(event.data);
+      if (message.type === 'arena') {
+        arena = message;
+        page = message.standing.page;
+        draw();
+        // Paired while this page was away (or loading): follow the game.
+        const going = message.me && message.me.games.find((g) => !g.settled
+          && g.id !== window.sessionStorage.getItem(DONE_KEY));
+        if (going && !following) {
+          following = true;
+          setTimeout(() => goToGame(id, going.id), 1000);
+        }
+      } else if (message.type === 'paired' && !following) {
+        following = true;
+        goToGame(id, message.game_id);
+      } else if (message.type === 'error') notice.textContent = message.message;
+    });
+    socket.addEventListener('close', () => { if (root.isConnected) setTimeout(connect, 2000); });
+  };
+  connect();
+}
+
+// On a game page: if this game came from an arena's pairing, go back to
+// the arena once it is over (the arena then sends the next pairing).
+export function returnToArena(gameId) {
+  let target;
+  try {
+    target = JSON.parse(window.sessionStorage.getItem(RETURN_KEY) || 'null');
+  } catch {
+    target = null;
+  }
+  if (!target || target.game !== gameId) return;
+  const check = async () => {
+    const game = await api('GET', `/api/games/${encodeURIComponent(gameId)}`).catch(() => null);
+    if (game && game.status === 'finished') {
+      window.sessionStorage.removeItem(RETURN_KEY);
+      window.sessionStorage.setItem(DONE_KEY, gameId);
+      setTimeout(() => window.location.assign(`/arenas/${encodeURIComponent(target.arena)}`), 1500);
+      return;
+    }
+    setTimeout(check, 1000);
+  };
+  check();
+}
