@@ -210,7 +210,9 @@ export class GameView {
   // who joins later); the spectators' room for a spectator. None for pass
   // and play.
   syncChat() {
-    if (this.passPlay || !this.game) return;
+    // Chat rides the game's socket: a page without one (a finished game's)
+    // has no chat to show.
+    if (this.passPlay || !this.game || !this.socket) return;
     const room = this.seat ? 'player' : 'spectator';
     if (this.chatRoom !== room) {
       // The socket sends a room's lines only when it has some.
