@@ -10,37 +10,10 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use support::*;
 
-const PASSWORD: &str = "a long and rare phrase";
-
-async fn person(server: &TestServer, name: &str) -> String {
-    let response = server
-        .http
-        .post(server.url("/api/accounts"))
-        .json(&json!({"name": name, "password": PASSWORD}))
-        .send()
-        .await
-        .expect("sign up");
-    assert_eq!(response.status().as_u16(), 201);
-    let cookie = response
-        .headers()
-        .get("set-cookie")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .expect("cookie")
-        .to_string();
-    let (status, token) = read(
-        server
-            .http
-            .post(server.url("/api/account/tokens"))
-            .header("cookie", cookie)
-            .json(&json!({"scopes": ["play", "challenge"]}))
-            .send()
-            .await
-            .expect("token"),
-    )
-    .await;
-    assert_eq!(status, 201, "{token}");
-    token["token"].as_str().unwrap().to_string()
+/// A person with a token of the `play` and `challenge` scopes
+/// (`support::person`).
+async fn player(server: &TestServer, name: &str) -> String {
+    person(server, name, &["play", "challenge"]).await
 }
 
 fn fast(db: &TestDb) -> rookery_server::Config {
@@ -158,8 +131,8 @@ const SEVEN_MOVES: [&str; 14] = [
 async fn the_fire_early_draws_and_berserk_score_as_on_lichess() {
     let db = TestDb::new();
     let server = TestServer::start(fast(&db)).await;
-    let ann = person(&server, "Ann").await;
-    let bob = person(&server, "Bob").await;
+    let ann = player(&server, "Ann").await;
+    let bob = player(&server, "Bob").await;
     let (status, arena) = create(
         &server,
         &ann,
@@ -264,8 +237,8 @@ async fn arenas_refuse_bad_input_and_check_their_conditions() {
     let mut config = fast(&db);
     config.play.arena_creators = vec!["Cleo".into()];
     let server = TestServer::start(config).await;
-    let cleo = person(&server, "Cleo").await;
-    let dan = person(&server, "Dan").await;
+    let cleo = player(&server, "Cleo").await;
+    let dan = player(&server, "Dan").await;
     let refused = |answer: &(u16, Value), status: u16| {
         assert_eq!(answer.0, status, "{}", answer.1);
         assert!(
@@ -316,8 +289,8 @@ async fn arenas_refuse_bad_input_and_check_their_conditions() {
 async fn a_finished_arena_keeps_its_podium_results_and_games() {
     let db = TestDb::new();
     let server = TestServer::start(fast(&db)).await;
-    let eve = person(&server, "Eve").await;
-    let fay = person(&server, "Fay").await;
+    let eve = player(&server, "Eve").await;
+    let fay = player(&server, "Fay").await;
     let (_, arena) = create(
         &server,
         &eve,
@@ -385,8 +358,8 @@ async fn a_finished_arena_keeps_its_podium_results_and_games() {
 async fn a_restart_in_the_middle_of_an_arena_loses_nothing() {
     let db = TestDb::new();
     let server = TestServer::start(fast(&db)).await;
-    let gil = person(&server, "Gil").await;
-    let hal = person(&server, "Hal").await;
+    let gil = player(&server, "Gil").await;
+    let hal = player(&server, "Hal").await;
     let (_, arena) = create(
         &server,
         &gil,

@@ -18,37 +18,10 @@ use rookery_swiss::{pair_next_round, standings, trf};
 use serde_json::{json, Value};
 use support::*;
 
-const PASSWORD: &str = "a long and rare phrase";
-
-async fn person(server: &TestServer, name: &str) -> String {
-    let response = server
-        .http
-        .post(server.url("/api/accounts"))
-        .json(&json!({"name": name, "password": PASSWORD}))
-        .send()
-        .await
-        .expect("sign up");
-    assert_eq!(response.status().as_u16(), 201);
-    let cookie = response
-        .headers()
-        .get("set-cookie")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .expect("cookie")
-        .to_string();
-    let (status, token) = read(
-        server
-            .http
-            .post(server.url("/api/account/tokens"))
-            .header("cookie", cookie)
-            .json(&json!({"scopes": ["play", "challenge"]}))
-            .send()
-            .await
-            .expect("token"),
-    )
-    .await;
-    assert_eq!(status, 201, "{token}");
-    token["token"].as_str().expect("token").to_string()
+/// A person with a token of the `play` and `challenge` scopes
+/// (`support::person`).
+async fn player(server: &TestServer, name: &str) -> String {
+    person(server, name, &["play", "challenge"]).await
 }
 
 async fn swiss(server: &TestServer, id: &str) -> Value {
@@ -171,7 +144,7 @@ async fn next_message(socket: &mut Socket) -> Value {
 async fn a_team_swiss_runs_to_its_end_with_byes_a_withdrawal_and_a_restart() {
     let db = TestDb::new();
     let mut server = TestServer::start(test_config(&db)).await;
-    let leader = person(&server, "lead").await;
+    let leader = player(&server, "lead").await;
     let (status, team) = server
         .post(
             "/api/team",
@@ -183,14 +156,14 @@ async fn a_team_swiss_runs_to_its_end_with_byes_a_withdrawal_and_a_restart() {
     let names = ["ann", "ben", "cat", "dan", "eve"];
     let mut tokens = HashMap::new();
     for name in names {
-        let token = person(&server, name).await;
+        let token = player(&server, name).await;
         let (status, joined) = server
             .post("/team/evening-club/join", Some(&token), Some(json!({})))
             .await;
         assert_eq!(status, 200, "{joined}");
         tokens.insert(name.to_string(), token);
     }
-    let outsider = person(&server, "out").await;
+    let outsider = player(&server, "out").await;
 
     // Only a leader creates; bad terms are refused.
     let terms = json!({
