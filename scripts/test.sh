@@ -31,15 +31,44 @@ ROOKERY_TEST_DATABASE=postgres cargo test -p rookery-server \
   --test limits --test shutdown --test ai_fairness --test retention \
   -- --skip games_stored_before_the_rule_are_rated_by_it
 
+# The binaries the remaining stages drive, built by `cargo test` above.
+target="${CARGO_TARGET_DIR:-$PWD/target}"
+export ROOKERY_SERVER_BIN="${ROOKERY_SERVER_BIN:-$target/debug/rookery-server}"
+export ROOKERY_ENGINE_BIN="${ROOKERY_ENGINE_BIN:-$target/debug/rookery-engine}"
+if [ ! -x "$ROOKERY_SERVER_BIN" ] || [ ! -x "$ROOKERY_ENGINE_BIN" ]; then
+  cargo build -p rookery-server -p rookery-engine
+fi
+
+# The stages left are of two kinds. Deep perft and fuzzing keep a core busy
+# and wait on nothing; berserk, the proxies and the browser mostly wait on
+# timers, sockets and Chromium. The CPU-bound pair runs beside the others at
+# a lower priority (nice 10: the servers under test keep the CPU when they
+# want it), its output kept in a log that is printed when it ends. Fuzzing
+# builds in fuzz/target and deep perft is the only release build, so neither
+# waits on the other stages' build directory.
+beside_log="$(mktemp)"
+(
+  set -e
+  echo "== fuzz (bounded): every fuzz target for 30 s (installs cargo-fuzz when missing)"
+  nice -n 10 ./scripts/fuzz.sh
+  echo "== deep perft (release)"
+  nice -n 10 cargo test --release -p rookery-engine --test perft -- --ignored
+) >"$beside_log" 2>&1 &
+beside=$!
+trap 'kill "$beside" 2>/dev/null || true; rm -f "$beside_log"' EXIT
+
 echo "== lichess's Python client (berserk, from PyPI) against the lichess-compatible API"
 ./tests/lichess/run.sh
 ./tests/deploy/run.sh
 
-echo "== deep perft (release)"
-cargo test --release -p rookery-engine --test perft -- --ignored
-
-echo "== fuzz (bounded): every fuzz target for 30 s (installs cargo-fuzz when missing)"
-./scripts/fuzz.sh
-
 echo "== browser end-to-end tests (installs Chromium and npm packages when missing)"
 ./tests/e2e/run.sh
+
+echo "== waiting for fuzzing and deep perft (run beside the stages above)"
+status=0
+wait "$beside" || status=$?
+cat "$beside_log"
+if [ "$status" -ne 0 ]; then
+  echo "!! fuzzing or deep perft failed (exit $status): see above" >&2
+  exit "$status"
+fi
