@@ -256,7 +256,7 @@ describe('a new person’s first hour, in Chromium', () => {
       const response = await page.goto(`${suite.url}/no/such/page`);
       assert.equal(response.status(), 404, name);
       await page.locator('h1').getByText('Page not found').waitFor();
-      assert.equal(await page.locator('.site-header .site-nav a').count(), 4, name);
+      assert.equal(await page.locator('.site-header .site-nav a').count(), 5, name);
       assert.ok(await pageFits(page), `${name}: the 404 page is wider than the screen`);
       if (name === 'desktop') await docShot(page, '404');
       if (name === 'phone') {
