@@ -32,7 +32,7 @@ export function searchControl() {
   };
   const draw = (players, prefix) => {
     if (!players.length) {
-      clear(results, h('p', { class: 'muted' }, `Nobody's name starts with “${prefix}”.`));
+      clear(results, h('p', { class: 'muted' }, `Nobody’s name starts with “${prefix}”.`));
       return;
     }
     clear(results, h('ul', { class: 'player-search-list' }, players.map((player) => h('li', { class: 'player-search-item', dataset: { name: player.name } },

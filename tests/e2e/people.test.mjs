@@ -314,7 +314,11 @@ describe('the smaller points', () => {
         };
       });
       const page = await openPage(context, suite.errors, `${suite.url}/`);
-      const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      // Shift first: no AudioContext (it could not start without a gesture).
+      await page.locator('#new-game-title').waitFor();
+      await page.keyboard.press('Shift');
+      assert.equal(await page.evaluate(() => window.audioContexts), 0);
+      const background = () => page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
       const light = await background();
       await page.getByRole('button', { name: 'Board settings' }).click();
       const panel = page.getByRole('dialog', { name: 'Board settings' });
@@ -326,10 +330,6 @@ describe('the smaller points', () => {
       await page.getByRole('button', { name: 'Board settings' }).click();
       await panel.getByRole('radio', { name: 'System', exact: true }).check();
       await waitUntil(async () => (await background()) === light, { what: 'the system colours (light here)' });
-
-      // Shift first: no AudioContext.
-      await page.keyboard.press('Shift');
-      assert.equal(await page.evaluate(() => window.audioContexts), 0);
 
       // The PGN import: the file picker and the button on one row.
       const file = await page.locator('.import-actions input[type="file"]').boundingBox();
