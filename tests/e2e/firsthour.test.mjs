@@ -220,7 +220,7 @@ describe('a new person’s first hour, in Chromium', () => {
     const page = await openPage(await newContext(), suite.errors, `${suite.url}/watch`);
     const item = page.locator(`.game-item[data-game-id="${game.id}"] .game-details`);
     await item.waitFor();
-    assert.match(await item.textContent(), /· 8 moves$/);
+    assert.match(await item.textContent(), /· 8 moves ·/);
 
     await page.goto(`${suite.url}/games/${game.id}`);
     await page.locator('.moves [data-ply="6"]').click();
