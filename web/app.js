@@ -27,7 +27,7 @@ import { watchPage } from './watch.js';
 
 function route(root, path) {
   const match = path.match(/^\/games\/([^/]+)$/);
-  if (match) return { nav: null, run: () => gamePage(root, decodeSegment(match[1])) };
+  if (match) return { nav: null, page: 'game', run: () => gamePage(root, decodeSegment(match[1])) };
   if (path === '/' || path === '/index.html') return { nav: '/', run: () => lobbyPage(root) };
   if (path === '/watch') return { nav: '/watch', run: () => watchPage(root) };
   if (path === '/arenas') return { nav: '/arenas', run: () => arenasPage(root) };
@@ -97,7 +97,10 @@ notices.className = 'notices';
 root.before(notices);
 showNotices(notices);
 const path = window.location.pathname.replace(/\/+$/, '') || '/';
-const { nav, run } = route(root, path);
+const { nav, page, run } = route(root, path);
+// A game page on a phone keeps its height for the board (style.css leaves
+// the header's search out there).
+if (page) document.body.dataset.page = page;
 for (const link of document.querySelectorAll('.site-nav a')) {
   if (link.getAttribute('href') === nav) link.setAttribute('aria-current', 'page');
 }
