@@ -5,6 +5,7 @@
 // of a name this browser saved without an account; then who may challenge
 // me, the people followed and blocked, and leaving (social.js).
 
+import { emailSection } from './recovery.js';
 import { api } from './api.js';
 import { h, clear } from './dom.js';
 import { copyButton, keyBox } from './namecard.js';
@@ -42,6 +43,7 @@ export async function accountPage(root) {
       h('p', { class: 'muted' }, 'The browsers and devices logged in to your account.'),
       sessions),
     passwordSection(account, () => loadSessions(sessions)),
+    emailSection(account),
     h('section', { class: 'card', 'aria-labelledby': 'tokens-title' },
       h('h2', { id: 'tokens-title' }, 'Personal API tokens'),
       h('p', { class: 'muted' }, 'For scripts, bots and the terminal client (',

@@ -23,9 +23,10 @@
 import { api } from './api.js';
 import { h, clear } from './dom.js';
 import { EventStream } from './events.js';
-import { CLOCKS, capitalize, opposite, playerHref, ratingText } from './format.js';
+import { CLOCKS, capitalize, changeText, opposite, playerHref, ratingText } from './format.js';
 import { askToLogIn, currentAccount, forgetSession, loginHref } from './session.js';
 import { playSound } from './sound.js';
+import { getAccountHint } from './storage.js';
 
 export const DECLINE_REASONS = [
   ['generic', 'Not accepting challenges now'],
@@ -88,6 +89,32 @@ function goToGame(id) {
 
 let tray = null;
 
+// The mark at the start of the tab's title while challenges wait.
+let titleMark = '';
+const MARK = /^\(\d+\) /;
+function applyTitleMark() {
+  const bare = document.title.replace(MARK, '');
+  const wanted = `${titleMark}${bare}`;
+  if (document.title !== wanted) document.title = wanted;
+}
+// A page that sets its title later keeps the mark.
+new MutationObserver(applyTitleMark).observe(document.head, { subtree: true, childList: true, characterData: true });
+
+// A browser notification for a challenge arriving while this tab is hidden,
+// if the person allowed notifications (the settings panel asks).
+function notify(challenge) {
+  if (!('Notification' in window) || Notification.permission !== 'granted' || !document.hidden) return;
+  try {
+    const note = new Notification(`${challenge.challenger.name} challenges you`, { body: challengeTerms(challenge), tag: `challenge-${challenge.id}` });
+    note.addEventListener('click', () => {
+      window.focus();
+      note.close();
+    });
+  } catch {
+    // Some browsers only notify from a service worker: the title still says it.
+  }
+}
+
 // The tray of the logged-in person: made once per page, after the header.
 export function startChallenges(account) {
   if (!tray) tray = new ChallengeTray(account);
@@ -137,6 +164,8 @@ class ChallengeTray {
     this.stream.stop();
     clearInterval(this.expiry);
     this.el.remove();
+    titleMark = '';
+    applyTitleMark();
   }
 
   onEvent(event) {
@@ -176,13 +205,27 @@ class ChallengeTray {
     if (old) old.el.replaceWith(el);
     else this.el.prepend(el);
     this.cards.set(challenge.id, { challenge, el });
-    if (!old && !quiet && challenge.direction === 'in') playSound('challenge');
+    if (!old && !quiet && challenge.direction === 'in') {
+      playSound('challenge');
+      notify(challenge);
+    }
+    this.markTitle();
   }
 
   remove(id) {
     const card = this.cards.get(id);
     if (card) card.el.remove();
     this.cards.delete(id);
+    this.markTitle();
+  }
+
+  // The tab's title starts with the number of challenges waiting for an
+  // answer here ("(1) Rookery · Play chess"), so a challenge is seen from
+  // another tab; pages that set their own title keep the mark.
+  markTitle() {
+    const waiting = [...this.cards.values()].filter(({ challenge }) => challenge.direction === 'in').length;
+    titleMark = waiting ? `(${waiting}) ` : '';
+    applyTitleMark();
   }
 
   // Declined or cancelled: the other side's doing is said in words; one's
@@ -247,6 +290,8 @@ export function challengeCard(challenge, { onAccepted = () => {}, onClosed = () 
     : h('p', { class: 'challenge-title' }, 'Waiting for ', h('a', { href: playerHref(challenge.destUser.name) }, userText(challenge.destUser)),
       ' to answer your challenge…');
   const terms = h('p', { class: 'challenge-terms' }, challengeTerms(challenge));
+  const other = incoming ? challenge.challenger : challenge.destUser;
+  const stakes = challenge.rated && other && other.name ? stakesLine(other.name) : null;
   const actions = h('div', { class: 'actions' });
   const act = async (button, path, form) => {
     message.textContent = '';
@@ -303,7 +348,7 @@ export function challengeCard(challenge, { onAccepted = () => {}, onClosed = () 
     dataset: { challengeId: challenge.id },
     role: 'group',
     'aria-label': incoming ? `Challenge from ${challenge.challenger.name}` : `Challenge to ${challenge.destUser.name}`,
-  }, title, terms, actions, message);
+  }, title, terms, stakes, actions, message);
 }
 
 // The player page's "Challenge" button and form, for a logged-in visitor
@@ -339,6 +384,64 @@ export function challengeSection(name) {
   return section;
 }
 
+// "If rated: win +8, draw ±0, loss −8", what the logged-in person stands
+// to win or lose against `name` (GET /api/players/{name}/stakes); filled in
+// when the answer comes, empty if there is none.
+export function stakesLine(name) {
+  const line = h('p', { class: 'stakes muted', dataset: { stakesFor: name } });
+  api('GET', `/api/players/${encodeURIComponent(name)}/stakes`).then((stakes) => {
+    const you = stakes.you;
+    line.textContent = `Rating at stake if rated (you ${you.rating}, ${stakes.opponent.name} ${stakes.opponent.rating}): `
+      + `win ${changeText(you.win)}, draw ${changeText(you.draw)}, loss ${changeText(you.loss)}`;
+  }, () => {});
+  return line;
+}
+
+// The challenge dialog: the same form as the player page's, over any page
+// (search results, the lobby's online list and "challenge by name", game
+// lists). A visitor who is not logged in is asked to log in first.
+export async function openChallengeDialog(name) {
+  const account = await currentAccount();
+  const close = h('button', { type: 'button', class: 'small', id: 'challenge-dialog-close' }, 'Close');
+  const dialog = h('dialog', { class: 'challenge-dialog card', id: 'challenge-dialog', 'aria-labelledby': 'challenge-dialog-title' },
+    h('h2', { id: 'challenge-dialog-title' }, `Challenge ${name}`));
+  const done = () => {
+    dialog.close();
+    dialog.remove();
+  };
+  close.addEventListener('click', done);
+  dialog.addEventListener('close', () => dialog.remove());
+  if (!account) {
+    dialog.append(h('p', null, `Log in to challenge ${name}.`),
+      h('p', { class: 'actions' }, h('a', { class: 'button primary', href: loginHref() }, 'Log in'), close));
+  } else if (account.name.toLowerCase() === name.toLowerCase()) {
+    dialog.append(h('p', null, 'That is you: challenge someone else.'), h('p', { class: 'actions' }, close));
+  } else {
+    const form = challengeForm(name, (challenge) => {
+      startChallenges(account).sent(challenge);
+      done();
+    });
+    dialog.append(form, h('p', { class: 'actions' }, close));
+  }
+  document.body.append(dialog);
+  dialog.showModal();
+  return dialog;
+}
+
+// A small "Challenge" button for `name` (hidden for the person's own name).
+export function challengeButton(name, { label = 'Challenge' } = {}) {
+  const hint = getAccountHint();
+  if (hint && hint.name && hint.name.toLowerCase() === String(name).toLowerCase()) return null;
+  return h('button', {
+    type: 'button', class: 'small challenge-name', dataset: { challenge: name }, 'aria-label': `Send ${name} a challenge`,
+    onclick: (event) => {
+      event.preventDefault();
+      event.stopPropagation();
+      openChallengeDialog(name);
+    },
+  }, label);
+}
+
 function challengeForm(name, onSent) {
   const radio = (group, value, label, checked) => h('label', { class: 'choice' },
     h('input', { type: 'radio', name: group, value, checked }), h('span', null, label));
@@ -359,9 +462,14 @@ function challengeForm(name, onSent) {
       radio('challenge-color', 'white', 'White', false),
       radio('challenge-color', 'random', 'Random', true),
       radio('challenge-color', 'black', 'Black', false)),
+    h('label', { class: 'field' }, h('span', null, 'Variant'),
+      h('select', { name: 'challenge-variant', id: 'challenge-variant' },
+        h('option', { value: 'standard' }, 'Standard'),
+        h('option', { value: 'chess960' }, 'Chess960 (a start drawn from the 960)'))),
     h('fieldset', { class: 'segmented' }, h('legend', null, 'Game'),
       radio('challenge-rated', 'true', 'Rated', true),
       radio('challenge-rated', 'false', 'Casual', false)),
+    stakesLine(name),
     message,
     submit);
   form.addEventListener('submit', async (event) => {
@@ -371,6 +479,7 @@ function challengeForm(name, onSent) {
       color: form.elements['challenge-color'].value,
       rated: form.elements['challenge-rated'].value,
     };
+    if (form.elements['challenge-variant'].value === 'chess960') fields.variant = 'chess960';
     if (clock.value === 'custom') {
       const limit = Math.round(Number(minutes.value) * 60);
       const plus = Math.round(Number(increment.value));

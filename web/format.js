@@ -19,6 +19,9 @@ export const CLOCKS = [
 
 export const playerHref = (name) => `/players/${encodeURIComponent(name)}`;
 
+// "+12", "−7" or "±0".
+export const changeText = (change) => (change > 0 ? `+${change}` : change < 0 ? `−${-change}` : '±0');
+
 // "1512" or "1512?" while the rating is provisional (lichess's mark).
 export function ratingText(rating, provisional) {
   return `${rating}${provisional ? '?' : ''}`;
@@ -117,10 +120,27 @@ export function clockSettingsLabel(settings) {
   return `${Math.round(settings.initial / 60 * 100) / 100}+${settings.increment}`;
 }
 
-// "5+3" from a waiting game's clock (its clocks have not started yet), or
+// "5+3" from a game's clock (its initial time, or for a waiting game from
+// a server before `initial_ms`, its clocks that have not started), or
 // "no clock".
 export function timeControlText(game) {
   if (!game.clock) return 'no clock';
-  const minutes = Math.round((game.clock.white_ms / 60000) * 100) / 100;
+  const initial = game.clock.initial_ms || game.clock.white_ms;
+  const minutes = Math.round((initial / 60000) * 100) / 100;
   return `${minutes}+${Math.round(game.clock.increment_ms / 1000)}`;
+}
+
+// "Rated" or "Casual".
+export const ratedText = (game) => (game.rated ? 'Rated' : 'Casual');
+
+// When a game was created, short: "14:05" today, "27 Nov 14:05" this year,
+// "27 Nov 2025" before.
+export function gameDateText(ms) {
+  if (!ms) return '';
+  const date = new Date(ms);
+  const now = new Date();
+  const time = date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  if (date.toDateString() === now.toDateString()) return time;
+  const day = date.toLocaleDateString(undefined, { day: 'numeric', month: 'short', year: date.getFullYear() === now.getFullYear() ? undefined : 'numeric' });
+  return date.getFullYear() === now.getFullYear() ? `${day} ${time}` : day;
 }

@@ -53,7 +53,7 @@ export function importCard() {
     load(0, true);
   });
   return h('section', { class: 'card import' }, h('h2', null, 'Import a PGN'),
-    text, h('div', { class: 'actions' }, file, read), error, result);
+    text, h('div', { class: 'actions import-actions' }, file, read), error, result);
 }
 
 // A White or Black tag worth showing: PGN writes "?" for an unknown name.

@@ -4,7 +4,10 @@
 import { importCard } from './import.js';
 import { api, createGame, loadLevels } from './api.js';
 import { h, clear } from './dom.js';
-import { CLOCKS, levelLabel, timeControlText } from './format.js';
+import { openChallengeDialog, challengeButton } from './challenges.js';
+import {
+  CLOCKS, levelLabel, playerHref, ratedText, ratingText, timeControlText,
+} from './format.js';
 import { nameCard } from './namecard.js';
 import { followingCard } from './social.js';
 import { poolsCard } from './pools.js';
@@ -44,6 +47,9 @@ export async function lobbyPage(root) {
     h('label', { class: 'checkbox', dataset: { show: 'friend' } },
       h('input', { type: 'checkbox', name: 'open-seek', id: 'open-seek' }),
       h('span', null, 'Open seek: list the game in the lobby so anyone can join')),
+    h('fieldset', { class: 'segmented', dataset: { show: 'friend' } }, h('legend', null, 'Game'),
+      radio('rated', 'false', 'Casual', true),
+      radio('rated', 'true', 'Rated', false)),
     h('fieldset', { class: 'segmented', dataset: { show: 'friend ai' } }, h('legend', null, 'You play'),
       radio('color', 'white', 'White', true),
       radio('color', 'random', 'Random', false),
@@ -111,6 +117,7 @@ export async function lobbyPage(root) {
     h('div', { class: 'lobby-side' }, poolsCard(custom), customCard),
     h('div', { class: 'lobby-side' },
       nameCard(),
+      onlineCard(),
       followingCard(),
       h('section', { class: 'card' }, h('h2', null, 'Open seeks'), seekList),
       h('section', { class: 'card' }, h('h2', null, 'Live now'), liveList,
@@ -147,11 +154,12 @@ function seekItems(games) {
   return h('ul', { class: 'game-list' }, games.map((game) => {
     const free = ['white', 'black'].find((color) => game[color].kind === 'human' && game[color].taken === false) || 'black';
     const host = game[free === 'white' ? 'black' : 'white'];
-    const label = `Play ${free} against ${host.name || 'an anonymous player'}`;
+    const rating = host.name && typeof host.rating === 'number' ? ` (${ratingText(host.rating, host.provisional)})` : '';
+    const label = `Play ${free} against ${host.name || 'an anonymous player'}${rating}`;
     return h('li', { class: 'game-item', dataset: { gameId: game.id } },
       h('a', { href: `/games/${encodeURIComponent(game.id)}`, class: 'game-link' },
         h('span', { class: 'game-label' }, label),
-        h('span', { class: 'game-details' }, `${game.variant === 'chess960' ? 'Chess960 · ' : ''}${timeControlText(game)}${game.rated ? '' : ' · casual'}`),
+        h('span', { class: 'game-details' }, `${game.variant === 'chess960' ? 'Chess960 · ' : ''}${timeControlText(game)} · ${ratedText(game)}`),
         h('span', { class: 'badge join' }, 'Join')));
   }));
 }
@@ -172,6 +180,8 @@ function buildRequest(form) {
     // A friend game is private (the invite link carries its secret) unless
     // the creator asks for an open seek.
     body.visibility = form.elements['open-seek'].checked ? 'open' : 'private';
+    // Casual unless chosen: a game with a friend moves no rating by surprise.
+    body.rated = form.elements.rated.value === 'true';
   } else if (mode === 'local') {
     // Pass and play: two players at this device, both seats held here.
     body.white = { kind: 'human' };
@@ -203,4 +213,61 @@ function buildRequest(form) {
   // Chess960: the server draws the start unless a FEN is given.
   if (form.elements.variant.value === 'chess960') body.variant = 'chess960';
   return { body };
+}
+
+// Who is online now (issue 36): the people with a page of this site open,
+// each with a link to the game they play or "in the lobby", and a
+// "Challenge" button; above them, a challenge by name. Refreshed every few
+// seconds while the lobby is open.
+const ONLINE_REFRESH_MS = 5000;
+
+function onlineCard() {
+  const list = h('div', { class: 'online-list', id: 'online-list', 'aria-live': 'polite' });
+  const name = h('input', {
+    type: 'text', id: 'challenge-name', maxlength: '20', autocomplete: 'off', spellcheck: 'false', autocapitalize: 'off', 'aria-label': 'Name to challenge',
+    placeholder: 'Their name',
+  });
+  const message = h('p', { class: 'form-error', role: 'alert', id: 'challenge-name-error' });
+  const byName = h('form', { class: 'challenge-by-name', novalidate: true },
+    h('label', { class: 'field' }, h('span', null, 'Challenge by name'),
+      h('span', { class: 'inline-row' }, name, h('button', { type: 'submit' }, 'Challenge'))),
+    message);
+  byName.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    message.textContent = '';
+    const typed = name.value.trim();
+    if (!/^[A-Za-z0-9_-]{1,20}$/.test(typed)) {
+      message.textContent = 'Names are 1–20 letters, digits, _ or -.';
+      return;
+    }
+    try {
+      const profile = await api('GET', `/api/players/${encodeURIComponent(typed)}`);
+      openChallengeDialog(profile.name);
+    } catch (error) {
+      message.textContent = error.status === 404 ? `Nobody is called “${typed}”.` : error.message;
+    }
+  });
+  const card = h('section', { class: 'card', id: 'online-card' }, h('h2', null, 'Online now'), byName, list);
+  const refresh = async () => {
+    try {
+      const online = await api('GET', '/api/online');
+      if (!online.players.length) {
+        clear(list, h('p', { class: 'muted' }, 'Nobody with an account is online right now.'));
+        return;
+      }
+      clear(list, h('ul', { class: 'online-people' }, online.players.map((person) => h('li', { class: 'online-person', dataset: { name: person.name } },
+        h('a', { href: playerHref(person.name), class: 'player-link' }, person.name),
+        h('span', { class: 'rating-badge' }, ratingText(person.rating, person.provisional)),
+        person.playing
+          ? h('a', { href: `/games/${encodeURIComponent(person.playing)}`, class: 'online-playing' }, 'playing now')
+          : h('span', { class: 'muted online-lobby' }, 'in the lobby'),
+        challengeButton(person.name)))),
+      online.total > online.players.length ? h('p', { class: 'muted' }, `and ${online.total - online.players.length} more`) : null);
+    } catch {
+      clear(list, h('p', { class: 'muted' }, 'The online list is unavailable right now.'));
+    }
+  };
+  refresh();
+  setInterval(refresh, ONLINE_REFRESH_MS);
+  return card;
 }

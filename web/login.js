@@ -46,7 +46,8 @@ async function accountForm(root, kind) {
     h('label', { class: 'field' }, h('span', null, 'Password'), password),
     signing ? h('p', { class: 'muted hint' }, 'At least 8 characters, not a common password and not your name.') : null,
     message,
-    submit);
+    submit,
+    signing ? null : h('p', { class: 'forgot' }, h('a', { href: '/forgot-password', id: 'forgot-link' }, 'Forgot password?')));
   for (const input of [name, password]) input.addEventListener('input', () => { message.textContent = ''; });
   form.addEventListener('submit', async (event) => {
     event.preventDefault();

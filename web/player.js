@@ -8,7 +8,7 @@ import { api, ApiError, loadLevels } from './api.js';
 import { challengeSection } from './challenges.js';
 import { relationSection } from './social.js';
 import { h, clear } from './dom.js';
-import { playerHref, ratingText } from './format.js';
+import { changeText, playerHref, ratingText } from './format.js';
 import { playerTeamsSection } from './teams.js';
 import { gameList } from './watch.js';
 
@@ -33,8 +33,8 @@ export async function ratingChanges(game) {
   return changes;
 }
 
-// "+12", "−7" or "±0".
-export const changeText = (change) => (change > 0 ? `+${change}` : change < 0 ? `−${-change}` : '±0');
+// "+12", "−7" or "±0" (kept here for the pages that import it from here).
+export { changeText };
 
 // A player's name as a link to their page.
 export function playerLink(name) {

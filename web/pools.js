@@ -4,13 +4,25 @@
 // socket, which leaves the pool (after the server's short grace).
 
 import { h, clear } from './dom.js';
+import { currentAccount } from './session.js';
 import { saveSeat } from './storage.js';
 
 export function poolsCard(onCustom) {
   const grid = h('div', { class: 'pool-grid', role: 'group', 'aria-label': 'Quick pairing' });
   const status = h('p', { class: 'pool-status muted', role: 'status', 'aria-live': 'polite' });
+  // Rated or casual (issue 36): an account chooses (rated by default);
+  // without an account every pool game is casual.
+  const choice = (value, label, checked) => h('label', { class: 'choice' },
+    h('input', { type: 'radio', name: 'pool-rated', value, checked }), h('span', null, label));
+  const ratedChoice = h('fieldset', { class: 'segmented pool-rated', hidden: true }, h('legend', null, 'Game'),
+    choice('true', 'Rated', true), choice('false', 'Casual', false));
+  const anonymousNote = h('p', { class: 'muted pool-casual-note', hidden: true }, 'Casual games: log in to play rated.');
+  currentAccount().then((account) => {
+    ratedChoice.hidden = !account;
+    anonymousNote.hidden = !!account;
+  });
   const card = h('section', { class: 'card pools', id: 'pools' },
-    h('h2', null, 'Quick pairing'), grid, status);
+    h('h2', null, 'Quick pairing'), ratedChoice, anonymousNote, grid, status);
   const buttons = new Map();
   let socket = null;
   let waitingIn = null;
@@ -40,11 +52,13 @@ export function poolsCard(onCustom) {
       button.setAttribute('aria-pressed', id === waitingIn ? 'true' : 'false');
     }
     status.textContent = waitingIn ? `Looking for a ${waitingIn} opponent… click again to cancel.` : '';
+    for (const input of ratedChoice.querySelectorAll('input')) input.disabled = !!waitingIn;
   };
 
   const toggle = (id) => {
     if (!socket || socket.readyState !== WebSocket.OPEN) return;
-    socket.send(JSON.stringify(waitingIn === id ? { type: 'leave' } : { type: 'enter', pool: id }));
+    const rated = (ratedChoice.querySelector('input:checked') || {}).value !== 'false';
+    socket.send(JSON.stringify(waitingIn === id ? { type: 'leave' } : { type: 'enter', pool: id, rated }));
   };
 
   const connect = () => {

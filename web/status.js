@@ -89,6 +89,7 @@ export const statusMethods = {
     if (game.variant === 'chess960') meta.push('Chess960');
     else if (!isStandardStart(game.initial_fen)) meta.push('Custom start');
     if (game.rated === false) meta.push(casualText(game, this.gameId));
+    else if (game.rated) meta.push('Rated');
     if (typeof game.spectators === 'number' && game.status !== 'finished') meta.push(`${game.spectators} watching`);
     if (this.passPlay) meta.push('Pass and play');
     else if (this.seat) meta.push(`You play ${this.seat.color}`);
@@ -106,5 +107,5 @@ function casualText(game, gameId) {
   if (clock && clock.initial < 60) return 'Casual: under a minute on the clock';
   const computer = game.white.kind === 'ai' || game.black.kind === 'ai';
   if (computer && (game.takebacks || 0) > 0) return 'Casual: a move was taken back against the computer';
-  return 'Casual';
+  return 'Casual: no rating changes';
 }

@@ -5,7 +5,10 @@ import { api, loadLevels } from './api.js';
 import { h, clear } from './dom.js';
 import { BoardView } from './board.js';
 import { parseFen, splitUci } from './chess.js';
-import { matchLabel, movesText, resultShort } from './format.js';
+import { challengeButton } from './challenges.js';
+import {
+  gameDateText, matchLabel, movesText, ratedText, ratingText, resultShort, timeControlText,
+} from './format.js';
 
 const REFRESH_MS = 3000;
 
@@ -25,7 +28,16 @@ export function gameList(games, levels, { empty = 'No games.', boards = false } 
     const label = matchLabel(game, levels);
     const plies = game.moves.length;
     const variant = game.variant === 'chess960' ? 'Chess960 · ' : '';
-    const details = `${variant}${resultShort(game)} · ${movesText(plies, game.initial_fen)}`;
+    // Who, with their ratings; then the result, moves, time control,
+    // rated or casual, and when.
+    const rated = (color) => {
+      const side = game[color];
+      return side && side.kind === 'human' && side.name && typeof side.rating === 'number'
+        ? ` (${ratingText(side.rating, side.provisional)})` : '';
+    };
+    const withRatings = `${label.replace(/ vs /, `${rated('white')} vs `)}${rated('black')}`;
+    const details = `${variant}${resultShort(game)} · ${movesText(plies, game.initial_fen)} · ${timeControlText(game)} · ${ratedText(game)}`;
+    const names = ['white', 'black'].map((color) => game[color]).filter((side) => side && side.kind === 'human' && side.name);
     let board = null;
     if (boards) {
       const view = new BoardView({ mini: true, label: `Position: ${label}` });
@@ -33,14 +45,17 @@ export function gameList(games, levels, { empty = 'No games.', boards = false } 
       view.set({ position: parseFen(game.fen), lastMove: last ? [last.from, last.to] : null });
       board = view.el;
     }
+    const challenges = names.map((side) => challengeButton(side.name, { label: `Challenge ${side.name}` })).filter(Boolean);
     return h('li', { class: 'game-item', dataset: { gameId: game.id } },
       h('a', { href: `/games/${encodeURIComponent(game.id)}`, class: 'game-link' },
         board,
-        h('span', { class: 'game-label' }, label),
-        h('span', { class: 'game-details' }, details),
+        h('span', { class: 'game-label' }, withRatings),
+        h('span', { class: 'game-details' }, details,
+          game.created_at ? h('time', { class: 'game-date', datetime: new Date(game.created_at).toISOString() }, ` · ${gameDateText(game.created_at)}`) : null),
         isAiVsAi(game) ? h('span', { class: 'badge' }, 'AI v AI') : null,
         // Only open seeks take anyone; a private game's seat needs its invite.
-        game.joinable ? h('span', { class: 'badge join' }, 'Join') : null));
+        game.joinable ? h('span', { class: 'badge join' }, 'Join') : null),
+      challenges.length ? h('div', { class: 'game-challenges' }, challenges) : null);
   }));
 }
 

@@ -116,5 +116,9 @@ pub struct ClockView {
     pub white_ms: u64,
     pub black_ms: u64,
     pub increment_ms: u64,
+    /// Added (issue 36): each side's time at the start, so lists show the
+    /// time control ("5+3") of a game under way.
+    #[serde(default)]
+    pub initial_ms: u64,
     pub running: Option<Side>,
 }

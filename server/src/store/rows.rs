@@ -623,6 +623,7 @@ impl ListRow {
                 white_ms: times[0],
                 black_ms: times[1],
                 increment_ms: settings.increment_ms,
+                initial_ms: settings.initial_ms,
                 running,
             }
         });
