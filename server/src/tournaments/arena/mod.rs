@@ -396,7 +396,12 @@ impl Arenas {
         }
         for (live, white, black) in lives {
             let id = live.id;
-            let events = live.event_games("arena");
+            let mut events = live.event_games("arena");
+            // lichess names the arena in its games' events: a client that
+            // plays its pairings (the terminal's `arena join`) knows its own.
+            for (_, game) in &mut events {
+                game["tournamentId"] = serde_json::Value::String(arena.id.clone());
+            }
             // Stored already: if it cannot go live here, the registry loads
             // it on its first request (the players are told anyway).
             if let Err(err) = self.inner.registry.insert(live).await {
