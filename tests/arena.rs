@@ -155,6 +155,24 @@ async fn the_fire_early_draws_and_berserk_score_as_on_lichess() {
     };
 
     let mut seen = Vec::new();
+    // An arena's game names its arena where the person's games are listed
+    // (and in the `gameStart` lines that open an event stream).
+    let (first, _) = next_game(&server, &ann, &mut seen).await;
+    seen.clear();
+    let (_, playing) = read(
+        server
+            .http
+            .get(server.url("/api/account/playing"))
+            .bearer_auth(&ann)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    let listed = &playing["nowPlaying"][0];
+    assert_eq!(listed["gameId"], first.as_str(), "{playing}");
+    assert_eq!(listed["source"], "arena", "{playing}");
+    assert_eq!(listed["tournamentId"], id.as_str(), "{playing}");
     // Three wins for Ann: 2, 2, then 4 on fire.
     for _ in 0..3 {
         let (game, colour) = next_game(&server, &ann, &mut seen).await;
