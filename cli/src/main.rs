@@ -5,7 +5,8 @@
 //! - [`remote`]: create, join, play and watch games on a rookery-server
 //!   through its public HTTP and WebSocket contract (plain or TLS); list
 //!   live games; log in to an account and keep its token; challenge
-//!   players by name and answer their challenges.
+//!   players by name and answer their challenges; list arenas, and join
+//!   an arena or a team's Swiss to play its pairings one after the other.
 //! - [`table`]: what the player sees and asks about, shared by both: the
 //!   game, the picked piece, `info`, typed moves.
 //! - [`board`]: drawing the board, in colour or plain, Unicode or ASCII.
