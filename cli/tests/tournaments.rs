@@ -66,7 +66,7 @@ fn get_until(api: &Api, path: &str, what: &str, done: impl Fn(&Value) -> bool) -
             Instant::now() < deadline,
             "timed out waiting for {what}: {value}"
         );
-        std::thread::sleep(Duration::from_millis(50));
+        std::thread::sleep(Duration::from_millis(200));
     }
 }
 
@@ -113,6 +113,21 @@ fn win_one(api: &Api, child: &mut Child, game: &str, me: &str, their_token: &str
     board("resign");
 }
 
+/// A casual arena made by the holder of `token`, starting now, with a
+/// clock of `clock` minutes and no increment, lasting `minutes`: its id.
+fn new_arena(api: &Api, token: &str, name: &str, clock: f64, minutes: f64) -> String {
+    let arena = post(
+        api,
+        "/api/tournament",
+        token,
+        Some(
+            json!({"name": name, "clockTime": clock, "clockIncrement": 0,
+                    "minutes": minutes, "waitMinutes": 0, "rated": false}),
+        ),
+    );
+    arena["id"].as_str().expect("id").to_string()
+}
+
 /// The client's `paired: game ID` line.
 fn paired(line: &str) -> Option<String> {
     line.strip_prefix("paired: game ").map(str::to_string)
@@ -124,16 +139,7 @@ fn arena_join_plays_each_pairing_until_the_player_withdraws() {
     let api = Api::new(&server);
     let (ann, _) = account(&server, &api, "ann_a");
     let (bob, bob_token) = account(&server, &api, "bob_a");
-    let arena = post(
-        &api,
-        "/api/tournament",
-        &bob_token,
-        Some(
-            json!({"name": "Terminal", "clockTime": 5, "clockIncrement": 0,
-                    "minutes": 60, "waitMinutes": 0, "rated": false}),
-        ),
-    );
-    let id = arena["id"].as_str().expect("id").to_string();
+    let id = new_arena(&api, &bob_token, "Terminal", 5.0, 60.0);
 
     let listed = run(ann.path(), &["arena", "list", "--server", &server.url], "");
     listed.assert_ok();
@@ -288,4 +294,53 @@ fn swiss_join_plays_a_round_and_withdraws() {
         .expect("cat's line");
     assert_eq!(cat_line["points"].as_f64(), Some(1.0), "{state}");
     assert_eq!(cat_line["absent"], true, "{state}");
+}
+
+/// `arena join` stays to the arena's end: every pairing until then is
+/// played, then the player's final standing is told and the client exits 0.
+#[test]
+fn arena_join_plays_to_the_arenas_end() {
+    let server = Server::start();
+    let api = Api::new(&server);
+    let (eve, _) = account(&server, &api, "eve_a");
+    let (_fay, fay_token) = account(&server, &api, "fay_a");
+    // A 12-second arena.
+    let id = new_arena(&api, &fay_token, "Sprint", 1.0, 0.2);
+    post(
+        &api,
+        &format!("/api/tournament/{id}/join"),
+        &fay_token,
+        None,
+    );
+    let mut client = spawn_rookery(eve.path(), &["arena", "join", &id, "--server", &server.url]);
+    let mut out = LineFeed::new(client.stdout.take().expect("stdout"));
+    let mut won = 0;
+    let last = loop {
+        let line = out.wait_for("a pairing or the end", |line| {
+            (line.starts_with("paired: game ") || line.starts_with("the arena is over"))
+                .then(|| line.to_string())
+        });
+        match paired(&line) {
+            Some(game) => {
+                win_one(&api, &mut client, &game, "eve_a", &fay_token);
+                won += 1;
+            }
+            None => break line,
+        }
+    };
+    assert!(won >= 1, "no game in the arena");
+    assert_eq!(
+        last,
+        format!(
+            "the arena is over: you finished #1 of 2 with {} points",
+            arena_points(won)
+        )
+    );
+    let ended = finish(client, "");
+    assert!(ended.status.success(), "{ended:#?}");
+}
+
+/// lichess's arena score of `won` wins in a row: 2, 2, then 4 on fire.
+fn arena_points(won: u32) -> u32 {
+    (0..won).map(|n| if n < 2 { 2 } else { 4 }).sum()
 }
