@@ -79,8 +79,13 @@ fn type_line(child: &mut Child, line: &str) {
 
 /// Plays game `game` between the client (`me`, typing into `child`) and
 /// the opponent over the Board API (`their_token`): two moves each way
-/// from the client's side, then the opponent resigns.
+/// from the client's side (the first after `berserk` if asked), then the
+/// opponent resigns.
 fn win_one(api: &Api, child: &mut Child, game: &str, me: &str, their_token: &str) {
+    play_one(api, child, game, me, their_token, false);
+}
+
+fn play_one(api: &Api, child: &mut Child, game: &str, me: &str, their_token: &str, berserk: bool) {
     let state = get(api, &format!("/api/games/{game}"));
     let mine_white = state["white"]["name"] == me;
     let board = |action: &str| {
@@ -97,6 +102,9 @@ fn win_one(api: &Api, child: &mut Child, game: &str, me: &str, their_token: &str
         });
     };
     if mine_white {
+        if berserk {
+            type_line(child, "berserk");
+        }
         type_line(child, "e4");
         plies(1);
         board("move/e7e5");
@@ -104,6 +112,9 @@ fn win_one(api: &Api, child: &mut Child, game: &str, me: &str, their_token: &str
         plies(3);
     } else {
         board("move/e2e4");
+        if berserk {
+            type_line(child, "berserk");
+        }
         type_line(child, "e5");
         plies(2);
         board("move/g1f3");
@@ -176,12 +187,13 @@ fn arena_join_plays_each_pairing_until_the_player_withdraws() {
         None,
     );
 
-    // Two games: the client follows the player from the first to the next.
+    // Two games: the client follows the player from the first to the next;
+    // in the first the player goes berserk before moving.
     let mut games = Vec::new();
-    for _ in 0..2 {
+    for n in 0..2 {
         let game = out.wait_for("a pairing", paired);
         assert!(!games.contains(&game), "{game} played twice");
-        win_one(&api, &mut client, &game, "ann_a", &bob_token);
+        play_one(&api, &mut client, &game, "ann_a", &bob_token, n == 0);
         out.wait_for("the game's end", |line| {
             line.contains("game over:").then_some(())
         });
@@ -214,6 +226,20 @@ fn arena_join_plays_each_pairing_until_the_player_withdraws() {
         .cloned()
         .expect("ann's line");
     assert_eq!(ann_line["nb"]["game"], 2, "{ann_line}");
+    assert_eq!(ann_line["nb"]["berserk"], 1, "{ann_line}");
+    let first = get(&api, &format!("/api/games/{}", games[0]));
+    let ann_colour = if first["white"]["name"] == "ann_a" {
+        "white"
+    } else {
+        "black"
+    };
+    assert_eq!(first["berserk"], json!([ann_colour]), "{first}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("berserk: half your time")),
+        "{lines:#?}"
+    );
     assert_eq!(ann_line["sheet"]["scores"], "22", "{ann_line}");
     for game in &games {
         let state = get(&api, &format!("/api/games/{game}"));

@@ -649,6 +649,13 @@ impl Server {
             .map_err(|e| RemoteError::plain(format!("unreadable answer from {}: {e}", self.base)))
     }
 
+    /// `POST /api/board/game/{id}/{action}` (lichess's Board API) with
+    /// the account's token.
+    pub async fn board_action(&self, id: &str, action: &str) -> Result<(), RemoteError> {
+        self.post_form(&format!("/api/board/game/{}/{action}", encode(id)), &[])
+            .await
+    }
+
     /// `POST {path}`, form-encoded as lichess's clients send it.
     pub async fn post_form(&self, path: &str, form: &[(&str, &str)]) -> Result<(), RemoteError> {
         let request = self.http.post(format!("{}{path}", self.base)).form(form);

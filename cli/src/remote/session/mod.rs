@@ -316,6 +316,17 @@ impl RemoteSession {
         let Some(kind) = message.get("type").and_then(Value::as_str) else {
             return;
         };
+        if kind == "berserk" {
+            // lichess's board route (Rookery's own API has none); the
+            // state it changes (the clock, `berserk`) comes on the socket.
+            match self.server.board_action(&self.id, "berserk").await {
+                Ok(()) => self
+                    .screen
+                    .say("berserk: half your time, no increment, a point more on a win"),
+                Err(why) => self.screen.complain(&why.to_string()),
+            }
+            return;
+        }
         let (path, body) = match kind {
             "move" => ("move".to_string(), Some(json!({"uci": message["uci"]}))),
             // `draw_decline` is `draw/decline`, and so on.
