@@ -137,6 +137,8 @@ export class GameView {
     if (sound) playSound(sound);
     this.render();
     this.playPremove();
+    // A part of the page that follows the state (the arena's berserk).
+    if (this.afterUpdate) this.afterUpdate(game);
   }
 
   flash(text) {

@@ -54,6 +54,10 @@ pub struct GameState {
     /// game `moves` and `legal_moves` spell castling king takes rook.
     #[serde(default)]
     pub variant: Variant,
+    /// Added (issue 38): the sides that went berserk in an arena game
+    /// (their clock halved, no increment); left out when none did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub berserk: Vec<Side>,
 }
 
 /// What became of an offer (draw, takeback or rematch).

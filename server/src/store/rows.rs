@@ -648,6 +648,7 @@ impl ListRow {
             rated: row.rated,
             visibility: row.visibility()?,
             variant,
+            berserk: [row.berserk & 1 != 0, row.berserk & 2 != 0],
             live: LiveOnly::STORED,
         }))
     }

@@ -39,6 +39,7 @@ impl LiveGame {
             rated: self.rated,
             visibility: self.visibility,
             variant: self.variant(),
+            berserk: self.berserked(),
             live: LiveOnly {
                 spectators: self.spectators,
                 first_move_ms: self
