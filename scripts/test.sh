@@ -38,8 +38,31 @@ echo "== lichess's Python client (berserk, from PyPI) against the lichess-compat
 echo "== deep perft (release)"
 cargo test --release -p rookery-engine --test perft -- --ignored
 
+echo "== release build of the server and the engine (the compose test's image is made from it)"
+started=$SECONDS
+cargo build --release -p rookery-server -p rookery-engine
+echo "   built in $((SECONDS - started)) s"
+
+# docker-compose.yml brought up for real (tests/docker/run.sh; skipped with
+# a message where no Docker daemon can run). It mostly waits (images, health
+# checks, a takeover), so it runs in the background beside the fuzzing,
+# which keeps one core busy and asserts nothing about time.
+echo "== docker-compose.yml brought up (tests/docker/run.sh), in the background beside the fuzzing"
+docker_log="$(mktemp)"
+./tests/docker/run.sh >"$docker_log" 2>&1 &
+docker_pid=$!
+trap 'kill "$docker_pid" 2>/dev/null || true' EXIT
+
 echo "== fuzz (bounded): every fuzz target for 30 s (installs cargo-fuzz when missing)"
 ./scripts/fuzz.sh
+
+docker_status=0
+wait "$docker_pid" || docker_status=$?
+trap - EXIT
+echo "== docker-compose.yml brought up: tests/docker/run.sh's output"
+cat "$docker_log"
+rm -f "$docker_log"
+[ "$docker_status" -eq 0 ] || { echo "FAILED: tests/docker/run.sh (exit $docker_status)" >&2; exit 1; }
 
 echo "== browser end-to-end tests (installs Chromium and npm packages when missing)"
 ./tests/e2e/run.sh
