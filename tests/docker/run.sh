@@ -146,6 +146,14 @@ echo "== 1. the default service on $ROOKERY_PORT ($((SECONDS - STARTED)) s in)"
 UP=1
 compose up -d >"$DIR/up.log" 2>&1 || { cat "$DIR/up.log" >&2; exit 1; }
 wait_healthy "default service" 90
+# The settings took: the port is bound where ROOKERY_PORT said, and the
+# server runs with the open-files limit ROOKERY_NOFILE asked for.
+bound="$(compose port rookery 8080)"
+[ "$bound" = "$ROOKERY_PORT" ] || { echo "FAILED: rookery published on $bound, not $ROOKERY_PORT" >&2; exit 1; }
+nofile="${ROOKERY_NOFILE:-65536}"
+compose logs --no-color rookery | grep -q "open-files limit.*open_files=$nofile\b" \
+  || { echo "FAILED: the server's open-files limit is not $nofile" >&2; exit 1; }
+echo "   published on $bound only; the server's open-files limit is $nofile"
 "$PY" "$HERE/compose_check.py" single "http://$ROOKERY_PORT"
 
 echo "== 2. the cluster profile, nginx on $ROOKERY_LB_PORT ($((SECONDS - STARTED)) s in)"
