@@ -111,7 +111,8 @@ if [ -z "${ROOKERY_DOCKER_BIN_DIR:-}" ] && { [ ! -x "$BIN_DIR/rookery-server" ] 
   echo "   built in $((SECONDS - t0)) s"
 fi
 
-echo "== images ($((SECONDS - STARTED)) s in)"
+[ -d "$BIN_DIR" ] && BIN_DIR="$(cd "$BIN_DIR" && pwd)"
+echo "== images from $BIN_DIR ($((SECONDS - STARTED)) s in)"
 "$ROOT/deploy/docker/build-images.sh" "$BIN_DIR"
 
 free_port() {
@@ -151,7 +152,9 @@ wait_healthy "default service" 90
 bound="$(compose port rookery 8080)"
 [ "$bound" = "$ROOKERY_PORT" ] || { echo "FAILED: rookery published on $bound, not $ROOKERY_PORT" >&2; exit 1; }
 nofile="${ROOKERY_NOFILE:-65536}"
-compose logs --no-color rookery | grep -q "open-files limit.*open_files=$nofile\b" \
+# (The log read whole first: grep -q would close the pipe early.)
+log="$(compose logs --no-color rookery)"
+grep -q "open-files limit.*open_files=$nofile\b" <<<"$log" \
   || { echo "FAILED: the server's open-files limit is not $nofile" >&2; exit 1; }
 echo "   published on $bound only; the server's open-files limit is $nofile"
 "$PY" "$HERE/compose_check.py" single "http://$ROOKERY_PORT"
