@@ -26,6 +26,8 @@
 # files per socket (client and node) plus room; each node must hold its
 # third of the sockets (it says so and stops when it cannot).
 #
+# PG_DIR=/dev/shm keeps PostgreSQL's data on tmpfs (no fsync cost).
+#
 # What it reports, besides each probe's own output (kept in the work
 # directory): the moves' latency to every subscriber and to one over all
 # probes together; lost, missing and out-of-order states summed; and per
@@ -86,6 +88,7 @@ cleanup() {
   for pid in "${probe_pids[@]}" "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
   as_service_user "$pg_bin/pg_ctl" -D "$work/pg" -m immediate stop >/dev/null 2>&1 || true
+  [ -n "${pg_data:-}" ] && rm -rf "$pg_data"
   if [ "$finished" = yes ] && [ -z "${KEEP:-}" ]; then rm -rf "$work"; else echo "logs kept in $work" >&2; fi
 }
 trap cleanup EXIT
@@ -137,9 +140,16 @@ wait_step() {
 echo "== $sockets sockets ($games games x (2 players + $spectators spectators)) over $nodes nodes, $probes probe processes, nginx with $workers workers; open-files limit $limit a process; work directory $work"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-echo "== PostgreSQL"
-mkdir "$work/pg"
-[ "$(id -u)" -eq 0 ] && chown postgres "$work/pg"
+echo "== PostgreSQL${PG_DIR:+ (data in $PG_DIR)}"
+# PG_DIR=/dev/shm puts the database on tmpfs: the moves' path without the
+# disk's fsync (each move is committed before it is broadcast).
+if [ -n "${PG_DIR:-}" ]; then
+  pg_data=$(mktemp -d "$PG_DIR/rookery-cluster-pg-XXXXXX")
+  ln -s "$pg_data" "$work/pg"
+else
+  mkdir "$work/pg"
+fi
+[ "$(id -u)" -eq 0 ] && chown postgres "$work/pg/"
 as_service_user "$pg_bin/initdb" -D "$work/pg" -A trust -U rookery >"$work/initdb.log"
 pg_port=$(free_port)
 as_service_user "$pg_bin/pg_ctl" -D "$work/pg" -l "$work/pg/server.log" -w \
@@ -259,6 +269,7 @@ wait_step open
 sleep 1
 declare -a rss_idle node_fds cpu_start
 for i in "${!node_pids[@]}"; do
+  curl -sf "http://${node_addrs[$i]}/metrics" >"$work/node$((i + 1))-open.prom" || true
   rss_idle[$i]=$(rss_kib "${node_pids[$i]}")
   node_fds[$i]=$(fds "${node_pids[$i]}")
   cpu_start[$i]=$(cpu_ticks "${node_pids[$i]}")
@@ -274,6 +285,9 @@ wait_step played
 play_end=$(date +%s.%N)
 declare -a cpu_end
 for i in "${!node_pids[@]}"; do cpu_end[$i]=$(cpu_ticks "${node_pids[$i]}"); done
+for i in "${!node_pids[@]}"; do
+  curl -sf --max-time 5 "http://${node_addrs[$i]}/metrics" >"$work/node$((i + 1))-played.prom" || true
+done
 nginx_end=$(cpu_ticks "${nginx_workers[@]}")
 probes_end=$(cpu_ticks "${probe_pids[@]}")
 nats_end=$(varz)
@@ -352,6 +366,56 @@ print(f"node {n}: {sockets} sockets ({fds1} open files); RSS {before / 1024:.1f}
       f"{(idle - before) / max(sockets, 1):.1f} KiB a socket; CPU during play {cpu:.2f} cores")
 PY
 done
+# Inside the nodes, over the play (their /metrics at the start and the end
+# of play): where a move's time went, and what the log says went wrong.
+python3 - "$work" "$nodes" <<'PY'
+import re, sys
+work, nodes = sys.argv[1], int(sys.argv[2])
+
+def buckets(path, name):
+    found = {}
+    try:
+        text = open(path).read()
+    except OSError:
+        return found
+    for le, count in re.findall(name + r'_bucket\{[^}]*le="([^"]+)"[^}]*\} (\S+)', text):
+        found[le] = found.get(le, 0.0) + float(count)
+    return found
+
+def quantile(start, end, q):
+    rows = sorted(((float("inf") if le == "+Inf" else float(le)), end[le] - start.get(le, 0.0))
+                  for le in end)
+    total = rows[-1][1] if rows else 0
+    if total <= 0:
+        return None, 0
+    for le, count in rows:
+        if count >= q * total:
+            return le, int(total)
+    return rows[-1][0], int(total)
+
+names = {
+    "rookery_move_broadcast_seconds": "move to broadcast (owner)",
+    "rookery_db_commit_seconds": "database commit",
+    "rookery_nats_forward_seconds": "command forwarded to the owner",
+}
+for n in range(1, nodes + 1):
+    parts = []
+    for name, label in names.items():
+        start = buckets(f"{work}/node{n}-open.prom", name)
+        end = buckets(f"{work}/node{n}-played.prom", name)
+        p50, count = quantile(start, end, 0.5)
+        p99, _ = quantile(start, end, 0.99)
+        if count:
+            parts.append(f"{label}: {count}, p50 <= {p50 * 1000:g} ms, p99 <= {p99 * 1000:g} ms")
+    log = open(f"{work}/node{n}.log").read()
+    counts = {
+        "takeovers of a silent owner's game": log.count("silent past its lease: taking it over"),
+        "forwarded commands timed out": log.count("cluster command failed"),
+        "slow database pool acquires": log.count("time to acquire exceeded"),
+    }
+    parts.append("in its log over the whole run: " + ", ".join(f"{k}: {v}" for k, v in counts.items()))
+    print(f"node {n} during play: " + "; ".join(parts))
+PY
 echo "games owned per node (lease table): $(echo "$owners" | awk -F'|' '{printf "%s ", $2}')"
 echo "load average at the end of play: $load_end"
 if [ -s "$work/nginx-error.log" ]; then
