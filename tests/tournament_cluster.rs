@@ -26,6 +26,12 @@ const TAKEOVER: Duration = Duration::from_secs(40);
 /// A person signed up on `base`, with a token of the `play` and
 /// `challenge` scopes.
 async fn member(base: &str, name: &str) -> String {
+    signed_up(base, name).await.0
+}
+
+/// A person signed up on `base`: a token of the `play` and `challenge`
+/// scopes, and the session's cookie (for the web's sockets).
+async fn signed_up(base: &str, name: &str) -> (String, String) {
     let http = reqwest::Client::new();
     let response = http
         .post(format!("{base}/api/accounts"))
@@ -43,7 +49,7 @@ async fn member(base: &str, name: &str) -> String {
         .to_string();
     let (status, token) = read(
         http.post(format!("{base}/api/account/tokens"))
-            .header("cookie", cookie)
+            .header("cookie", &cookie)
             .json(&json!({"scopes": ["play", "challenge"]}))
             .send()
             .await
@@ -51,7 +57,7 @@ async fn member(base: &str, name: &str) -> String {
     )
     .await;
     assert_eq!(status, 201, "{token}");
-    token["token"].as_str().expect("token").to_string()
+    (token["token"].as_str().expect("token").to_string(), cookie)
 }
 
 /// The node's name in the leases (its log's `cluster member` line).
@@ -163,6 +169,49 @@ async fn resign(person: &Person, game: &str) {
     .await;
 }
 
+type Page =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// The arena's WebSocket on `base`, as the web page opens it for the
+/// person of `cookie`.
+async fn arena_page(base: &str, id: &str, cookie: &str) -> Page {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let url = format!("{}/ws/arenas/{id}", base.replacen("http://", "ws://", 1));
+    let mut request = url.into_client_request().expect("a request");
+    request
+        .headers_mut()
+        .insert("cookie", cookie.parse().expect("a header"));
+    within(
+        WAIT,
+        "the arena's socket",
+        tokio_tungstenite::connect_async(request),
+    )
+    .await
+    .expect("the arena's socket")
+    .0
+}
+
+/// The page's next `paired` message: (game, colour).
+async fn paired_on(page: &mut Page) -> (String, String) {
+    use futures_util::StreamExt;
+    within(TAKEOVER, "the page told of the pairing", async {
+        loop {
+            let frame = page.next().await.expect("open").expect("a frame");
+            let tokio_tungstenite::tungstenite::Message::Text(text) = frame else {
+                continue;
+            };
+            let message: Value = serde_json::from_str(&text).expect("JSON");
+            if message["type"] == "paired" {
+                return (
+                    message["game_id"].as_str().expect("game").to_string(),
+                    message["color"].as_str().expect("colour").to_string(),
+                );
+            }
+        }
+    })
+    .await
+}
+
 /// An arena's standing lines by name: (score, games).
 fn arena_scores(arena: &Value) -> HashMap<String, (i64, i64)> {
     arena["standing"]["players"]
@@ -192,15 +241,18 @@ async fn an_arena_goes_on_when_its_director_is_killed() {
     // In name order (the standings' order before any game), the nodes
     // alternate: close ranks are paired across nodes.
     let mut people = Vec::new();
+    let mut cookies = HashMap::new();
     for (name, base) in [
         ("ann", &a_base),
         ("bob", &b_base),
         ("cat", &a_base),
         ("dan", &b_base),
     ] {
+        let (token, cookie) = signed_up(base, name).await;
+        cookies.insert(name, cookie);
         people.push(Person {
             name,
-            token: member(base, name).await,
+            token,
             base: base.clone(),
         });
     }
@@ -214,6 +266,12 @@ async fn an_arena_goes_on_when_its_director_is_killed() {
     .await;
     assert_eq!(status, 200, "{arena}");
     let id = arena["id"].as_str().expect("id").to_string();
+    // The arena's web page of a player of each node: each is told of its
+    // pairing, whichever node directs.
+    let mut pages = Vec::new();
+    for person in &people[..2] {
+        pages.push(arena_page(&person.base, &id, &cookies[person.name]).await);
+    }
     for person in &people {
         let (status, joined) = post(
             &person.base,
@@ -236,6 +294,15 @@ async fn an_arena_goes_on_when_its_director_is_killed() {
     );
     let director = names[director.as_str()];
     let survivor = if director == "a" { "b" } else { "a" };
+    for (person, page) in people.iter().zip(&mut pages) {
+        let told = paired_on(page).await;
+        assert_eq!(
+            told, games[person.name],
+            "{} on {} told of the pairing ({director} directs)",
+            person.name, person.base
+        );
+    }
+    drop(pages);
     let by_game = |game: &str, colour: &str| -> Person {
         people
             .iter()

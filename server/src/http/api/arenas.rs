@@ -6,6 +6,12 @@
 //! "game_id", "color"}` the moment the director pairs them (the page goes
 //! to the game). The client picks a page with `{"type": "page", "page":
 //! N}`. Who is asking is the session's account.
+//!
+//! In a cluster the arena's director may be another node than the
+//! socket's: a player's pairings and results then reach the socket through
+//! the person's event stream (its `gameStart` naming the arena, and
+//! `gameFinish`), which crosses nodes, rather than the local director's
+//! channels.
 
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
@@ -80,9 +86,48 @@ async fn view(
     Ok(arena)
 }
 
+/// The game and the reader's colour of an event line that says a game of
+/// arena `id` started (a `gameStart` with its `tournamentId`).
+fn arena_start(line: &str, id: &str) -> Option<(String, String)> {
+    let event: Value = serde_json::from_str(line).ok()?;
+    if event["type"] != "gameStart" || event["game"]["tournamentId"] != id {
+        return None;
+    }
+    let game = &event["game"];
+    Some((
+        game["gameId"].as_str()?.to_string(),
+        game["color"].as_str()?.to_string(),
+    ))
+}
+
+/// Tells the socket's player they are paired in `game`, once per game
+/// (both the local director and the event stream may say it).
+async fn tell_paired(
+    socket: &mut WebSocket,
+    told: &mut Option<String>,
+    game: String,
+    colour: &str,
+) -> bool {
+    if told.as_deref() == Some(game.as_str()) {
+        return true;
+    }
+    let message = json!({"type": "paired", "game_id": game, "color": colour});
+    *told = Some(game);
+    socket
+        .send(Message::Text(message.to_string().into()))
+        .await
+        .is_ok()
+}
+
 async fn session(mut socket: WebSocket, state: AppState, id: String, me: Option<String>) {
     let mut versions = state.arenas.watch(&id);
     let mut pairings = state.arenas.pairings();
+    // The person's events: their pairings and results wherever the
+    // director runs (see the module's header).
+    let mut events = me
+        .as_deref()
+        .map(|me| state.registry.events().subscribe(me));
+    let mut told: Option<String> = None;
     let mut shutdown = state.registry.shutdown_signal();
     let mut page = 1;
     let mut dirty = true;
@@ -112,9 +157,8 @@ async fn session(mut socket: WebSocket, state: AppState, id: String, me: Option<
             }
             paired = pairings.recv() => match paired {
                 Ok(paired) if paired.arena == id && Some(&paired.player) == me.as_ref() => {
-                    let message = json!({"type": "paired", "game_id": paired.game,
-                                         "color": paired.colour.as_str()});
-                    if socket.send(Message::Text(message.to_string().into())).await.is_err() {
+                    let game = paired.game.to_string();
+                    if !tell_paired(&mut socket, &mut told, game, paired.colour.as_str()).await {
                         return;
                     }
                     dirty = true;
@@ -123,6 +167,24 @@ async fn session(mut socket: WebSocket, state: AppState, id: String, me: Option<
                 // Missed pairings are in the next view's "me.games".
                 Err(RecvError::Lagged(_)) => dirty = true,
                 Err(RecvError::Closed) => return,
+            },
+            line = async {
+                match events.as_mut() {
+                    Some(events) => events.recv().await,
+                    None => std::future::pending().await,
+                }
+            } => match line {
+                Ok(line) => {
+                    if let Some((game, colour)) = arena_start(&line, &id) {
+                        if !tell_paired(&mut socket, &mut told, game, &colour).await {
+                            return;
+                        }
+                    }
+                    // A pairing or a result of the person's: the view again.
+                    dirty = true;
+                }
+                Err(RecvError::Lagged(_)) => dirty = true,
+                Err(RecvError::Closed) => events = None,
             },
             incoming = socket.recv() => {
                 let Some(Ok(incoming)) = incoming else {
