@@ -148,6 +148,9 @@ pub struct Network {
     scale: i32,
     /// Take the AVX2 path (checked once, when the network is read).
     avx2: bool,
+    /// The file's sha256, in hex: which network played and scored a data
+    /// file (`datagen`'s provenance), the same hash `sha256sum` prints.
+    sha256: String,
 }
 
 /// A position's two accumulators, White's view and Black's.
@@ -256,6 +259,7 @@ impl Network {
             qb: i32::from(qb),
             scale: i32::from(scale),
             avx2: avx2_available(),
+            sha256: sha256_hex(bytes),
         })
     }
 
@@ -268,6 +272,11 @@ impl Network {
     /// position).
     pub fn output_buckets(&self) -> usize {
         self.buckets
+    }
+
+    /// The sha256 of the file the network was read from, in hex.
+    pub fn sha256(&self) -> &str {
+        &self.sha256
     }
 
     /// Whether this network takes the AVX2 path.
@@ -608,6 +617,14 @@ pub fn random_network_file(hidden: usize, buckets: usize, seed: u64) -> Vec<u8> 
     bytes
 }
 
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 fn avx2_available() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
@@ -679,6 +696,11 @@ mod tests {
     fn the_built_in_network_reads_and_knows_material() {
         let network = built_in();
         assert!(Arc::ptr_eq(&network, &built_in()), "read once");
+        // The hash engine/nets/README.md quotes.
+        assert_eq!(
+            network.sha256(),
+            "ca18ce8dd829ebd50d1e6de566f993b4ce098bea6f132f5566e37a113a42c3b8"
+        );
         let eval = |fen: &str| network.evaluate_position(&Position::from_fen(fen).unwrap());
         let start = eval(FENS[0]);
         assert!(start.abs() < 100, "the start position is level: {start}");
