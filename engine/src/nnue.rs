@@ -1,6 +1,7 @@
 //! The evaluation network (NNUE: an efficiently updatable neural network),
 //! as `examples/train_net.rs` trains it and writes it (format `RKNN` v1,
-//! or v2 with output buckets, laid out in that file's header): reading
+//! v2 with output buckets, v3 with king buckets ([`KingBuckets`]), laid
+//! out in that file's header and [`file_header`]): reading
 //! the file, the two accumulators of a position, their update when a move
 //! is played, and the evaluation.
 //!
@@ -30,10 +31,10 @@
 //! a middlegame, for the price of one more lookup.
 //!
 //! **Integers only**, as the file holds them: `i16` accumulators, `i32`
-//! output sums. Integer addition gives the same result in any order, so
-//! the AVX2 path (chosen at run time when the processor has it) and the
-//! portable one give the same numbers: they are the same code, compiled
-//! twice, the second time with AVX2 enabled so the compiler vectorises it.
+//! output sums, wrapping like the vector instructions. Integer addition
+//! gives the same result in any order, so the AVX2 path (`std::arch`
+//! intrinsics, chosen at run time when the processor has it) and the
+//! portable loops give the same bits; the tests compare them.
 
 use std::sync::{Arc, OnceLock};
 
