@@ -41,6 +41,7 @@ use std::sync::{Arc, OnceLock};
 use arrayvec::ArrayVec;
 use thiserror::Error;
 
+use crate::bitboard::Bitboard;
 use crate::moves::{Move, MoveKind};
 use crate::position::Position;
 use crate::types::{Color, Piece, Role, Square};
@@ -171,6 +172,17 @@ impl KingBuckets {
     /// The number of buckets (first-layer blocks).
     pub fn count(&self) -> usize {
         self.count
+    }
+
+    /// Orientations one side's accumulator can have: each bucket, on
+    /// either side of the mirror.
+    fn slots(&self) -> usize {
+        2 * self.count
+    }
+
+    /// The orientation's index among [`KingBuckets::slots`].
+    fn slot(&self, orientation: Orientation) -> usize {
+        orientation.offset / INPUTS * 2 + usize::from(orientation.xor & 7 != 0)
     }
 
     /// Whether the board is mirrored to put the own king on files e–h.
@@ -721,6 +733,12 @@ impl Change {
 /// position being evaluated, while the other side's is still updated.
 /// The entries between stay uncomputed for that side; if the search comes
 /// back to one of them, it is refreshed from its own position then.
+///
+/// That refresh goes through a *refresh table* (a cache per side and king
+/// orientation, as engines with king buckets keep one): the accumulator
+/// last summed for that side with its king in that bucket, and the board
+/// it was summed for. Bringing it to the new board costs the men that
+/// differ, usually a handful, instead of every man on the board.
 #[derive(Clone, Debug)]
 pub struct AccumulatorStack {
     hidden: usize,
@@ -730,18 +748,80 @@ pub struct AccumulatorStack {
     changes: Vec<Change>,
     /// Per ply and side, whether `values` holds that accumulator.
     computed: Vec<[bool; 2]>,
+    /// The refresh table, empty for a network without king buckets (it
+    /// only refreshes at the root).
+    table: Vec<TableEntry>,
+}
+
+/// One side's accumulator for one king orientation, and the men it sums:
+/// `[colour][role]` (all empty: only the bias, as a new entry starts).
+#[derive(Clone, Debug)]
+struct TableEntry {
+    values: Vec<i16>,
+    men: [[Bitboard; 6]; 2],
 }
 
 impl AccumulatorStack {
     /// A stack of `plies` entries for `network`.
     pub fn new(network: &Network, plies: usize) -> AccumulatorStack {
         let plies = plies.max(1);
+        let slots = match network.kings == KingBuckets::NONE {
+            true => 0,
+            false => 2 * network.kings.slots(),
+        };
         AccumulatorStack {
             hidden: network.hidden,
             values: vec![0; plies * 2 * network.hidden],
             changes: vec![Change::NONE; plies],
             computed: vec![[false; 2]; plies],
+            table: vec![
+                TableEntry {
+                    values: network.input_bias.clone(),
+                    men: [[Bitboard::EMPTY; 6]; 2],
+                };
+                slots
+            ],
         }
+    }
+
+    /// `perspective`'s accumulator of `position` into `side`, through the
+    /// refresh table: the entry for the king's orientation is brought from
+    /// the board it was summed for to this one, then copied.
+    fn refresh_from_table(
+        &mut self,
+        network: &Network,
+        position: &Position,
+        perspective: Color,
+        side: std::ops::Range<usize>,
+    ) {
+        let orientation = network.orientation(perspective, position);
+        let slot = perspective.index() * network.kings.slots() + network.kings.slot(orientation);
+        let entry = &mut self.table[slot];
+        for color in Color::ALL {
+            for role in Role::ALL {
+                let piece = Piece::new(color, role);
+                let (old, new) = (
+                    entry.men[color.index()][role.index()],
+                    position.pieces(color, role),
+                );
+                let row = |square: Square| {
+                    network.row(KingBuckets::feature(
+                        orientation,
+                        perspective,
+                        square.index(),
+                        piece,
+                    ))
+                };
+                for square in old & !new {
+                    network.apply(&mut entry.values, &[], &[row(square)]);
+                }
+                for square in new & !old {
+                    network.apply(&mut entry.values, &[row(square)], &[]);
+                }
+                entry.men[color.index()][role.index()] = new;
+            }
+        }
+        self.values[side].copy_from_slice(&entry.values);
     }
 
     /// Refreshes ply 0 from `root`.
@@ -813,8 +893,8 @@ impl AccumulatorStack {
                 base -= 1;
             }
             if refresh {
-                let entry = &mut self.values[ply * 2 * h + side * h..][..h];
-                network.refresh_side(position, perspective, entry);
+                let at = ply * 2 * h + side * h;
+                self.refresh_from_table(network, position, perspective, at..at + h);
                 self.computed[ply][side] = true;
                 continue;
             }
@@ -1320,6 +1400,48 @@ mod tests {
         );
         assert_eq!(bucket_changes > 0, *kings != KingBuckets::NONE, "{kings:?}");
         assert!(checked > 1000, "{checked} positions checked");
+    }
+
+    /// The refresh table, used at every position of random games for both
+    /// sides: each entry, brought from whatever board it last summed to
+    /// this one, equals a refresh (on both paths).
+    #[test]
+    fn the_refresh_table_brings_an_entry_to_any_board() {
+        for kings in [4, 16, 32] {
+            let network = network_with(32, 8, &KingBuckets::mirrored(kings).unwrap(), 8);
+            let portable = network.clone().portable();
+            let mut stacks = [
+                AccumulatorStack::new(&network, 2),
+                AccumulatorStack::new(&portable, 2),
+            ];
+            let mut rng = SplitMix64::new(kings as u64);
+            let mut checked = 0;
+            for start in starts() {
+                for _ in 0..5 {
+                    let mut position = start.clone();
+                    for _ in 0..80 {
+                        let fresh = network.refresh(&position);
+                        for perspective in Color::ALL {
+                            for (stack, net) in stacks.iter_mut().zip([&network, &portable]) {
+                                stack.refresh_from_table(net, &position, perspective, 0..32);
+                                assert_eq!(
+                                    stack.values[..32],
+                                    fresh.sides[perspective.index()][..],
+                                    "{position:?}"
+                                );
+                            }
+                            checked += 1;
+                        }
+                        let moves = position.legal_moves();
+                        if moves.is_empty() {
+                            break;
+                        }
+                        position = position.play(moves[rng.below(moves.len())]).unwrap();
+                    }
+                }
+            }
+            assert!(checked > 2000, "{checked}");
+        }
     }
 
     /// The vector instructions against the portable loops on random rows
