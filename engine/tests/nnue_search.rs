@@ -49,10 +49,15 @@ const SPECIAL: [&str; 3] = [
 fn a_network_search_plays_legal_moves_with_its_accumulators_equal_to_refreshes() {
     // In a debug build every evaluation of these searches compares the
     // incremental accumulators with a refresh of the position.
-    let net = network(32, 5);
+    searches_play_legal_moves(&network(32, 5));
+}
+
+/// Depth-6 searches of the bench's and [`SPECIAL`]'s positions with `net`:
+/// a legal best move and a legal PV from each.
+fn searches_play_legal_moves(net: &Arc<Network>) {
     for fen in BENCH_POSITIONS.iter().chain(SPECIAL.iter()) {
         let mut searcher = Searcher::new(4);
-        searcher.set_network(Some(Arc::clone(&net)));
+        searcher.set_network(Some(Arc::clone(net)));
         let result = search(&mut searcher, fen, &depth(6));
         let position = Position::from_fen(fen).unwrap();
         let best = result.best_move.expect("a move");
@@ -68,20 +73,14 @@ fn a_network_search_plays_legal_moves_with_its_accumulators_equal_to_refreshes()
 fn a_king_bucket_network_search_keeps_its_accumulators_equal_to_refreshes() {
     // The same, with 16 mirrored king buckets: kings step into other
     // buckets and across the mirror in these trees (castling, the
-    // endgames' king walks), and each side is summed afresh there.
+    // endgames' king walks), and a side is brought there from the
+    // refresh table.
     let kings = KingBuckets::mirrored(16).expect("a layout");
     let net = Arc::new(
         Network::from_bytes(&random_network_file_with(32, 8, &kings, 7)).expect("a valid file"),
     );
+    searches_play_legal_moves(&net);
     let chess960 = "rk4r1/pppppppp/8/8/8/8/PPPPPPPP/RK4R1 w KQkq - 0 1";
-    for fen in BENCH_POSITIONS.iter().chain(SPECIAL.iter()) {
-        let mut searcher = Searcher::new(4);
-        searcher.set_network(Some(Arc::clone(&net)));
-        let result = search(&mut searcher, fen, &depth(6));
-        let position = Position::from_fen(fen).unwrap();
-        let best = result.best_move.expect("a move");
-        assert!(position.is_legal(best), "{fen}: {best}");
-    }
     let stop = AtomicBool::new(false);
     let position = Position::from_fen(chess960)
         .unwrap()
