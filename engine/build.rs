@@ -123,10 +123,16 @@ fn engine_commit() -> String {
     else {
         return "unknown".into();
     };
-    // Rebuild when a commit is made or files are staged (HEAD and the
-    // index), and when any source changes (the dirty mark).
-    for path in ["HEAD", "index"] {
-        if let Some(path) = git(&["rev-parse", "--path-format=absolute", "--git-path", path]) {
+    // Run again when a commit is made (HEAD, and the branch it names),
+    // and when any source changes (the dirty mark). Not on the index,
+    // which `git status` and `git add` anywhere in the repository touch:
+    // that would rebuild the engine, and everything above it, after every
+    // `git status`. A commit still costs the next build one engine
+    // compile.
+    let mut watched = vec!["HEAD".to_string()];
+    watched.extend(git(&["symbolic-ref", "-q", "HEAD"]));
+    for path in watched {
+        if let Some(path) = git(&["rev-parse", "--path-format=absolute", "--git-path", &path]) {
             println!("cargo:rerun-if-changed={path}");
         }
     }
