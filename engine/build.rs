@@ -101,9 +101,65 @@ fn write_magics(out: &mut String, name: &str, found: &[Found]) {
     out.push_str("];\n");
 }
 
+/// The engine's version for the records it writes (`datagen`'s provenance
+/// sidecar): the last commit that changed this crate, `-dirty` when the
+/// crate differs from it, `unknown` outside a git checkout (a source
+/// tarball, a container build). The crate's own last commit rather than
+/// the repository's HEAD, so that commits elsewhere (the server, the web)
+/// do not make the generator start a new data file.
+fn engine_commit() -> String {
+    let git = |args: &[&str]| -> Option<String> {
+        let output = std::process::Command::new("git")
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .ok()?;
+        output
+            .status
+            .success()
+            .then(|| String::from_utf8_lossy(&output.stdout).trim().to_string())
+    };
+    let Some(commit) = git(&["log", "-1", "--format=%H", "--", "."]).filter(|c| !c.is_empty())
+    else {
+        return "unknown".into();
+    };
+    // Run again when a commit is made (HEAD, and the branch it names),
+    // and when any source changes (the dirty mark). Not on the index,
+    // which `git status` and `git add` anywhere in the repository touch:
+    // that would rebuild the engine, and everything above it, after every
+    // `git status`. A commit still costs the next build one engine
+    // compile.
+    let mut watched = vec!["HEAD".to_string()];
+    watched.extend(git(&["symbolic-ref", "-q", "HEAD"]));
+    for path in watched {
+        if let Some(path) = git(&["rev-parse", "--path-format=absolute", "--git-path", &path]) {
+            println!("cargo:rerun-if-changed={path}");
+        }
+    }
+    for path in ["src", "nets", "Cargo.toml"] {
+        println!("cargo:rerun-if-changed={path}");
+    }
+    let dirty = git(&[
+        "status",
+        "--porcelain",
+        "--",
+        "src",
+        "nets",
+        "build.rs",
+        "Cargo.toml",
+    ])
+    .is_none_or(|changes| !changes.is_empty());
+    if dirty {
+        format!("{commit}-dirty")
+    } else {
+        commit
+    }
+}
+
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=src/geometry.rs");
+    println!("cargo:rustc-env=ROOKERY_ENGINE_COMMIT={}", engine_commit());
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let mut table = Vec::new();
     let rooks = find_magics(&ROOK_DELTAS, &mut rng, &mut table);

@@ -29,6 +29,13 @@
 #                       board (a divisor of 32; more than 1 writes format v2)
 #   MIRROR_FILES [0]    1: train on positions without castling rights
 #                       mirrored left to right half the time
+#   KING_BUCKETS [0]    1, 4, 8, 16 or 32: king-bucketed inputs (768 per
+#                       bucket of the own king's square, mirrored to files
+#                       e-h; format v3); 0 the plain 768 inputs
+#
+# Data from a generator started with `--dir` (the documented background job,
+# tools/nnue.md) lives in DATA_DIR as selfplay-*.bin, each with its .meta
+# provenance; the provenance note names the files read.
 #
 # Example, the way the first nets were made:
 #   DATA_DIR=/work/nnue-data POSITIONS=2000000 scripts/train-net.sh
@@ -53,6 +60,7 @@ TRAIN_SEED=${TRAIN_SEED:-1}
 HELD_OUT=${HELD_OUT:-}
 MIRROR_FILES=${MIRROR_FILES:-0}
 OUTPUT_BUCKETS=${OUTPUT_BUCKETS:-1}
+KING_BUCKETS=${KING_BUCKETS:-0}
 TARGET_DIR=${CARGO_TARGET_DIR:-target}
 
 nice -n 19 cargo build --release -p rookery-engine --bin rookery-engine --example train_net
@@ -90,18 +98,26 @@ training_started=$(date +%s)
 nice -n 19 "$TRAINER" "${data_args[@]}" --out "$OUT" --hidden "$HIDDEN" \
     --epochs "$EPOCHS" --batch "$BATCH" --lr "$LR" --lr-drop-epoch "$LR_DROP_EPOCH" \
     --result-weight "$RESULT_WEIGHT" --validation "$VALIDATION" --seed "$TRAIN_SEED" \
-    --mirror-files "$MIRROR_FILES" --output-buckets "$OUTPUT_BUCKETS" | tee "$OUT.log"
+    --mirror-files "$MIRROR_FILES" --output-buckets "$OUTPUT_BUCKETS" \
+    --king-buckets "$KING_BUCKETS" | tee "$OUT.log"
 training_seconds=$(( $(date +%s) - training_started ))
 
 {
-    echo "network: $OUT ($(stat -c %s "$OUT") bytes), 768 -> ${HIDDEN}x2 -> 1 (${OUTPUT_BUCKETS} output bucket(s)), int16/int8"
+    echo "network: $OUT ($(stat -c %s "$OUT") bytes, sha256 $(sha256sum "$OUT" | cut -d' ' -f1)), 768 x ${KING_BUCKETS} king bucket(s) (0: none) -> ${HIDDEN}x2 -> 1 (${OUTPUT_BUCKETS} output bucket(s)), int16/int8"
     echo "commit: $(git rev-parse HEAD)$(git diff --quiet -- engine scripts || echo ' (engine or scripts modified)')"
     # The records the trainer read (a generator may still be appending).
     grep -E "^.+: [0-9]+ records$" "$OUT.log" | sed 's/^/data: /'
     echo "generation (this run): ${generation_seconds} s, --nodes $NODES --threads $THREADS --seed $SEED --eval $EVAL"
     echo "training: ${training_seconds} s, --hidden $HIDDEN --epochs $EPOCHS --batch $BATCH --lr $LR" \
         "--lr-drop-epoch $LR_DROP_EPOCH --result-weight $RESULT_WEIGHT --validation $VALIDATION" \
-        "--seed $TRAIN_SEED${HELD_OUT:+ --held-out $HELD_OUT} --mirror-files $MIRROR_FILES --output-buckets $OUTPUT_BUCKETS"
+        "--seed $TRAIN_SEED${HELD_OUT:+ --held-out $HELD_OUT} --mirror-files $MIRROR_FILES --output-buckets $OUTPUT_BUCKETS" \
+        "--king-buckets $KING_BUCKETS"
+    for f in "${data_files[@]}"; do
+        if [ -f "$f.meta" ]; then
+            echo "provenance of $f:"
+            grep -E '^(engine|evaluation|settings|run):' "$f.meta" | sed 's/^/  /'
+        fi
+    done
     grep -E "^(epoch +$EPOCHS:|quantised|held-out loss of)" "$OUT.log"
 } > "$OUT.txt"
 cat "$OUT.txt"

@@ -85,8 +85,9 @@ use std::time::Instant;
 use arrayvec::ArrayVec;
 use rookery_engine::datagen::{read_records, PackedRecord};
 use rookery_engine::eval;
-use rookery_engine::nnue::{self, input_index, INPUTS};
+use rookery_engine::nnue::{self, KingBuckets, INPUTS};
 use rookery_engine::rng::SplitMix64;
+use rookery_engine::{Color, Piece, Role, Square};
 
 const QA: i32 = 255;
 const QB: i32 = 64;
@@ -120,6 +121,9 @@ struct Options {
     /// Output buckets by the number of men on the board (1: one output
     /// neuron, written as format version 1).
     output_buckets: usize,
+    /// The king-bucket layout of the inputs ([`KingBuckets::NONE`]: the
+    /// 768 inputs of versions 1 and 2).
+    kings: KingBuckets,
 }
 
 /// One position as the trainer uses it: the active inputs of each side
@@ -140,23 +144,41 @@ struct Sample {
 }
 
 impl Sample {
-    /// Fills `self` from `record`, mirrored left to right when
-    /// `mirror_files` (only meant for positions without castling rights);
-    /// false for a record that cannot be read (the loader drops those, so
-    /// training never meets one).
-    fn decode(&mut self, record: &PackedRecord, mirror_files: bool) -> bool {
+    /// Fills `self` from `record` with the inputs of the layout `kings`,
+    /// mirrored left to right when `mirror_files` (only meant for
+    /// positions without castling rights); false for a record that cannot
+    /// be read (the loader drops those, so training never meets one).
+    fn decode(&mut self, record: &PackedRecord, mirror_files: bool, kings: &KingBuckets) -> bool {
         let (Ok(pieces), Ok(result)) = (record.pieces(), record.result()) else {
             return false;
         };
         let turn = record.turn();
         let file_flip = if mirror_files { 7 } else { 0 };
+        // At most 32 men: `pieces` refuses more.
+        let men: ArrayVec<(usize, Piece), 32> = pieces
+            .map(|(square, piece)| (square.index() ^ file_flip, piece))
+            .collect();
+        let king = |color: Color| {
+            men.iter()
+                .find(|(_, piece)| *piece == Piece::new(color, Role::King))
+                .map(|&(square, _)| Square::new(square as u8))
+        };
+        // A record always has both kings (it decodes to a legal position);
+        // one that does not is dropped like any unreadable record.
+        let (Some(our_king), Some(their_king)) = (king(turn), king(!turn)) else {
+            return false;
+        };
+        let (ours, theirs) = (
+            kings.orient(turn, our_king),
+            kings.orient(!turn, their_king),
+        );
         self.us.clear();
         self.them.clear();
-        for (square, piece) in pieces {
-            let square = square.index() ^ file_flip;
-            // At most 32 men: `pieces` refuses more.
-            self.us.push(input_index(turn, square, piece) as u16);
-            self.them.push(input_index(!turn, square, piece) as u16);
+        for &(square, piece) in &men {
+            self.us
+                .push(KingBuckets::feature(ours, turn, square, piece) as u16);
+            self.them
+                .push(KingBuckets::feature(theirs, !turn, square, piece) as u16);
         }
         self.men = self.us.len() as u8;
         self.score = f32::from(record.score()) * turn.fold(1.0, -1.0);
@@ -170,9 +192,9 @@ impl Sample {
         nnue::output_bucket(u32::from(self.men), buckets)
     }
 
-    fn of(record: &PackedRecord) -> Sample {
+    fn of(record: &PackedRecord, kings: &KingBuckets) -> Sample {
         let mut sample = Sample::default();
-        sample.decode(record, false);
+        sample.decode(record, false, kings);
         sample
     }
 }
@@ -194,7 +216,9 @@ fn loss(out: f32, target: f32, k: f32) -> (f32, f32) {
 struct Network {
     hidden: usize,
     buckets: usize,
-    /// `[INPUTS][hidden]`, row-major.
+    kings: KingBuckets,
+    /// `[rows][hidden]`, row-major: `kings.count() × INPUTS` rows, then,
+    /// with more than one king bucket, [`INPUTS`] rows of the *factor*.
     input_weights: Vec<f32>,
     input_bias: Vec<f32>,
     /// `[buckets][2 × hidden]`, the side to move's half first.
@@ -203,12 +227,29 @@ struct Network {
     output_bias: Vec<f32>,
 }
 
+/// With king buckets each input is seen only when the own king is in its
+/// bucket, so a bucket's rows learn from a fraction of the data. The
+/// *factor* is a block of 768 rows shared by every bucket: an input's
+/// weight is its bucket's row plus the factor's row, so what holds
+/// whatever the king's square (a queen is worth a lot) is learnt from all
+/// the data, and a bucket's rows only learn how it differs. The file holds
+/// the sums (the engine never sees the factor).
+fn factorised(kings: &KingBuckets) -> bool {
+    kings.count() > 1
+}
+
+/// First-layer rows of the float network.
+fn rows(kings: &KingBuckets) -> usize {
+    (kings.count() + usize::from(factorised(kings))) * INPUTS
+}
+
 impl Network {
-    fn zeros(hidden: usize, buckets: usize) -> Network {
+    fn zeros(hidden: usize, buckets: usize, kings: &KingBuckets) -> Network {
         Network {
             hidden,
             buckets,
-            input_weights: vec![0.0; INPUTS * hidden],
+            kings: *kings,
+            input_weights: vec![0.0; rows(kings) * hidden],
             input_bias: vec![0.0; hidden],
             output_weights: vec![0.0; buckets * 2 * hidden],
             output_bias: vec![0.0; buckets],
@@ -216,12 +257,19 @@ impl Network {
     }
 
     /// Random weights; with one bucket, drawn exactly as before buckets
-    /// existed (so a recipe without them still gives the same net).
-    fn random(hidden: usize, buckets: usize, rng: &mut SplitMix64) -> Network {
-        let mut net = Network::zeros(hidden, buckets);
+    /// existed (so a recipe without them still gives the same net). A
+    /// factorised net starts with its buckets' rows at 0 and the factor
+    /// random: every bucket starts as the same 768-input net.
+    fn random(hidden: usize, buckets: usize, kings: &KingBuckets, rng: &mut SplitMix64) -> Network {
+        let mut net = Network::zeros(hidden, buckets, kings);
         let mut uniform = |limit: f64| ((rng.next_f64() * 2.0 - 1.0) * limit) as f32;
         let input_limit = 1.0 / (INPUTS as f64).sqrt();
-        for w in &mut net.input_weights {
+        let random_from = if factorised(kings) {
+            kings.count() * INPUTS * hidden
+        } else {
+            0
+        };
+        for w in &mut net.input_weights[random_from..] {
             *w = uniform(input_limit);
         }
         let output_limit = 1.0 / (2.0 * hidden as f64).sqrt();
@@ -241,12 +289,25 @@ impl Network {
         ]
     }
 
+    /// The rows input `i` adds: its own, and the factor's when there is
+    /// one.
+    fn input_rows(&self, i: u16) -> ArrayVec<usize, 2> {
+        let mut rows = ArrayVec::new();
+        rows.push(i as usize);
+        if factorised(&self.kings) {
+            rows.push(self.kings.count() * INPUTS + i as usize % INPUTS);
+        }
+        rows
+    }
+
     fn accumulate(&self, inputs: &[u16], acc: &mut [f32]) {
         acc.copy_from_slice(&self.input_bias);
         for &i in inputs {
-            let row = &self.input_weights[i as usize * self.hidden..][..self.hidden];
-            for (a, w) in acc.iter_mut().zip(row) {
-                *a += w;
+            for r in self.input_rows(i) {
+                let row = &self.input_weights[r * self.hidden..][..self.hidden];
+                for (a, w) in acc.iter_mut().zip(row) {
+                    *a += w;
+                }
             }
         }
     }
@@ -298,9 +359,11 @@ impl Network {
                 *b += d;
             }
             for &i in inputs.iter() {
-                let row = &mut grad.input_weights[i as usize * h..][..h];
-                for (g, d) in row.iter_mut().zip(d_acc.iter()) {
-                    *g += d;
+                for r in self.input_rows(i) {
+                    let row = &mut grad.input_weights[r * h..][..h];
+                    for (g, d) in row.iter_mut().zip(d_acc.iter()) {
+                        *g += d;
+                    }
                 }
             }
         }
@@ -332,10 +395,10 @@ struct Adam {
 }
 
 impl Adam {
-    fn new(hidden: usize, buckets: usize) -> Adam {
+    fn new(hidden: usize, buckets: usize, kings: &KingBuckets) -> Adam {
         Adam {
-            first: Network::zeros(hidden, buckets),
-            second: Network::zeros(hidden, buckets),
+            first: Network::zeros(hidden, buckets, kings),
+            second: Network::zeros(hidden, buckets, kings),
             steps: 0,
         }
     }
@@ -374,6 +437,8 @@ impl Adam {
 struct Quantised {
     hidden: usize,
     buckets: usize,
+    kings: KingBuckets,
+    /// `kings.count() × INPUTS` rows (the factor folded in).
     input_weights: Vec<i16>,
     input_bias: Vec<i16>,
     output_weights: Vec<i8>,
@@ -383,10 +448,23 @@ struct Quantised {
 impl Quantised {
     fn from_float(net: &Network) -> Quantised {
         let q16 = |w: f32| (w * QA as f32).round().clamp(-32_767.0, 32_767.0) as i16;
+        let h = net.hidden;
+        let rows = net.kings.count() * INPUTS;
+        // Each row of the file: the input's own weights plus the factor's.
+        let input_weights = (0..rows * h)
+            .map(|at| {
+                let factor = match factorised(&net.kings) {
+                    true => net.input_weights[rows * h + at % (INPUTS * h)],
+                    false => 0.0,
+                };
+                q16(net.input_weights[at] + factor)
+            })
+            .collect();
         Quantised {
             hidden: net.hidden,
             buckets: net.buckets,
-            input_weights: net.input_weights.iter().map(|&w| q16(w)).collect(),
+            kings: net.kings,
+            input_weights,
             input_bias: net.input_bias.iter().map(|&w| q16(w)).collect(),
             output_weights: net
                 .output_weights
@@ -432,6 +510,7 @@ impl Quantised {
         let mut bytes = nnue::file_header(
             self.hidden,
             self.buckets,
+            &self.kings,
             QA as u16,
             QB as u16,
             SCALE as u16,
@@ -455,7 +534,8 @@ fn main() -> ExitCode {
                 "train_net: {problem}\nusage: train_net --data FILE [--data FILE ...] --out NET \
                  [--hidden N] [--epochs N] [--batch N] [--lr R] [--lr-drop-epoch N] \
                  [--result-weight W] [--validation PCT] [--held-out START:COUNT] \
-                 [--max-positions N] [--seed S] [--mirror-files 0|1] [--output-buckets B]"
+                 [--max-positions N] [--seed S] [--mirror-files 0|1] [--output-buckets B] \
+                 [--king-buckets 0|1|4|8|16|32]"
             );
             return ExitCode::from(2);
         }
@@ -484,7 +564,7 @@ fn train(options: &Options) -> Result<(), String> {
     }
     let before = records.len();
     let mut sample = Sample::default();
-    records.retain(|r| sample.decode(r, false));
+    records.retain(|r| sample.decode(r, false, &options.kings));
     let bad = before - records.len();
     let held_out = match options.held_out {
         Some((start, count)) => {
@@ -507,7 +587,10 @@ fn train(options: &Options) -> Result<(), String> {
             options.batch
         ));
     }
-    let validation: Vec<Sample> = validation.iter().map(Sample::of).collect();
+    let validation: Vec<Sample> = validation
+        .iter()
+        .map(|r| Sample::of(r, &options.kings))
+        .collect();
     let k = fit_k(training);
     println!(
         "{} positions ({bad} unreadable): {} to train on, {} held out; K = {k:.0} \
@@ -552,9 +635,10 @@ fn train(options: &Options) -> Result<(), String> {
     );
 
     let mut rng = SplitMix64::new(options.seed);
-    let mut net = Network::random(options.hidden, options.output_buckets, &mut rng);
-    let mut grad = Network::zeros(options.hidden, options.output_buckets);
-    let mut adam = Adam::new(options.hidden, options.output_buckets);
+    let (hidden, buckets, kings) = (options.hidden, options.output_buckets, &options.kings);
+    let mut net = Network::random(hidden, buckets, kings, &mut rng);
+    let mut grad = Network::zeros(hidden, buckets, kings);
+    let mut adam = Adam::new(hidden, buckets, kings);
     let mut order: Vec<u32> = (0..training.len() as u32).collect();
     let mut scratch = Scratch::new(options.hidden);
     let validation_loss = |net: &Network, scratch: &mut Scratch| {
@@ -582,7 +666,7 @@ fn train(options: &Options) -> Result<(), String> {
                 // The coin is drawn only when mirroring, so a net trained
                 // without it is the same as before the option existed.
                 let mirror = options.mirror_files && !record.may_castle() && rng.below(2) == 1;
-                sample.decode(record, mirror);
+                sample.decode(record, mirror, kings);
                 let out = net.forward(&sample, &mut scratch);
                 let (error, d_out) = loss(out, target(&sample), k);
                 total += f64::from(error);
@@ -656,10 +740,16 @@ fn train(options: &Options) -> Result<(), String> {
     file.write_all(&bytes)
         .map_err(|e| format!("cannot write {}: {e}", options.out))?;
     println!(
-        "wrote {} ({} bytes, {}x2 hidden, {} output bucket{}) in {:.0} s",
+        "wrote {} ({} bytes, {}x2 hidden, {} king bucket(s){}, {} output bucket{}) in {:.0} s",
         options.out,
         bytes.len(),
         options.hidden,
+        options.kings.count(),
+        if options.kings.mirrored_files() {
+            " mirrored"
+        } else {
+            ""
+        },
         options.output_buckets,
         if options.output_buckets == 1 { "" } else { "s" },
         started.elapsed().as_secs_f64()
@@ -681,7 +771,11 @@ fn mean(samples: &[Sample], mut f: impl FnMut(&Sample, usize) -> f32) -> f64 {
 /// (least squares).
 fn fit_k(records: &[PackedRecord]) -> f32 {
     let step = (records.len() / 200_000).max(1);
-    let samples: Vec<Sample> = records.iter().step_by(step).map(Sample::of).collect();
+    let samples: Vec<Sample> = records
+        .iter()
+        .step_by(step)
+        .map(|r| Sample::of(r, &KingBuckets::NONE))
+        .collect();
     golden_section(|k| {
         samples
             .iter()
@@ -732,6 +826,7 @@ fn parse_args() -> Result<Options, String> {
         seed: 1,
         mirror_files: false,
         output_buckets: 1,
+        kings: KingBuckets::NONE,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -787,6 +882,14 @@ fn parse_args() -> Result<Options, String> {
                 n if 32 % n == 0 => options.output_buckets = n,
                 _ => return Err(format!("--output-buckets: {value} does not divide 32")),
             },
+            "--king-buckets" => {
+                options.kings = match number(0, 32)? {
+                    0 => KingBuckets::NONE,
+                    n => KingBuckets::mirrored(n).ok_or(format!(
+                        "--king-buckets: {value} is not 0 (none), 1, 4, 8, 16 or 32"
+                    ))?,
+                }
+            }
             _ => return Err(format!("unknown argument {flag:?}")),
         }
     }
@@ -810,8 +913,15 @@ mod tests {
     ];
 
     fn sample(fen: &str, score: i16) -> Sample {
+        sample_with(fen, score, &KingBuckets::NONE)
+    }
+
+    fn sample_with(fen: &str, score: i16, kings: &KingBuckets) -> Sample {
         let position = Position::from_fen(fen).unwrap();
-        Sample::of(&PackedRecord::pack(&position, score, GameResult::WhiteWins).unwrap())
+        Sample::of(
+            &PackedRecord::pack(&position, score, GameResult::WhiteWins).unwrap(),
+            kings,
+        )
     }
 
     /// The same position with the colours swapped and the board turned
@@ -838,8 +948,19 @@ mod tests {
     }
 
     fn random_net(hidden: usize, buckets: usize, seed: u64) -> Network {
+        random_net_with(hidden, buckets, &KingBuckets::NONE, seed)
+    }
+
+    /// Random weights everywhere (a factorised net's buckets too, which
+    /// training starts at 0), biases spread over the clip.
+    fn random_net_with(hidden: usize, buckets: usize, kings: &KingBuckets, seed: u64) -> Network {
         let mut rng = SplitMix64::new(seed);
-        let mut net = Network::random(hidden, buckets, &mut rng);
+        let mut net = Network::random(hidden, buckets, kings, &mut rng);
+        if factorised(kings) {
+            for w in &mut net.input_weights {
+                *w = ((rng.next_f64() * 2.0 - 1.0) / (INPUTS as f64).sqrt()) as f32;
+            }
+        }
         // Biases from -0.3 to 1.3: some accumulators below the clip, most
         // inside it (where gradients flow), some above it.
         for (j, b) in net.input_bias.iter_mut().enumerate() {
@@ -898,7 +1019,7 @@ mod tests {
             PackedRecord::pack(&Position::from_fen(fen).unwrap(), 35, GameResult::Draw).unwrap();
         assert!(!record.may_castle());
         let mut mirrored = Sample::default();
-        assert!(mirrored.decode(&record, true));
+        assert!(mirrored.decode(&record, true, &KingBuckets::NONE));
         let expected = sample(files, 35);
         let sorted = |inputs: &ArrayVec<u16, 32>| {
             let mut v = inputs.to_vec();
@@ -908,7 +1029,10 @@ mod tests {
         assert_eq!(sorted(&mirrored.us), sorted(&expected.us));
         assert_eq!(sorted(&mirrored.them), sorted(&expected.them));
         assert_eq!((mirrored.score, mirrored.result), (-35.0, 0.5));
-        assert_ne!(sorted(&mirrored.us), sorted(&Sample::of(&record).us));
+        assert_ne!(
+            sorted(&mirrored.us),
+            sorted(&Sample::of(&record, &KingBuckets::NONE).us)
+        );
         let castling =
             PackedRecord::pack(&Position::from_fen(FENS[0]).unwrap(), 0, GameResult::Draw).unwrap();
         assert!(castling.may_castle());
@@ -922,16 +1046,22 @@ mod tests {
     fn gradients_match_finite_differences() {
         // With one output bucket, and with four (the positions have 32, 32,
         // 10 and 30 men: buckets 3 and 1 are trained, 0 and 2 are not).
-        for buckets in [1, 4] {
-            gradients_match(buckets);
+        // And with king buckets: 16 mirrored (factorised: the bucket's row
+        // and the factor's both learn), 1 mirrored (no factor).
+        for (buckets, kings) in [(1, 0), (4, 0), (4, 16), (1, 1)] {
+            let kings = match kings {
+                0 => KingBuckets::NONE,
+                n => KingBuckets::mirrored(n).unwrap(),
+            };
+            gradients_match(buckets, &kings);
         }
     }
 
-    fn gradients_match(buckets: usize) {
+    fn gradients_match(buckets: usize, kings: &KingBuckets) {
         let hidden = 8;
         let k = 150.0;
-        let mut net = random_net(hidden, buckets, 11);
-        let samples: Vec<Sample> = FENS.iter().map(|f| sample(f, 35)).collect();
+        let mut net = random_net_with(hidden, buckets, kings, 11);
+        let samples: Vec<Sample> = FENS.iter().map(|f| sample_with(f, 35, kings)).collect();
         let mut scratch = Scratch::new(hidden);
         let total_loss = |net: &Network, scratch: &mut Scratch| -> f64 {
             samples
@@ -939,15 +1069,17 @@ mod tests {
                 .map(|s| f64::from(loss(net.forward(s, scratch), 0.7, k).0))
                 .sum()
         };
-        let mut grad = Network::zeros(hidden, buckets);
+        let mut grad = Network::zeros(hidden, buckets, kings);
         for s in &samples {
             let out = net.forward(s, &mut scratch);
             let d_out = loss(out, 0.7, k).1;
             net.backward(s, &mut scratch, d_out, &mut grad);
         }
-        let active = samples[1].us[3] as usize;
-        let checks: Vec<(usize, usize)> = (0..hidden)
-            .map(|j| (0, active * hidden + j))
+        let active = net.input_rows(samples[1].us[3]);
+        assert_eq!(active.len(), 1 + usize::from(factorised(kings)));
+        let checks: Vec<(usize, usize)> = active
+            .iter()
+            .flat_map(|&row| (0..hidden).map(move |j| (0, row * hidden + j)))
             .chain((0..hidden).map(|j| (1, j)))
             .chain((0..buckets * 2 * hidden).map(|j| (2, j)))
             .chain((0..buckets).map(|b| (3, b)))
@@ -979,6 +1111,24 @@ mod tests {
     fn the_integer_network_follows_the_float_one_and_the_layout() {
         for buckets in [1, 8] {
             integer_network_follows(buckets);
+        }
+        // King buckets: the factor folded into each bucket's rows, the
+        // engine's reading of the file (format 3) equal to the trainer's.
+        for kings in [1, 16, 32] {
+            let kings = KingBuckets::mirrored(kings).unwrap();
+            let net = random_net_with(32, 8, &kings, 6);
+            let quantised = Quantised::from_float(&net);
+            let engine = nnue::Network::from_bytes(&quantised.to_bytes()).unwrap();
+            assert_eq!(engine.king_buckets(), &kings);
+            let mut scratch = Scratch::new(32);
+            for fen in FENS {
+                let s = sample_with(fen, 0, &kings);
+                let (ours, _) = quantised.evaluate(&s);
+                let float_cp = net.forward(&s, &mut scratch) * SCALE;
+                assert!((ours as f32 - float_cp).abs() < 16.0, "{fen}");
+                let position = Position::from_fen(fen).unwrap();
+                assert_eq!(engine.evaluate_position(&position), ours, "{fen}");
+            }
         }
     }
 
@@ -1036,5 +1186,74 @@ mod tests {
             Some(&i32::from_le_bytes(tail)),
             quantised.output_bias.last()
         );
+    }
+
+    /// The whole trainer, twice, on a small data file the generator makes
+    /// here: the same data and seed give the same file byte for byte (a
+    /// king-bucket net and a plain one), another seed another net.
+    #[test]
+    fn the_trainer_reproduces_its_net_byte_for_byte() {
+        use rookery_engine::datagen::{self, DataFile, RunOptions, Settings};
+        use std::sync::atomic::AtomicBool;
+        let dir = std::env::temp_dir().join(format!("rookery-train-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let data = dir.join("selfplay.bin");
+        let _ = std::fs::remove_file(&data); // left from an earlier run, or absent
+        let (mut file, _) = DataFile::open(&data).unwrap();
+        let settings = Settings {
+            nodes: 200,
+            hash_mb: 1,
+            max_plies: 120,
+            ..Settings::default()
+        };
+        let stop = AtomicBool::new(false);
+        let options = RunOptions {
+            threads: 1,
+            target: Some(3_000),
+            stop: &stop,
+            report_every: std::time::Duration::from_secs(3600),
+        };
+        datagen::generate(&settings, &[], &mut file, &options, |_| {}).unwrap();
+        drop(file);
+
+        let train_to = |name: &str, kings: KingBuckets, seed: u64| -> Vec<u8> {
+            let out = dir.join(name);
+            let options = Options {
+                data: vec![data.to_string_lossy().into_owned()],
+                out: out.to_string_lossy().into_owned(),
+                hidden: 16,
+                epochs: 2,
+                batch: 256,
+                lr: 0.001,
+                lr_drop_epoch: 1,
+                result_weight: 0.3,
+                validation_percent: 10,
+                held_out: None,
+                max_positions: None,
+                seed,
+                mirror_files: true,
+                output_buckets: 8,
+                kings,
+            };
+            train(&options).unwrap();
+            std::fs::read(out).unwrap()
+        };
+        let kings = KingBuckets::mirrored(16).unwrap();
+        let first = train_to("a.nnue", kings, 1);
+        let second = train_to("b.nnue", kings, 1);
+        assert!(first == second, "two trainings from one seed differ");
+        assert_eq!(u16::from_le_bytes([first[4], first[5]]), 3, "format 3");
+        assert_eq!(
+            nnue::Network::from_bytes(&first).unwrap().king_buckets(),
+            &kings
+        );
+        assert!(
+            train_to("c.nnue", kings, 2) != first,
+            "another seed, another net"
+        );
+        let plain = train_to("d.nnue", KingBuckets::NONE, 1);
+        assert_eq!(plain, train_to("e.nnue", KingBuckets::NONE, 1));
+        assert_eq!(u16::from_le_bytes([plain[4], plain[5]]), 2, "format 2");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -12,6 +12,7 @@ use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
+use rookery_engine::datagen::provenance::{self, Identity, Run};
 use rookery_engine::datagen::{self, DataFile, Progress, RunOptions, Settings};
 use rookery_engine::nnue;
 use rookery_engine::Position;
@@ -19,16 +20,21 @@ use rookery_engine::Position;
 /// The repository's 300 balanced openings, the default book.
 const OPENINGS: &str = include_str!("../tests/data/openings.epd");
 
-pub const USAGE: &str = "usage: rookery-engine datagen --out FILE [--positions N] [--nodes N] \
+pub const USAGE: &str =
+    "usage: rookery-engine datagen (--out FILE | --dir DIR) [--positions N] [--nodes N] \
 [--threads N] [--hash MB] [--book builtin|startpos|FILE] [--random-moves MIN-MAX] \
 [--skip-plies N] [--max-opening-score CP] [--max-plies N] [--seed S] [--report-secs N] \
 [--eval hand|built-in|NETFILE]
   Appends 32-byte records (layout: engine/src/datagen/record.rs) to FILE until it holds
   N positions (default: until killed); a restart continues the file. --eval: the evaluation
-  that plays and scores (default hand: the hand-written one; built-in: the engine's network).";
+  that plays and scores (default hand: the hand-written one; built-in: the engine's network).
+  FILE.meta records the engine commit, network hash and settings (a run that differs is
+  refused) and each run's seed; --dir DIR names the file after them, so one command keeps
+  adding to one file per engine.";
 
 struct Command {
     out: PathBuf,
+    identity: Identity,
     /// `--eval` as given, for the first log line.
     eval: String,
     settings: Settings,
@@ -46,6 +52,10 @@ pub fn run(args: &[String]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Err(e) = provenance::check_file(&command.out, &command.identity) {
+        eprintln!("rookery-engine datagen: {}: {e}", command.out.display());
+        return ExitCode::from(2);
+    }
     let (mut file, torn) = match DataFile::open(&command.out) {
         Ok(opened) => opened,
         Err(e) => {
@@ -57,9 +67,21 @@ pub fn run(args: &[String]) -> ExitCode {
         }
     };
     let s = &command.settings;
+    let run = Run {
+        from_record: file.records(),
+        seed: s.seed,
+        threads: command.threads,
+    };
+    if let Err(e) = provenance::record_run(&command.out, file.records(), &command.identity, &run) {
+        eprintln!(
+            "rookery-engine datagen: {}: {e}",
+            provenance::sidecar_path(&command.out).display()
+        );
+        return ExitCode::FAILURE;
+    }
     eprintln!(
         "datagen: {} holds {} records{}; {} nodes a move, {} thread(s), {} book positions, \
-         {}-{} random moves a side, seed {}, {} evaluation",
+         {}-{} random moves a side, seed {}, {} evaluation, engine {}",
         command.out.display(),
         file.records(),
         if torn > 0 {
@@ -73,7 +95,8 @@ pub fn run(args: &[String]) -> ExitCode {
         s.random_moves_min,
         s.random_moves_max,
         s.seed,
-        command.eval
+        command.eval,
+        command.identity.engine
     );
     let stop = AtomicBool::new(false);
     let options = RunOptions {
@@ -113,6 +136,7 @@ pub fn run(args: &[String]) -> ExitCode {
 fn parse(args: &[String]) -> Result<Command, String> {
     let mut settings = Settings::default();
     let mut out = None;
+    let mut dir = None;
     let mut book_source = "builtin".to_string();
     let mut threads = 1;
     let mut target = None;
@@ -130,6 +154,7 @@ fn parse(args: &[String]) -> Result<Command, String> {
         };
         match flag.as_str() {
             "--out" => out = Some(PathBuf::from(value)),
+            "--dir" => dir = Some(PathBuf::from(value)),
             "--positions" => target = Some(number(1, u64::MAX)?),
             "--nodes" => settings.nodes = number(1, 100_000_000)?,
             "--threads" => threads = number(1, 256)? as usize,
@@ -167,14 +192,19 @@ fn parse(args: &[String]) -> Result<Command, String> {
             _ => return Err(format!("unknown argument {flag:?}")),
         }
     }
-    let out = out.ok_or("--out FILE is required")?;
+    let book_text = match book_source.as_str() {
+        "builtin" => OPENINGS.to_string(),
+        "startpos" => String::new(),
+        path => {
+            std::fs::read_to_string(path).map_err(|e| format!("--book: cannot read {path}: {e}"))?
+        }
+    };
     let book = match book_source.as_str() {
         "builtin" => datagen::read_book(OPENINGS).0,
         "startpos" => Vec::new(),
         path => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| format!("--book: cannot read {path}: {e}"))?;
-            let (book, bad) = datagen::read_book(&text);
+            let text = &book_text;
+            let (book, bad) = datagen::read_book(text);
             if let Some(line) = bad.first() {
                 return Err(format!(
                     "--book: {} line(s) of {path} are not positions, the first: {line:?}",
@@ -187,8 +217,28 @@ fn parse(args: &[String]) -> Result<Command, String> {
             book
         }
     };
+    // A book file by its name (its contents are hashed), not its path,
+    // which differs from machine to machine.
+    let book_name = match book_source.as_str() {
+        "builtin" | "startpos" => book_source.clone(),
+        path => std::path::Path::new(path)
+            .file_name()
+            .map_or_else(|| path.to_string(), |n| n.to_string_lossy().into_owned()),
+    };
+    let identity = Identity::of_run(&settings, &book_name, book.len(), &book_text);
+    let out = match (out, dir) {
+        (Some(out), None) => out,
+        (None, Some(dir)) => {
+            std::fs::create_dir_all(&dir)
+                .map_err(|e| format!("--dir: cannot create {}: {e}", dir.display()))?;
+            dir.join(identity.file_name(settings.nodes))
+        }
+        (Some(_), Some(_)) => return Err("--out and --dir exclude each other".into()),
+        (None, None) => return Err("--out FILE or --dir DIR is required".into()),
+    };
     Ok(Command {
         out,
+        identity,
         eval,
         settings,
         book,

@@ -17,6 +17,8 @@
 //! - [`san`]: Standard Algebraic Notation.
 //! - [`pgn`]: PGN export and import of whole games.
 //! - [`perft`]: move-tree counting, for proofs and benchmarks.
+//! - [`calendar`]: Gregorian dates from Unix time (a data file's
+//!   provenance; hosts' PGN dates).
 //! - [`rng`]: SplitMix64, the one random number generator (engine and tests).
 //! - [`eval`]: static evaluation (tapered material, piece-square tables,
 //!   mobility, pawn structure, king safety), its weights in one generated
@@ -39,6 +41,7 @@ pub mod ai;
 pub mod attacks;
 pub mod bench;
 pub mod bitboard;
+pub mod calendar;
 pub mod chess960;
 pub mod datagen;
 pub mod eval;

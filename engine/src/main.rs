@@ -78,9 +78,17 @@ fn bench_with_network(depth: u32, path: &str) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let kings = network.king_buckets();
     println!(
-        "network {path}: {}x2, {}",
+        "network {path}: {}x2, {} king bucket(s){}, {} output bucket(s), {}",
         network.hidden(),
+        kings.count(),
+        if kings.mirrored_files() {
+            " mirrored"
+        } else {
+            ""
+        },
+        network.output_buckets(),
         if network.uses_avx2() {
             "AVX2"
         } else {

@@ -1,7 +1,8 @@
 //! `rookery-engine datagen` driven from outside: a tiny generation read
 //! back record by record, and a restart on a file left with a torn record
 //! (as a killed writer leaves it) that continues the file by whole records,
-//! and settings refused before a file is touched.
+//! and settings refused before a file is touched; the provenance sidecar,
+//! which refuses another engine's or settings' games in the same file.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -154,7 +155,11 @@ fn bad_settings_are_refused_before_anything_is_written() {
             "--random-moves",
         ),
         (vec!["--out", &out, "--threads"], "needs a value"),
-        (vec!["--positions", "10"], "--out FILE is required"),
+        (vec!["--positions", "10"], "--out FILE or --dir DIR"),
+        (
+            vec!["--out", &out, "--dir", env!("CARGO_TARGET_TMPDIR")],
+            "exclude each other",
+        ),
         (vec!["--out", &out, "--book", &book_arg], "not positions"),
         (vec!["--out", &out, "--colour", "white"], "unknown argument"),
         (
@@ -173,4 +178,91 @@ fn bad_settings_are_refused_before_anything_is_written() {
         assert!(!path.exists(), "{args:?} created the file");
     }
     let _ = std::fs::remove_file(&book);
+}
+
+#[test]
+fn the_sidecar_names_the_engine_and_refuses_other_settings() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("datagen-dir-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir); // left from an earlier run, or absent
+    let run = |nodes: &str, seed: &str| {
+        Command::new(env!("CARGO_BIN_EXE_rookery-engine"))
+            .args(["datagen", "--dir"])
+            .arg(&dir)
+            .args(["--positions", "60", "--nodes", nodes, "--hash", "1"])
+            .args(["--seed", seed, "--eval", "built-in"])
+            .output()
+            .expect("run rookery-engine datagen")
+    };
+    assert!(run("300", "1").status.success());
+    let names = |dir: &PathBuf| -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .expect("list")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    let files = names(&dir);
+    assert_eq!(files.len(), 2, "{files:?}");
+    let (data, meta) = (dir.join(&files[0]), dir.join(&files[1]));
+    let net = rookery_engine::nnue::built_in();
+    let net_hash = net.sha256();
+    assert!(
+        files[0].starts_with(&format!("selfplay-300n-net-{}-", &net_hash[..8])),
+        "{files:?}"
+    );
+    assert_eq!(files[1], format!("{}.meta", files[0]));
+    let text = std::fs::read_to_string(&meta).expect("sidecar");
+    for line in [
+        "format: 1\n",
+        "\nengine: ",
+        &format!("evaluation: network sha256 {net_hash}"),
+        "settings: nodes 300, hash 1 MiB, book builtin (300 positions",
+        "run: records from 0, seed 1, 1 thread(s), started 20",
+    ] {
+        assert!(text.contains(line), "{line:?} in {text}");
+    }
+
+    // The same engine and settings, another seed: the same file grows.
+    let records_before = records(&data).len();
+    let mut more = Command::new(env!("CARGO_BIN_EXE_rookery-engine"));
+    more.args(["datagen", "--out"])
+        .arg(&data)
+        .args(["--positions", &(records_before + 30).to_string()])
+        .args([
+            "--nodes", "300", "--hash", "1", "--seed", "2", "--eval", "built-in",
+        ]);
+    assert!(more.output().expect("run").status.success());
+    let text = std::fs::read_to_string(&meta).expect("sidecar");
+    assert!(
+        text.contains(&format!("run: records from {records_before}, seed 2")),
+        "{text}"
+    );
+
+    // Other settings into that file: refused, nothing changes.
+    let bytes = std::fs::read(&data).expect("read");
+    let mut other = Command::new(env!("CARGO_BIN_EXE_rookery-engine"));
+    other.args(["datagen", "--out"]).arg(&data).args([
+        "--positions",
+        "100000",
+        "--nodes",
+        "400",
+        "--eval",
+        "built-in",
+    ]);
+    let output = other.output().expect("run");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("one file holds one engine's games"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read(&data).expect("read"), bytes);
+    assert_eq!(std::fs::read_to_string(&meta).expect("sidecar"), text);
+
+    // Under --dir the other settings get a file of their own.
+    assert!(run("400", "1").status.success());
+    assert_eq!(names(&dir).len(), 4);
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -3,7 +3,8 @@
 //! every evaluation (checked inside the search in debug builds, which is
 //! how `cargo test` builds), it plays legal moves and finds mates on one
 //! thread and on two, with MultiPV and with a handicap, and switching the
-//! network off gives the hand-written search back node for node.
+//! network off gives the hand-written search back node for node; a
+//! king-bucket network's accumulators too.
 //!
 //! The networks are random (the machinery is under test, not a net's
 //! play); a trained one is not committed until it wins its matches.
@@ -12,7 +13,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use rookery_engine::bench::BENCH_POSITIONS;
-use rookery_engine::nnue::{random_network_file, Network};
+use rookery_engine::nnue::{random_network_file, random_network_file_with, KingBuckets, Network};
 use rookery_engine::search::{Handicap, Limits, Score, SearchResult, Searcher};
 use rookery_engine::Position;
 
@@ -48,10 +49,15 @@ const SPECIAL: [&str; 3] = [
 fn a_network_search_plays_legal_moves_with_its_accumulators_equal_to_refreshes() {
     // In a debug build every evaluation of these searches compares the
     // incremental accumulators with a refresh of the position.
-    let net = network(32, 5);
+    searches_play_legal_moves(&network(32, 5));
+}
+
+/// Depth-6 searches of the bench's and [`SPECIAL`]'s positions with `net`:
+/// a legal best move and a legal PV from each.
+fn searches_play_legal_moves(net: &Arc<Network>) {
     for fen in BENCH_POSITIONS.iter().chain(SPECIAL.iter()) {
         let mut searcher = Searcher::new(4);
-        searcher.set_network(Some(Arc::clone(&net)));
+        searcher.set_network(Some(Arc::clone(net)));
         let result = search(&mut searcher, fen, &depth(6));
         let position = Position::from_fen(fen).unwrap();
         let best = result.best_move.expect("a move");
@@ -61,6 +67,28 @@ fn a_network_search_plays_legal_moves_with_its_accumulators_equal_to_refreshes()
             p = p.play(m).expect("PV moves are legal");
         }
     }
+}
+
+#[test]
+fn a_king_bucket_network_search_keeps_its_accumulators_equal_to_refreshes() {
+    // The same, with 16 mirrored king buckets: kings step into other
+    // buckets and across the mirror in these trees (castling, the
+    // endgames' king walks), and a side is brought there from the
+    // refresh table.
+    let kings = KingBuckets::mirrored(16).expect("a layout");
+    let net = Arc::new(
+        Network::from_bytes(&random_network_file_with(32, 8, &kings, 7)).expect("a valid file"),
+    );
+    searches_play_legal_moves(&net);
+    let chess960 = "rk4r1/pppppppp/8/8/8/8/PPPPPPPP/RK4R1 w KQkq - 0 1";
+    let stop = AtomicBool::new(false);
+    let position = Position::from_fen(chess960)
+        .unwrap()
+        .with_castling_mode(rookery_engine::CastlingMode::Chess960);
+    let mut searcher = Searcher::new(4);
+    searcher.set_network(Some(net));
+    let result = searcher.search(&position, &[], &depth(6), &stop, |_| {});
+    assert!(position.is_legal(result.best_move.expect("a move")));
 }
 
 #[test]

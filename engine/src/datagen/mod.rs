@@ -3,6 +3,8 @@
 //! labelled with the game's result (`rookery-engine datagen`).
 //!
 //! - [`record`]: the 32-byte record and its layout.
+//! - [`provenance`]: the sidecar beside each data file naming the engine,
+//!   network and settings that made its records, and each run's seed.
 //! - [`DataFile`]: a file of records that only ever grows by whole records,
 //!   so a generator can be stopped at any moment (killed, even) and started
 //!   again on the same file.
@@ -36,6 +38,7 @@
 //!   8 plies in a row wins; past the 80th ply, a score within 0.1 pawns for
 //!   20 plies in a row is a draw; so is the 400th ply.
 
+pub mod provenance;
 pub mod record;
 
 use std::fs::{File, OpenOptions};
