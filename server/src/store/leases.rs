@@ -48,6 +48,28 @@ impl Fence {
     }
 }
 
+/// The environment variable that switches fencing off, for the partition
+/// tests only (tests/partitions.rs shows their checker catching what
+/// follows): `1` there makes a node write its games without checking its
+/// lease, its actors never doubt their lease, and a move overwrite one
+/// stored at its ply. Never set it on a real service: two nodes would
+/// then write one game.
+pub const UNFENCED_ENV: &str = "ROOKERY_TEST_UNFENCED";
+
+/// Whether [`UNFENCED_ENV`] is `1` (read once).
+pub fn fencing_disabled() -> bool {
+    static DISABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *DISABLED.get_or_init(|| {
+        let disabled = std::env::var(UNFENCED_ENV).is_ok_and(|value| value == "1");
+        if disabled {
+            tracing::warn!(
+                "{UNFENCED_ENV}=1: fencing is OFF (a test of the tests); never in service"
+            );
+        }
+        disabled
+    })
+}
+
 /// A game's lease as stored.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct Lease {

@@ -395,6 +395,9 @@ impl GameActor {
         let Some(ownership) = &self.ownership else {
             return true;
         };
+        if crate::store::fencing_disabled() {
+            return true;
+        }
         if self.lease_lost {
             return false;
         }
