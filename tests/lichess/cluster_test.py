@@ -74,9 +74,10 @@ def main():
     ).start()
     person_token = account(URL_B, "erin", ["play", "challenge"])
     person = client(URL_B, person_token)
-    # The bot's event stream is open on A once it is online (seen on B).
+    # The bot's event stream is open on A once A lists it online (a
+    # node knows the streams open on itself only).
     deadline = time.time() + 20
-    while not any(b["id"] == "clusterbot" for b in person.bots.get_online_bots()):
+    while not any(b["id"] == "clusterbot" for b in client(URL_A, person_token).bots.get_online_bots()):
         assert time.time() < deadline, "the bot never came online"
         time.sleep(0.2)
     events = queue.Queue()
@@ -96,7 +97,8 @@ def main():
     rng = random.Random(42)
     while state["status"] == "started":
         moves = state["moves"].split() if state["moves"] else []
-        if len(moves) >= 20:
+        if len(moves) % 2 == 1 and len(moves) >= 21:
+            # On the person's own turn: the bot is not thinking then.
             person.board.resign_game(game_id)
         elif len(moves) % 2 == 1:
             legal = requests.get(f"{URL_B}/api/games/{game_id}").json()["legal_moves"]
@@ -105,7 +107,7 @@ def main():
     finished = next_of(events, {"gameFinish"}, timeout=30)
     assert finished["game"]["gameId"] == game_id, finished
     plies = len(state["moves"].split())
-    assert plies >= 20, state
+    assert plies >= 21, state
     stop.set()
     print(
         f"cluster: the bot on node A accepted a challenge made on node B and played "

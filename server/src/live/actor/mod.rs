@@ -34,7 +34,7 @@ use uuid::Uuid;
 
 use super::game::{LiveGame, RematchStep};
 use crate::ai::{AiAnswer, AiScheduler, Thinking};
-use crate::cluster::Cluster;
+use crate::cluster::{Cluster, LeaseCheck};
 use crate::live::error::LiveError;
 use crate::live::messages::PRESENCE_EXPIRY;
 pub use crate::live::messages::{Action, Ask, Reply, SeatSecret};
@@ -409,14 +409,18 @@ impl GameActor {
             .held_until(self.live.id, &ownership.fence)
             .await
         {
-            Some(until) => {
+            LeaseCheck::Held(until) => {
                 self.lease_until = Some(until);
                 true
             }
-            None => {
+            LeaseCheck::Lost => {
                 self.lease_lost = true;
                 false
             }
+            // Past the lease time, with no database to say: another node
+            // may have taken the game and played on. No answer from this
+            // copy; the next question asks the database again.
+            LeaseCheck::Unknown => false,
         }
     }
 
