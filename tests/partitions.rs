@@ -401,8 +401,10 @@ impl Clients {
                 if moves.len() < ply {
                     if !stale_told {
                         self.records.anomaly(format!(
-                            "STALE: game {id}: n{node} showed {} plies after {ply} were played",
-                            moves.len()
+                            "STALE: game {id}: n{node} showed {} plies after {ply} were played \
+                             ({:.2}s)",
+                            moves.len(),
+                            self.records.now()
                         ));
                         stale_told = true;
                     }
@@ -625,6 +627,58 @@ async fn stored_histories(pool: &sqlx::PgPool) -> HashMap<String, Vec<StoredMove
     games
 }
 
+/// For each game read stale, who wrote its moves around the stale ply
+/// (node and epoch), to tell which copy answered.
+fn explain_stale_reads(
+    verdict: &Verdict,
+    stored: &HashMap<String, Vec<StoredMove>>,
+    nodes: &[LabNode],
+) {
+    let names: Vec<(String, &str)> = nodes
+        .iter()
+        .flat_map(|node| {
+            node.cluster_names()
+                .into_iter()
+                .map(move |name| (name, node.name.as_str()))
+        })
+        .collect();
+    let node_of = |owner: &Option<String>| {
+        owner.as_ref().map_or("-".to_string(), |owner| {
+            names
+                .iter()
+                .find(|(name, _)| name == owner)
+                .map_or(owner.clone(), |(name, node)| {
+                    format!("{node}({})", &name[..6])
+                })
+        })
+    };
+    for violation in verdict.violations.iter().filter(|v| v.starts_with("STALE")) {
+        let Some(game) = violation
+            .split_whitespace()
+            .nth(2)
+            .map(|g| g.trim_end_matches(':'))
+        else {
+            continue;
+        };
+        let shown: usize = violation
+            .split_whitespace()
+            .nth(5)
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        let Some(moves) = stored.get(game) else {
+            continue;
+        };
+        let around: Vec<String> = moves
+            .iter()
+            .enumerate()
+            .skip(shown.saturating_sub(2))
+            .take(8)
+            .map(|(ply, mv)| format!("{ply}:{}@{}", node_of(&mv.owner), mv.epoch.unwrap_or(0)))
+            .collect();
+        eprintln!("  {game} around ply {shown}: {}", around.join(" "));
+    }
+}
+
 /// Runs `plan` on a new cluster and checks what happened.
 async fn run(plan: Plan) -> Verdict {
     support::raise_open_files_limit();
@@ -681,6 +735,7 @@ async fn run(plan: Plan) -> Verdict {
         }
     }
     eprintln!("{} violations", verdict.violations.len());
+    explain_stale_reads(&verdict, &stored, &cluster.nodes);
     for node in &cluster.nodes {
         let panics = node.log_lines("panicked");
         assert!(panics.is_empty(), "{} panicked: {panics:?}", node.name);
@@ -701,6 +756,22 @@ fn lab_here() -> bool {
             false
         }
         None => true,
+    }
+}
+
+/// The soak's faults: `ROOKERY_SOAK_FAULTS`, numbers into the list of
+/// every fault (`6,7`: the pauses and the kills), or every fault.
+fn soak_faults() -> Vec<Fault> {
+    let chosen: Vec<Fault> = std::env::var("ROOKERY_SOAK_FAULTS")
+        .unwrap_or_default()
+        .split(',')
+        .filter_map(|n| n.trim().parse::<usize>().ok())
+        .filter_map(|n| EVERY_FAULT.get(n).copied())
+        .collect();
+    if chosen.is_empty() {
+        EVERY_FAULT.to_vec()
+    } else {
+        chosen
     }
 }
 
@@ -742,7 +813,7 @@ async fn partition_soak() {
     let verdict = run(Plan {
         games: env_number("ROOKERY_SOAK_GAMES", 50) as usize,
         duration: Duration::from_secs(env_number("ROOKERY_SOAK_SECS", 600)),
-        faults: EVERY_FAULT.to_vec(),
+        faults: soak_faults(),
         fault_time: Duration::from_secs(5),
         quiet_time: Duration::from_secs(5),
         unfenced: false,

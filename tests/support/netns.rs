@@ -511,6 +511,21 @@ impl LabNode {
         (!name.is_empty()).then_some(name)
     }
 
+    /// The node's names in the lease table, one per start so far.
+    pub fn cluster_names(&self) -> Vec<String> {
+        self.log_lines("cluster member")
+            .iter()
+            .filter_map(|line| {
+                let start = line.find("node=")? + "node=".len();
+                let name: String = line[start..]
+                    .chars()
+                    .take_while(char::is_ascii_hexdigit)
+                    .collect();
+                (!name.is_empty()).then_some(name)
+            })
+            .collect()
+    }
+
     /// Every log line of every start so far.
     pub fn log_lines(&self, needle: &str) -> Vec<String> {
         (1..=self.starts)

@@ -52,7 +52,7 @@ mod owner;
 mod proxy;
 mod wire;
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -90,12 +90,13 @@ struct ClusterInner {
     bus_answers: AtomicBool,
 }
 
-/// A lease renewal of this node: the games whose leases it renewed, and
-/// when it started (they run at least until then plus the lease time).
+/// A lease renewal of this node: the games whose leases it renewed, each
+/// with its lease's epoch, and when it started (they run at least until
+/// then plus the lease time).
 #[derive(Debug)]
 pub struct Renewal {
     pub started: Instant,
-    pub games: HashSet<Uuid>,
+    pub games: HashMap<Uuid, i64>,
 }
 
 /// What the database says of a lease this node took ([`Cluster::held_until`]).
@@ -149,7 +150,7 @@ impl Cluster {
         tracing::info!(%node, "cluster member: games shared over NATS and PostgreSQL");
         let (renewals, _) = watch::channel(Arc::new(Renewal {
             started: Instant::now(),
-            games: HashSet::new(),
+            games: HashMap::new(),
         }));
         Ok(Cluster {
             inner: Arc::new(ClusterInner {

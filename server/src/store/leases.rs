@@ -138,20 +138,29 @@ impl Store {
     }
 
     /// Extends every live lease `owner` holds to `ttl_ms` from now: the
-    /// games renewed. An expired lease is not renewed (another node may
-    /// have taken the game, or may take it now).
-    pub async fn renew_leases(&self, owner: &str, ttl_ms: i64) -> Result<Vec<Uuid>, StoreError> {
+    /// games renewed, each with its lease's epoch (an actor of this node
+    /// holding an older epoch of the same game, which the node took again,
+    /// must not read the renewal as its own). An expired lease is not
+    /// renewed (another node may have taken the game, or may take it now).
+    pub async fn renew_leases(
+        &self,
+        owner: &str,
+        ttl_ms: i64,
+    ) -> Result<Vec<(Uuid, i64)>, StoreError> {
         let now = now_ms();
-        let renewed: Vec<String> = on_pool!(&self.inner.write_pool, pool => sqlx::query_scalar(
+        let renewed: Vec<(String, i64)> = on_pool!(&self.inner.write_pool, pool => sqlx::query_as(
             "UPDATE game_leases SET expires_at = $1 WHERE owner = $2 AND expires_at > $3
-             RETURNING game_id",
+             RETURNING game_id, epoch",
         )
         .bind(now + ttl_ms)
         .bind(owner)
         .bind(now)
         .fetch_all(pool)
         .await)?;
-        Ok(parse_ids(&renewed))
+        Ok(renewed
+            .into_iter()
+            .filter_map(|(id, epoch)| Uuid::parse_str(&id).ok().map(|id| (id, epoch)))
+            .collect())
     }
 
     /// Gives up the lease `fence` holds on `game` (an actor leaving memory,

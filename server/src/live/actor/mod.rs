@@ -419,20 +419,32 @@ impl GameActor {
             }
             // Past the lease time, with no database to say: another node
             // may have taken the game and played on. No answer from this
-            // copy; the next question asks the database again.
-            LeaseCheck::Unknown => false,
+            // copy, and the actor leaves memory (keeping the lease: it
+            // cannot be released now); the game loads again from the
+            // database where it is asked next. An actor staying on would
+            // still answer its node's NATS subscription, and a new actor
+            // of the same node would sit beside it.
+            LeaseCheck::Unknown => {
+                tracing::warn!(
+                    game = %self.live.id,
+                    "the database cannot confirm this node's lease: the game leaves memory"
+                );
+                self.lease_lost = true;
+                false
+            }
         }
     }
 
     /// This node renewed its leases: if this game's was not among them
-    /// (it had expired: the node was paused or cut off), the actor checks
+    /// (it had expired: the node was paused or cut off; or this node took
+    /// the game again under a newer epoch), the actor checks
     /// it and leaves memory when it is lost, so its subscribers reconnect
     /// to the game's new owner.
     async fn on_renewal(&mut self, renewal: &crate::cluster::Renewal) {
         let Some(ownership) = &self.ownership else {
             return;
         };
-        if renewal.games.contains(&self.live.id) {
+        if renewal.games.get(&self.live.id) == Some(&ownership.fence.epoch) {
             let until = renewal.started + ownership.cluster.lease();
             self.lease_until = self.lease_until.max(Some(until));
             return;
