@@ -35,13 +35,13 @@ pub fn free_port() -> u16 {
         .port()
 }
 
-fn running_as_root() -> bool {
+pub fn running_as_root() -> bool {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() == 0 }
 }
 
 /// `program args…`, as the `postgres` user when this process is root.
-fn command_as_service_user(program: &Path) -> Command {
+pub fn command_as_service_user(program: &Path) -> Command {
     if running_as_root() {
         let mut command = Command::new("runuser");
         command.args(["-u", "postgres", "--"]).arg(program);
@@ -53,14 +53,14 @@ fn command_as_service_user(program: &Path) -> Command {
 
 /// A process under a watchdog: killing the watchdog's stdin (dropping this,
 /// or this process dying) stops the process with `signal` and removes `dir`.
-struct Watched {
+pub struct Watched {
     watchdog: Child,
     stdin: Option<ChildStdin>,
 }
 
 impl Watched {
     /// Starts `argv` (as the `postgres` user if `as_service_user`).
-    fn start(
+    pub fn start(
         argv: &[String],
         dir: &Path,
         signal: &str,
@@ -98,7 +98,7 @@ rm -rf "$dir""#;
     }
 
     /// Stops the process and waits for the watchdog.
-    fn stop(&mut self) {
+    pub fn stop(&mut self) {
         if let Some(mut stdin) = self.stdin.take() {
             let _ = stdin.write_all(b"stop\n");
         }
@@ -135,7 +135,7 @@ pub struct Postgres {
     databases: AtomicU32,
 }
 
-fn pg_bin(name: &str) -> PathBuf {
+pub fn pg_bin(name: &str) -> PathBuf {
     PG_BIN_DIRS
         .iter()
         .map(|dir| Path::new(dir).join(name))

@@ -5,6 +5,8 @@
 #![allow(dead_code)]
 
 pub mod cluster;
+pub mod history;
+pub mod netns;
 pub mod nodes;
 pub mod smtp;
 

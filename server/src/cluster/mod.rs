@@ -52,7 +52,7 @@ mod owner;
 mod proxy;
 mod wire;
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -90,12 +90,24 @@ struct ClusterInner {
     bus_answers: AtomicBool,
 }
 
-/// A lease renewal of this node: the games whose leases it renewed, and
-/// when it started (they run at least until then plus the lease time).
+/// A lease renewal of this node: the games whose leases it renewed, each
+/// with its lease's epoch, and when it started (they run at least until
+/// then plus the lease time).
 #[derive(Debug)]
 pub struct Renewal {
     pub started: Instant,
-    pub games: HashSet<Uuid>,
+    pub games: HashMap<Uuid, i64>,
+}
+
+/// What the database says of a lease this node took ([`Cluster::held_until`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LeaseCheck {
+    /// Still this node's, until then at least (by this process's clock).
+    Held(Instant),
+    /// Expired, or another node's: this node's copy may be stale.
+    Lost,
+    /// The database could not be read: ask again later.
+    Unknown,
 }
 
 /// A lease this node just took: the fence its writes carry, and until
@@ -138,7 +150,7 @@ impl Cluster {
         tracing::info!(%node, "cluster member: games shared over NATS and PostgreSQL");
         let (renewals, _) = watch::channel(Arc::new(Renewal {
             started: Instant::now(),
-            games: HashSet::new(),
+            games: HashMap::new(),
         }));
         Ok(Cluster {
             inner: Arc::new(ClusterInner {
@@ -218,21 +230,30 @@ impl Cluster {
         }))
     }
 
-    /// Until when this node holds `game`'s lease under `fence`, as the
-    /// database says now; `None` when it does not (expired, or another
-    /// node's). When the database cannot be read, `Some(now)`: the lease
-    /// is not known lost (every write checks the fence anyway), and the
-    /// next question asks again.
-    pub async fn held_until(&self, game: Uuid, fence: &Fence) -> Option<Instant> {
+    /// Whether this node holds `game`'s lease under `fence`, as the
+    /// database says now.
+    ///
+    /// When the database cannot be read, [`LeaseCheck::Unknown`]: the
+    /// lease is not known lost, but not known held either. A node cut off
+    /// from PostgreSQL alone (NATS kept) sees its leases expire while
+    /// another node takes its games and plays on; its copy is then stale,
+    /// and answering from it (a read through NATS reaches both) showed
+    /// clients a game without moves they had been told were played (the
+    /// partition tests found it, issue 42).
+    pub async fn held_until(&self, game: Uuid, fence: &Fence) -> LeaseCheck {
         match self.inner.store.lease_of(game).await {
             Ok(Some(lease)) if lease.owner == *fence.owner && lease.epoch == fence.epoch => {
                 let left = lease.expires_at - crate::store::now_ms();
-                (left > 0).then(|| Instant::now() + Duration::from_millis(left.unsigned_abs()))
+                if left > 0 {
+                    LeaseCheck::Held(Instant::now() + Duration::from_millis(left.unsigned_abs()))
+                } else {
+                    LeaseCheck::Lost
+                }
             }
-            Ok(_) => None,
+            Ok(_) => LeaseCheck::Lost,
             Err(err) => {
                 err.log();
-                Some(Instant::now())
+                LeaseCheck::Unknown
             }
         }
     }

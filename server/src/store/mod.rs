@@ -104,7 +104,7 @@ pub use self::error::StoreError;
 pub use self::games::MoveClocks;
 
 use self::backend::{on_pool, Dialect, Pool};
-pub use self::leases::{Fence, Lease};
+pub use self::leases::{fencing_disabled, Fence, Lease};
 pub use self::ops::backup;
 pub use self::players::{Cursor, PlayerGamesFilter, PlayerHit};
 pub use self::retention::RetentionCutoffs;

@@ -276,10 +276,30 @@ impl StoredMove {
     }
 
     pub async fn insert(&self, conn: Conn<'_>) -> Result<(), sqlx::Error> {
-        on_conn!(conn, conn => sqlx::query(
-            "INSERT INTO moves (game_id, ply, uci, san, white_ms, black_ms, played_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7)",
-        )
+        self.insert_fenced(conn, None).await
+    }
+
+    /// Inserts the move with the node and lease epoch of `fence` (a
+    /// cluster's owner; `None` on one node). A ply already stored is
+    /// refused by the key, a second fence behind the lease's; with fencing
+    /// switched off for the partition tests ([`super::leases::fencing_disabled`])
+    /// it is overwritten instead, as a store with no fence at all would.
+    pub async fn insert_fenced(
+        &self,
+        conn: Conn<'_>,
+        fence: Option<&super::leases::Fence>,
+    ) -> Result<(), sqlx::Error> {
+        let statement = if super::leases::fencing_disabled() {
+            "INSERT INTO moves (game_id, ply, uci, san, white_ms, black_ms, played_at, owner, epoch)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+             ON CONFLICT (game_id, ply) DO UPDATE SET uci = excluded.uci, san = excluded.san,
+                 white_ms = excluded.white_ms, black_ms = excluded.black_ms,
+                 played_at = excluded.played_at, owner = excluded.owner, epoch = excluded.epoch"
+        } else {
+            "INSERT INTO moves (game_id, ply, uci, san, white_ms, black_ms, played_at, owner, epoch)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+        };
+        on_conn!(conn, conn => sqlx::query(statement)
         .bind(&self.game_id)
         .bind(self.ply)
         .bind(&self.uci)
@@ -287,6 +307,8 @@ impl StoredMove {
         .bind(self.white_ms)
         .bind(self.black_ms)
         .bind(self.played_at)
+        .bind(fence.map(|fence| &*fence.owner))
+        .bind(fence.map(|fence| fence.epoch))
         .execute(conn)
         .await
         .map(|_| ()))

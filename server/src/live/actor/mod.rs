@@ -34,7 +34,7 @@ use uuid::Uuid;
 
 use super::game::{LiveGame, RematchStep};
 use crate::ai::{AiAnswer, AiScheduler, Thinking};
-use crate::cluster::Cluster;
+use crate::cluster::{Cluster, LeaseCheck};
 use crate::live::error::LiveError;
 use crate::live::messages::PRESENCE_EXPIRY;
 pub use crate::live::messages::{Action, Ask, Reply, SeatSecret};
@@ -395,6 +395,9 @@ impl GameActor {
         let Some(ownership) = &self.ownership else {
             return true;
         };
+        if crate::store::fencing_disabled() {
+            return true;
+        }
         if self.lease_lost {
             return false;
         }
@@ -406,11 +409,26 @@ impl GameActor {
             .held_until(self.live.id, &ownership.fence)
             .await
         {
-            Some(until) => {
+            LeaseCheck::Held(until) => {
                 self.lease_until = Some(until);
                 true
             }
-            None => {
+            LeaseCheck::Lost => {
+                self.lease_lost = true;
+                false
+            }
+            // Past the lease time, with no database to say: another node
+            // may have taken the game and played on. No answer from this
+            // copy, and the actor leaves memory (keeping the lease: it
+            // cannot be released now); the game loads again from the
+            // database where it is asked next. An actor staying on would
+            // still answer its node's NATS subscription, and a new actor
+            // of the same node would sit beside it.
+            LeaseCheck::Unknown => {
+                tracing::warn!(
+                    game = %self.live.id,
+                    "the database cannot confirm this node's lease: the game leaves memory"
+                );
                 self.lease_lost = true;
                 false
             }
@@ -418,14 +436,15 @@ impl GameActor {
     }
 
     /// This node renewed its leases: if this game's was not among them
-    /// (it had expired: the node was paused or cut off), the actor checks
+    /// (it had expired: the node was paused or cut off; or this node took
+    /// the game again under a newer epoch), the actor checks
     /// it and leaves memory when it is lost, so its subscribers reconnect
     /// to the game's new owner.
     async fn on_renewal(&mut self, renewal: &crate::cluster::Renewal) {
         let Some(ownership) = &self.ownership else {
             return;
         };
-        if renewal.games.contains(&self.live.id) {
+        if renewal.games.get(&self.live.id) == Some(&ownership.fence.epoch) {
             let until = renewal.started + ownership.cluster.lease();
             self.lease_until = self.lease_until.max(Some(until));
             return;
