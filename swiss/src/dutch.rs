@@ -302,14 +302,15 @@ impl<'a> Context<'a> {
         for floats in (min_floats..=max_floats).step_by(2) {
             // Most brackets have a candidate as good as the lower bound: the
             // first such in the rules' order is the answer.
-            let lower_bound = self.lower_bound(br, floats);
+            let floor = self.leaf_floor(br, floats, &mut leaves);
+            let lower_bound = self.lower_bound(br, floats, &floor);
             let pairs = (len - floats) / 2;
             let m1 = br.n_mdp.min(len - br.n_mdp).min(pairs);
             let mut ordered = Ordered {
                 ctx: self,
                 br,
                 target: lower_bound,
-                floor: self.leaf_floor(br, floats),
+                floor,
                 floats,
                 nodes: 0,
                 budget: QUICK_BUDGET,
@@ -328,7 +329,7 @@ impl<'a> Context<'a> {
                 floats_left: floats,
                 nodes: 0,
                 lower_bound,
-                floor: self.leaf_floor(br, floats),
+                floor,
                 best: None,
                 leaves: &mut leaves,
                 pairs: Vec::new(),
@@ -348,7 +349,7 @@ impl<'a> Context<'a> {
                 ctx: self,
                 br,
                 target: cost,
-                floor: self.leaf_floor(br, floats),
+                floor,
                 floats,
                 nodes: 0,
                 budget: NODE_BUDGET,
@@ -421,17 +422,26 @@ impl<'a> Context<'a> {
 
     /// A lower bound on the cost of any candidate with `floats`
     /// downfloaters: the search stops at a candidate that reaches it.
-    fn lower_bound(&self, br: &Bracket, floats: usize) -> Cost {
-        add(
-            &self.cost_to_go(br, 0..br.members.len(), floats),
-            &self.leaf_floor(br, floats),
-        )
+    fn lower_bound(&self, br: &Bracket, floats: usize, floor: &Cost) -> Cost {
+        add(&self.cost_to_go(br, 0..br.members.len(), floats), floor)
     }
 
     /// A lower bound on what any set of `floats` downfloaters adds at the
     /// leaf (C8, C9): added to every partial candidate's bound, since the
     /// partial cost does not hold these components yet.
-    fn leaf_floor(&self, br: &Bracket, floats: usize) -> Cost {
+    fn leaf_floor(&self, br: &Bracket, floats: usize, leaves: &mut LeafCache) -> Cost {
+        // With no floater or one, the floor is exact: the least over the
+        // possible sets (each computed once, and kept for the search).
+        if floats == 0 {
+            return leaves.get(self, br, &[]).unwrap_or([0; COST_LEN]);
+        }
+        if floats == 1 {
+            return (0..br.members.len())
+                .filter(|&j| br.members[j] < self.n)
+                .filter_map(|j| leaves.get(self, br, &[j]))
+                .min()
+                .unwrap_or([0; COST_LEN]);
+        }
         let mut lb = [0; COST_LEN];
         if let Some((next, after)) = &br.next {
             let next_score = self.players[next[0]].score.0;
@@ -583,14 +593,19 @@ impl<'a> Context<'a> {
     fn float_cost(&self, v: usize, low: u32) -> Cost {
         let mut c = [0; COST_LEN];
         let h = self.players[v];
-        if let Some(i) = psd(h.score.0 + 2 - low.min(h.score.0)) {
+        // A floater's score difference, as in the PSD: to one point below
+        // the bracket's lowest score.
+        let diff = h.score.0 + 2 - low.min(h.score.0);
+        if let Some(i) = psd(diff) {
             c[PSD + i] += 1;
         }
         if h.float_last == Float::Down {
             c[DOWN1] += 1;
+            c[DOWN1_SD] += diff;
         }
         if h.float_before_last == Float::Down {
             c[DOWN2] += 1;
+            c[DOWN2_SD] += diff;
         }
         c
     }
