@@ -57,6 +57,9 @@ pub enum PairingError {
 /// passes) before the search settles (see the module comment). Generous:
 /// brackets of random tournaments up to 500 players stay far below it.
 const NODE_BUDGET: usize = 400_000;
+/// The largest bracket whose C8/C9 floor with one floater is computed
+/// exactly (one look at the next bracket per member).
+const EXACT_FLOOR_SIZE: usize = 24;
 /// The budget of the first attempt, a candidate as good as the lower bound.
 const QUICK_BUDGET: usize = 20_000;
 /// The most S1/S2 splits (exchanges, MDP choices) of one size generated
@@ -430,12 +433,16 @@ impl<'a> Context<'a> {
     /// leaf (C8, C9): added to every partial candidate's bound, since the
     /// partial cost does not hold these components yet.
     fn leaf_floor(&self, br: &Bracket, floats: usize, leaves: &mut LeafCache) -> Cost {
-        // With no floater or one, the floor is exact: the least over the
-        // possible sets (each computed once, and kept for the search).
+        if br.psd_only {
+            return [0; COST_LEN];
+        }
+        // With no floater, or one in a small bracket, the floor is exact:
+        // the least over the possible sets (each computed once, and kept
+        // for the search).
         if floats == 0 {
             return leaves.get(self, br, &[]).unwrap_or([0; COST_LEN]);
         }
-        if floats == 1 {
+        if floats == 1 && br.members.len() <= EXACT_FLOOR_SIZE {
             return (0..br.members.len())
                 .filter(|&j| br.members[j] < self.n)
                 .filter_map(|j| leaves.get(self, br, &[j]))
