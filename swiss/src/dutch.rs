@@ -899,26 +899,41 @@ impl Ordered<'_, '_> {
                 .collect();
             return self.homogeneous(&rest, remainder_pairs, cost);
         };
-        self.used[m] = true;
-        for r in self.br.n_mdp..self.used.len() {
-            if self.used[r] || !self.ctx.compatible(self.br.members[m], self.br.members[r]) {
+        let residents: Vec<usize> = (self.br.n_mdp..self.used.len()).collect();
+        self.each_partner(m, &residents, cost, &mut |w, c| {
+            w.mdp_step(s1, i + 1, c, remainder_pairs)
+        })
+    }
+
+    /// `a` meets each unused, compatible player of `partners` in turn,
+    /// the walk going on with `next` after each.
+    fn each_partner(
+        &mut self,
+        a: usize,
+        partners: &[usize],
+        cost: Cost,
+        next: &mut dyn FnMut(&mut Self, Cost) -> Walk,
+    ) -> Walk {
+        self.used[a] = true;
+        for &b in partners {
+            if self.used[b] || !self.ctx.compatible(self.br.members[a], self.br.members[b]) {
                 continue;
             }
-            self.used[r] = true;
-            self.pairs.push((m, r));
-            let c = add(&cost, &self.ctx.pair_cost_in(self.br, m, r));
-            let walk = self.mdp_step(s1, i + 1, c, remainder_pairs);
+            let (hi, lo) = (a.min(b), a.max(b));
+            self.used[b] = true;
+            self.pairs.push((hi, lo));
+            let walk = next(self, add(&cost, &self.ctx.pair_cost_in(self.br, hi, lo)));
             if walk == Walk::Found {
                 return walk;
             }
             self.pairs.pop();
-            self.used[r] = false;
+            self.used[b] = false;
             if walk == Walk::Abandon {
-                self.used[m] = false;
+                self.used[a] = false;
                 return walk;
             }
         }
-        self.used[m] = false;
+        self.used[a] = false;
         Walk::Next
     }
 
@@ -953,27 +968,7 @@ impl Ordered<'_, '_> {
         if self.pruned(&cost) {
             return Walk::Next;
         }
-        self.used[a] = true;
-        for &b in s2 {
-            if self.used[b] || !self.ctx.compatible(self.br.members[a], self.br.members[b]) {
-                continue;
-            }
-            self.used[b] = true;
-            self.pairs.push((a.min(b), a.max(b)));
-            let c = add(&cost, &self.ctx.pair_cost_in(self.br, a.min(b), a.max(b)));
-            let walk = self.transpose(s1, s2, i + 1, c);
-            if walk == Walk::Found {
-                return walk;
-            }
-            self.pairs.pop();
-            self.used[b] = false;
-            if walk == Walk::Abandon {
-                self.used[a] = false;
-                return walk;
-            }
-        }
-        self.used[a] = false;
-        Walk::Next
+        self.each_partner(a, s2, cost, &mut |w, c| w.transpose(s1, s2, i + 1, c))
     }
 
     /// Every S1 player paired: S2's unpaired players float.
