@@ -857,6 +857,12 @@ impl Ordered<'_, '_> {
         let len = self.br.members.len();
         let n_mdp = self.br.n_mdp;
         let remainder_pairs = ((len - self.floats) / 2).checked_sub(m1)?;
+        // The MDPs left out float, the residents left over pair or float:
+        // the counts must fit (the first attempt guesses `m1`).
+        let residents_left = (len - n_mdp).checked_sub(m1)?;
+        if n_mdp - m1.min(n_mdp) > self.floats || 2 * remainder_pairs > residents_left {
+            return None;
+        }
         for s1 in crate::order::mdp_choices(n_mdp, m1, SPLIT_LIMIT)? {
             let mut cost = [0; COST_LEN];
             for j in (0..n_mdp).filter(|j| !s1.contains(j)) {
