@@ -53,39 +53,54 @@ pub enum PairingError {
     NoLegalPairing,
 }
 
-/// Nodes explored per bracket and number of downfloaters before the search
-/// settles for the best candidate found (see the module comment).
-const NODE_BUDGET: usize = 20_000;
+/// Search nodes per bracket and number of downfloaters (each of the two
+/// passes) before the search settles (see the module comment). Generous:
+/// brackets of random tournaments up to 500 players stay far below it.
+const NODE_BUDGET: usize = 400_000;
+/// The largest bracket whose C8/C9 floor with one floater is computed
+/// exactly (one look at the next bracket per member).
+const EXACT_FLOOR_SIZE: usize = 24;
+/// The budget of the first attempt, a candidate as good as the lower bound.
+const QUICK_BUDGET: usize = 20_000;
+/// The most S1/S2 splits (exchanges, MDP choices) of one size generated
+/// for the rules' order.
+const SPLIT_LIMIT: usize = 20_000;
 
 /// The pairing score difference (C7) is a list of score differences
 /// sorted from the highest, compared lexicographically. With the number of
 /// pairs and floaters fixed, that is a histogram compared from the largest
 /// difference down: `PSD_BINS` counters, the first for differences of
-/// `PSD_BINS - 1` half points or more, the last for 0.
+/// `PSD_BINS` half points or more, the last for half a point (a difference
+/// of 0 is the rest of the list, fixed by the others).
 const PSD_BINS: usize = 64;
-/// Number of quality-criterion components in a candidate's cost.
-const COST_LEN: usize = PSD_BINS + 12;
-type Cost = [u32; COST_LEN];
 
-/// The PSD counter of a score difference in half points.
-fn psd(diff: u32) -> usize {
-    PSD_BINS - 1 - (diff as usize).min(PSD_BINS - 1)
+/// The PSD counter of a score difference in half points (none for 0).
+fn psd(diff: u32) -> Option<usize> {
+    (diff > 0).then(|| PSD_BINS - (diff as usize).min(PSD_BINS))
 }
 
-// Indices into `Cost` after the PSD, in the order of the 2025/2026
-// quality criteria.
-const TOP_CD: usize = PSD_BINS; // C10: topscorers beyond colour difference ±2
-const TOP_ROW: usize = PSD_BINS + 1; // C11: topscorers with three same colours in a row
-const COLOUR: usize = PSD_BINS + 2; // C12: colour preferences not granted
-const STRONG: usize = PSD_BINS + 3; // C13: strong colour preferences not granted
-const DOWN1: usize = PSD_BINS + 4; // C14: downfloat repeated from last round
-const UP1: usize = PSD_BINS + 5; // C15: upfloat repeated from last round
-const DOWN2: usize = PSD_BINS + 6; // C16: downfloat repeated from two rounds before
-const UP2: usize = PSD_BINS + 7; // C17: upfloat repeated from two rounds before
-const DOWN1_SD: usize = PSD_BINS + 8; // C18-C21: the score differences of those
-const UP1_SD: usize = PSD_BINS + 9;
-const DOWN2_SD: usize = PSD_BINS + 10;
-const UP2_SD: usize = PSD_BINS + 11;
+// Indices into `Cost`, in the order of the 2025/2026 quality criteria
+// (C5, the PAB's score, is settled before the brackets; C6, the number of
+// pairs, by the number of downfloaters tried).
+const PSD: usize = 0; // C7: the bracket's PSD (PSD_BINS counters)
+const NEXT_FLOATS: usize = PSD_BINS; // C8: downfloaters of the next bracket
+const NEXT_PSD: usize = PSD_BINS + 1; // C8: the next bracket's PSD (PSD_BINS counters)
+const BYE_UNPLAYED: usize = 2 * PSD_BINS + 1; // C9: the PAB receiver's unplayed rounds
+const TOP_CD: usize = 2 * PSD_BINS + 2; // C10: topscorers beyond colour difference ±2
+const TOP_ROW: usize = TOP_CD + 1; // C11: topscorers with three same colours in a row
+const COLOUR: usize = TOP_CD + 2; // C12: colour preferences not granted
+const STRONG: usize = TOP_CD + 3; // C13: strong colour preferences not granted
+const DOWN1: usize = TOP_CD + 4; // C14: downfloat repeated from last round
+const UP1: usize = TOP_CD + 5; // C15: upfloat repeated from last round
+const DOWN2: usize = TOP_CD + 6; // C16: downfloat repeated from two rounds before
+const UP2: usize = TOP_CD + 7; // C17: upfloat repeated from two rounds before
+const DOWN1_SD: usize = TOP_CD + 8; // C18-C21: the score differences of those
+const UP1_SD: usize = TOP_CD + 9;
+const DOWN2_SD: usize = TOP_CD + 10;
+const UP2_SD: usize = TOP_CD + 11;
+/// Number of quality-criterion components in a candidate's cost.
+const COST_LEN: usize = UP2_SD + 1;
+type Cost = [u32; COST_LEN];
 
 /// A bracket's outcome: its pairs (vertex indices) and its downfloaters.
 struct BracketPairing {
@@ -197,11 +212,9 @@ impl<'a> Context<'a> {
     fn pair(mut self) -> Result<Pairing, PairingError> {
         let everyone: Vec<usize> = (0..self.size).collect();
         if self.has_bye {
-            // The bye goes to the lowest score that still lets everyone else
-            // be paired (2025 C5), then to a player with the fewest unplayed
-            // rounds (2025 C9, here ranked above the colour and float
-            // criteria, which it precedes in the rules, and below the
-            // bracket criteria C6-C8, which it does not see: see README).
+            // C5: the PAB goes to the lowest score that still lets everyone
+            // else be paired; C9 (fewest unplayed rounds among those) is a
+            // quality criterion of the bracket that hands the bye out.
             let mut scores: Vec<Score> = self
                 .players
                 .iter()
@@ -210,28 +223,16 @@ impl<'a> Context<'a> {
                 .collect();
             scores.sort();
             scores.dedup();
-            let mut chosen = None;
+            let mut chosen = false;
             for s in scores {
                 self.set_bye_candidates(|p| p.score == s);
                 if self.completable(&everyone) {
-                    chosen = Some(s);
+                    chosen = true;
                     break;
                 }
             }
-            let s = chosen.ok_or(PairingError::NoLegalPairing)?;
-            let mut unplayed: Vec<u32> = self
-                .players
-                .iter()
-                .filter(|p| !p.bye_barred && p.score == s)
-                .map(|p| p.unplayed)
-                .collect();
-            unplayed.sort();
-            unplayed.dedup();
-            for u in unplayed {
-                self.set_bye_candidates(|p| p.score == s && p.unplayed == u);
-                if self.completable(&everyone) {
-                    break;
-                }
+            if !chosen {
+                return Err(PairingError::NoLegalPairing);
             }
         } else if !self.completable(&everyone) {
             return Err(PairingError::NoLegalPairing);
@@ -245,6 +246,7 @@ impl<'a> Context<'a> {
                 _ => groups.push(vec![i]),
             }
         }
+        let real_groups = groups.len();
         if self.has_bye {
             groups.push(vec![self.n]);
         }
@@ -252,11 +254,31 @@ impl<'a> Context<'a> {
         let mut pairs: Vec<(usize, usize)> = Vec::new();
         let mut mdps: Vec<usize> = Vec::new();
         for (g, residents) in groups.iter().enumerate() {
-            let rest: Vec<usize> = groups[g + 1..].iter().flatten().copied().collect();
-            let mut bracket = std::mem::take(&mut mdps);
-            let n_mdp = bracket.len();
-            bracket.extend(residents.iter().copied());
-            let found = self.pair_bracket(&bracket, n_mdp, &rest)?;
+            let mut members = std::mem::take(&mut mdps);
+            let n_mdp = members.len();
+            members.extend(residents.iter().copied());
+            let low = members
+                .iter()
+                .rev()
+                .find(|&&v| v < self.n)
+                .map_or(0, |&v| self.players[v].score.0);
+            // C8 looks at the next bracket when it is a real score group.
+            let next = (g + 1 < real_groups).then(|| {
+                (
+                    groups[g + 1].clone(),
+                    groups[g + 2..].iter().flatten().copied().collect(),
+                )
+            });
+            let bracket = Bracket {
+                members,
+                n_mdp,
+                low,
+                rest: groups[g + 1..].iter().flatten().copied().collect(),
+                next,
+                gives_bye: self.has_bye && g + 1 == real_groups,
+                psd_only: false,
+            };
+            let (_, found) = self.pair_bracket(&bracket)?;
             pairs.extend(found.pairs);
             mdps = found.floaters;
         }
@@ -264,93 +286,244 @@ impl<'a> Context<'a> {
         Ok(self.finish(pairs))
     }
 
-    /// Pair one bracket: its pairs and its downfloaters.
-    fn pair_bracket(
-        &self,
-        bracket: &[usize],
-        n_mdp: usize,
-        rest: &[usize],
-    ) -> Result<BracketPairing, PairingError> {
-        let len = bracket.len();
-        let min_floats = if rest.is_empty() { 0 } else { len % 2 };
-        let max_floats = if rest.is_empty() { 0 } else { len };
-        let mut cache: HashMap<Vec<usize>, bool> = HashMap::new();
-        let low = bracket
-            .iter()
-            .rev()
-            .find(|&&v| v < self.n)
-            .map_or(0, |&v| self.players[v].score.0);
+    /// Pair one bracket: its cost, pairs and downfloaters.
+    fn pair_bracket(&self, br: &Bracket) -> Result<(Cost, BracketPairing), PairingError> {
+        let len = br.members.len();
+        let (min_floats, max_floats) = if br.rest.is_empty() {
+            (0, 0)
+        } else {
+            (len % 2, len)
+        };
+        let mut leaves = LeafCache::default();
+        let to_vertices = |pairs: &[(usize, usize)], floaters: &[usize]| BracketPairing {
+            pairs: pairs
+                .iter()
+                .map(|&(a, b)| (br.members[a], br.members[b]))
+                .collect(),
+            floaters: floaters.iter().map(|&a| br.members[a]).collect(),
+        };
         for floats in (min_floats..=max_floats).step_by(2) {
-            let mut search = BracketSearch {
+            // Most brackets have a candidate as good as the lower bound: the
+            // first such in the rules' order is the answer.
+            let floor = self.leaf_floor(br, floats, &mut leaves);
+            let lower_bound = self.lower_bound(br, floats, &floor);
+            let pairs = (len - floats) / 2;
+            let m1 = br.n_mdp.min(len - br.n_mdp).min(pairs);
+            let mut ordered = Ordered {
                 ctx: self,
-                bracket,
-                n_mdp,
-                low,
-                rest,
-                assigned: vec![false; len],
-                floats_left: floats,
+                br,
+                target: lower_bound,
+                floor,
+                floats,
                 nodes: 0,
-                lower_bound: self.lower_bound(bracket, n_mdp, floats),
-                best: None,
-                cache: &mut cache,
+                budget: QUICK_BUDGET,
+                leaves: &mut leaves,
+                used: vec![false; len],
                 pairs: Vec::new(),
                 floaters: Vec::new(),
             };
-            search.run([0; COST_LEN]);
-            if let Some((_, found)) = search.best {
-                return Ok(found);
+            if ordered.find(m1).is_some() {
+                return Ok((lower_bound, to_vertices(&ordered.pairs, &ordered.floaters)));
+            }
+            let mut opt = Optimizer {
+                ctx: self,
+                br,
+                assigned: vec![false; len],
+                floats_left: floats,
+                nodes: 0,
+                lower_bound,
+                floor,
+                best: None,
+                leaves: &mut leaves,
+                pairs: Vec::new(),
+                floaters: Vec::new(),
+            };
+            opt.run([0; COST_LEN]);
+            let Some((cost, pairs, floaters)) = opt.best else {
+                continue;
+            };
+            if br.psd_only {
+                return Ok((cost, to_vertices(&pairs, &floaters)));
+            }
+            // The best cost is known; the rules want the first candidate
+            // of their order that reaches it.
+            let m1 = pairs.iter().filter(|&&(a, _)| a < br.n_mdp).count();
+            let mut ordered = Ordered {
+                ctx: self,
+                br,
+                target: cost,
+                floor,
+                floats,
+                nodes: 0,
+                budget: NODE_BUDGET,
+                leaves: &mut leaves,
+                used: vec![false; len],
+                pairs: Vec::new(),
+                floaters: Vec::new(),
+            };
+            let found = match ordered.find(m1) {
+                Some(()) => to_vertices(&ordered.pairs, &ordered.floaters),
+                None => to_vertices(&pairs, &floaters),
+            };
+            return Ok((cost, found));
+        }
+        // Only reached when the search budget ran out before any candidate
+        // was complete: take a legal pairing of the bracket and everyone
+        // below, keeping the pairs inside the bracket.
+        let mut all = br.members.clone();
+        all.extend_from_slice(&br.rest);
+        let mate = perfect_matching(all.len(), |a, b| self.compatible(all[a], all[b]))
+            .ok_or(PairingError::NoLegalPairing)?;
+        let mut pairs = Vec::new();
+        let mut floaters = Vec::new();
+        for a in 0..len {
+            if mate[a] >= len {
+                floaters.push(all[a]);
+            } else if a < mate[a] {
+                pairs.push((all[a], all[mate[a]]));
             }
         }
-        // Only the last bracket gets here, and only if the budget ran out:
-        // the bracket is known to be completable, so take any complete
-        // pairing of it.
-        let mate = perfect_matching(len, |a, b| self.compatible(bracket[a], bracket[b]))
-            .ok_or(PairingError::NoLegalPairing)?;
-        let pairs = (0..mate.len())
-            .filter(|&a| a < mate[a])
-            .map(|a| (bracket[a], bracket[mate[a]]))
-            .collect();
-        Ok(BracketPairing {
-            pairs,
-            floaters: Vec::new(),
-        })
+        Ok(([u32::MAX; COST_LEN], BracketPairing { pairs, floaters }))
+    }
+
+    /// What a complete candidate's downfloaters add to its cost (C8, C9),
+    /// or `None` if they and everyone below cannot be paired (C4).
+    fn leaf_extra(&self, br: &Bracket, floaters: &[usize]) -> Option<Cost> {
+        let mut set = floaters.to_vec();
+        set.extend_from_slice(&br.rest);
+        if !self.completable(&set) {
+            return None;
+        }
+        let mut c = [0; COST_LEN];
+        if br.psd_only {
+            return Some(c);
+        }
+        if let Some((next, after)) = &br.next {
+            let mut members = floaters.to_vec();
+            members.sort_unstable();
+            members.extend_from_slice(next);
+            let nested = Bracket {
+                members,
+                n_mdp: floaters.len(),
+                low: self.players[next[0]].score.0,
+                rest: after.clone(),
+                next: None,
+                gives_bye: false,
+                psd_only: true,
+            };
+            let (cost, found) = self.pair_bracket(&nested).ok()?;
+            c[NEXT_FLOATS] = found.floaters.len() as u32;
+            c[NEXT_PSD..NEXT_PSD + PSD_BINS].copy_from_slice(&cost[PSD..PSD + PSD_BINS]);
+        }
+        if br.gives_bye {
+            if let [v] = floaters {
+                c[BYE_UNPLAYED] = self.players[*v].unplayed;
+            }
+        }
+        Some(c)
     }
 
     /// A lower bound on the cost of any candidate with `floats`
-    /// downfloaters: it lets the search stop at a candidate that cannot be
-    /// beaten.
-    fn lower_bound(&self, bracket: &[usize], n_mdp: usize, floats: usize) -> Cost {
+    /// downfloaters: the search stops at a candidate that reaches it.
+    fn lower_bound(&self, br: &Bracket, floats: usize, floor: &Cost) -> Cost {
+        add(&self.cost_to_go(br, 0..br.members.len(), floats), floor)
+    }
+
+    /// A lower bound on what any set of `floats` downfloaters adds at the
+    /// leaf (C8, C9): added to every partial candidate's bound, since the
+    /// partial cost does not hold these components yet.
+    fn leaf_floor(&self, br: &Bracket, floats: usize, leaves: &mut LeafCache) -> Cost {
+        if br.psd_only {
+            return [0; COST_LEN];
+        }
+        // With no floater, or one in a small bracket, the floor is exact:
+        // the least over the possible sets (each computed once, and kept
+        // for the search).
+        if floats == 0 {
+            return leaves.get(self, br, &[]).unwrap_or([0; COST_LEN]);
+        }
+        if floats == 1 && br.members.len() <= EXACT_FLOOR_SIZE {
+            return (0..br.members.len())
+                .filter(|&j| br.members[j] < self.n)
+                .filter_map(|j| leaves.get(self, br, &[j]))
+                .min()
+                .unwrap_or([0; COST_LEN]);
+        }
         let mut lb = [0; COST_LEN];
-        let real: Vec<usize> = bracket.iter().copied().filter(|&v| v < self.n).collect();
-        let pairs = (bracket.len() - floats) / 2;
-        // Each downfloater costs at least the 1 point below the lowest
-        // score; each MDP paired at least its drop to the residents.
-        if let Some(&lowest) = bracket.last() {
-            if lowest < self.n {
-                let low = self.players[lowest].score.0;
-                lb[psd(2)] = floats as u32;
-                if n_mdp + floats <= bracket.len() - n_mdp {
-                    for &m in &bracket[..n_mdp] {
-                        lb[psd(self.players[m].score.0 - low)] += 1;
+        if let Some((next, after)) = &br.next {
+            let next_score = self.players[next[0]].score.0;
+            if !after.is_empty() {
+                let parity = (floats + next.len()) % 2;
+                lb[NEXT_FLOATS] = parity as u32;
+                if let Some(i) = psd(2) {
+                    lb[NEXT_PSD + i] += parity as u32;
+                }
+            }
+            if let Some(i) = psd(br.low.saturating_sub(next_score)) {
+                lb[NEXT_PSD + i] += floats as u32;
+            }
+        }
+        if br.gives_bye {
+            lb[BYE_UNPLAYED] = br
+                .members
+                .iter()
+                .filter(|&&v| v < self.n && self.compatible(v, self.n))
+                .map(|&v| self.players[v].unplayed)
+                .min()
+                .unwrap_or(0);
+        }
+        lb
+    }
+
+    /// A lower bound on what the bracket positions `left` add to a
+    /// candidate when `floats_left` of them float: each MDP at least its
+    /// drop to the residents, each floater at least one point of PSD, and
+    /// players wanting the same colour beyond the pairs left must
+    /// disappoint some of them.
+    fn cost_to_go(
+        &self,
+        br: &Bracket,
+        left: impl Iterator<Item = usize>,
+        floats_left: usize,
+    ) -> Cost {
+        let mut c = [0; COST_LEN];
+        let (mut white, mut black, mut white_strong, mut black_strong) = (0, 0, 0, 0);
+        let mut count = 0;
+        for j in left {
+            count += 1;
+            let v = br.members[j];
+            if j < br.n_mdp {
+                if let Some(i) = psd(self.players[v].score.0 - br.low) {
+                    c[PSD + i] += 1;
+                }
+            }
+            if let Some(p) = self.prefs.get(v).copied().flatten() {
+                let strong = p.strength >= Strength::Strong;
+                match p.colour {
+                    Colour::White => {
+                        white += 1;
+                        white_strong += usize::from(strong);
+                    }
+                    Colour::Black => {
+                        black += 1;
+                        black_strong += usize::from(strong);
                     }
                 }
             }
         }
-        // Two players wanting the same colour in one pair: at least one of
-        // them is disappointed.
-        let count = |colour: Colour, strong: bool| {
-            real.iter()
-                .filter(|&&v| {
-                    self.prefs[v].is_some_and(|p| {
-                        p.colour == colour && (!strong || p.strength >= Strength::Strong)
-                    })
-                })
-                .count()
-        };
-        let excess = |k: usize| k.saturating_sub(pairs + floats) as u32;
-        lb[COLOUR] = excess(count(Colour::White, false)).max(excess(count(Colour::Black, false)));
-        lb[STRONG] = excess(count(Colour::White, true)).max(excess(count(Colour::Black, true)));
-        lb
+        // Every floater at least a point (with the MDPs' drops above still
+        // a bound: a floating MDP's difference exceeds them all).
+        if let Some(i) = psd(2) {
+            c[PSD + i] += floats_left as u32;
+        }
+        if br.psd_only {
+            return c;
+        }
+        let free = (count - floats_left.min(count)) / 2 + floats_left;
+        let excess = |k: usize| k.saturating_sub(free) as u32;
+        c[COLOUR] = excess(white).max(excess(black));
+        c[STRONG] = excess(white_strong).max(excess(black_strong));
+        c
     }
 
     fn side(&self, v: usize) -> Side<'_> {
@@ -373,7 +546,9 @@ impl<'a> Context<'a> {
             return c;
         }
         let (sa, sb) = (self.players[a].score.0, self.players[b].score.0);
-        c[psd(sa.abs_diff(sb))] += 1;
+        if let Some(i) = psd(sa.abs_diff(sb)) {
+            c[PSD + i] += 1;
+        }
         let ca = self.colour_of_higher(a, b);
         for (v, colour) in [(a, ca), (b, ca.opposite())] {
             if let Some(p) = self.prefs[v] {
@@ -425,12 +600,19 @@ impl<'a> Context<'a> {
     fn float_cost(&self, v: usize, low: u32) -> Cost {
         let mut c = [0; COST_LEN];
         let h = self.players[v];
-        c[psd(h.score.0 + 2 - low.min(h.score.0))] += 1;
+        // A floater's score difference, as in the PSD: to one point below
+        // the bracket's lowest score.
+        let diff = h.score.0 + 2 - low.min(h.score.0);
+        if let Some(i) = psd(diff) {
+            c[PSD + i] += 1;
+        }
         if h.float_last == Float::Down {
             c[DOWN1] += 1;
+            c[DOWN1_SD] += diff;
         }
         if h.float_before_last == Float::Down {
             c[DOWN2] += 1;
+            c[DOWN2_SD] += diff;
         }
         c
     }
@@ -478,28 +660,86 @@ fn add(a: &Cost, b: &Cost) -> Cost {
     c
 }
 
-/// The depth-first candidate search of one bracket with a fixed number of
-/// downfloaters.
-struct BracketSearch<'s, 'a> {
-    ctx: &'s Context<'a>,
-    /// Bracket vertices in rank order: MDPs, then residents.
-    bracket: &'s [usize],
+/// A bracket to pair: its members in rank order (MDPs first), and what
+/// its candidates are judged against.
+struct Bracket {
+    members: Vec<usize>,
     n_mdp: usize,
-    /// The lowest score of the bracket (half points).
+    /// The lowest score among the members (half points).
     low: u32,
-    rest: &'s [usize],
+    /// Every vertex below the bracket (C4 completion).
+    rest: Vec<usize>,
+    /// The next score group and everything below it, when C8 applies.
+    next: Option<(Vec<usize>, Vec<usize>)>,
+    /// The bracket's downfloater takes the PAB (C9).
+    gives_bye: bool,
+    /// Only C6 and C7 count (the next bracket as C8 sees it).
+    psd_only: bool,
+}
+
+impl Context<'_> {
+    fn pair_cost_in(&self, br: &Bracket, a: usize, b: usize) -> Cost {
+        let c = self.pair_cost(br.members[a], br.members[b]);
+        mask(br, c)
+    }
+
+    fn float_cost_in(&self, br: &Bracket, a: usize) -> Cost {
+        let c = self.float_cost(br.members[a], br.low);
+        mask(br, c)
+    }
+}
+
+fn mask(br: &Bracket, mut c: Cost) -> Cost {
+    if br.psd_only {
+        c[PSD_BINS..].fill(0);
+    }
+    c
+}
+
+/// What a set of downfloaters (sorted vertices) adds to a candidate: C4's
+/// verdict and C8/C9's cost, computed once per set.
+#[derive(Default)]
+struct LeafCache {
+    extra: HashMap<Vec<usize>, Option<Cost>>,
+}
+
+impl LeafCache {
+    fn get(&mut self, ctx: &Context<'_>, br: &Bracket, floaters: &[usize]) -> Option<Cost> {
+        let mut key: Vec<usize> = floaters.iter().map(|&j| br.members[j]).collect();
+        key.sort_unstable();
+        if let Some(c) = self.extra.get(&key) {
+            return *c;
+        }
+        let c = ctx.leaf_extra(br, &key);
+        self.extra.insert(key, c);
+        c
+    }
+}
+
+/// A complete candidate: its cost, pairs and floaters (positions).
+type Best = (Cost, Pairs, Vec<usize>);
+type Pairs = Vec<(usize, usize)>;
+
+/// The first pass: the best cost of any candidate with a fixed number of
+/// downfloaters, by depth-first branch and bound (positions in the
+/// bracket throughout).
+struct Optimizer<'s, 'a> {
+    ctx: &'s Context<'a>,
+    br: &'s Bracket,
     assigned: Vec<bool>,
     floats_left: usize,
     nodes: usize,
     lower_bound: Cost,
-    best: Option<(Cost, BracketPairing)>,
-    /// Completion results by set of downfloaters (the rest is fixed).
-    cache: &'s mut HashMap<Vec<usize>, bool>,
+    /// The leaf's least C8/C9 cost.
+    floor: Cost,
+    /// The best complete candidate so far: cost, pairs, floaters.
+    best: Option<Best>,
+    leaves: &'s mut LeafCache,
     pairs: Vec<(usize, usize)>,
     floaters: Vec<usize>,
 }
 
-impl BracketSearch<'_, '_> {
+impl Optimizer<'_, '_> {
     /// Returns true when the search must stop (optimal or out of budget).
     fn run(&mut self, cost: Cost) -> bool {
         self.nodes += 1;
@@ -507,51 +747,40 @@ impl BracketSearch<'_, '_> {
             return true;
         }
         let Some(first) = self.assigned.iter().position(|a| !a) else {
-            if let Some((best, _)) = &self.best {
-                if cost >= *best {
-                    return false;
-                }
-            }
             return self.leaf(cost);
         };
-        if let Some((best, _)) = &self.best {
-            if add(&cost, &self.cost_to_go()) >= *best {
+        if let Some((best, _, _)) = &self.best {
+            let left = (0..self.assigned.len()).filter(|&j| !self.assigned[j]);
+            let bound = add(&cost, &self.ctx.cost_to_go(self.br, left, self.floats_left));
+            if add(&bound, &self.floor) >= *best {
                 return false;
             }
         }
+        let len = self.assigned.len();
         let unassigned = self.assigned.iter().filter(|a| !**a).count();
-        let p = self.bracket[first];
-        let low = self.low;
-
-        let candidates: Vec<usize> = if first < self.n_mdp {
-            // An MDP meets the residents from the top (S2), then other MDPs.
-            let residents = (self.n_mdp..self.bracket.len()).filter(|&j| !self.assigned[j]);
-            let mdps = (first + 1..self.n_mdp).filter(|&j| !self.assigned[j]);
-            residents.chain(mdps).collect()
+        let n_mdp = self.br.n_mdp;
+        let candidates: Vec<usize> = if first < n_mdp {
+            // An MDP (S1 of a heterogeneous bracket) meets a resident.
+            (n_mdp..len).filter(|&j| !self.assigned[j]).collect()
         } else {
-            // The remainder: S1 is its top half (less the floaters), S2 the
-            // rest; `first` heads S1. Transpositions try S2 in order, then
-            // the lower S1 players from the bottom up (exchanges).
-            let r: Vec<usize> = (first..self.bracket.len())
-                .filter(|&j| !self.assigned[j])
-                .collect();
-            let half = (r.len() - self.floats_left.min(r.len())) / 2;
-            let half = half.max(1).min(r.len());
+            // The remainder: S2 from the top, then the lower S1 players.
+            let r: Vec<usize> = (first..len).filter(|&j| !self.assigned[j]).collect();
+            let half = ((r.len() - self.floats_left.min(r.len())) / 2).clamp(1, r.len());
             let mut order: Vec<usize> = r[half..].to_vec();
             order.extend(r[1..half].iter().rev());
             order
         };
-
+        let p = self.br.members[first];
         if unassigned >= 2 + self.floats_left {
             self.assigned[first] = true;
             for j in candidates {
-                let q = self.bracket[j];
-                if !self.ctx.compatible(p, q) {
+                if !self.ctx.compatible(p, self.br.members[j]) {
                     continue;
                 }
                 self.assigned[j] = true;
-                self.pairs.push((p, q));
-                let stop = self.run(add(&cost, &self.ctx.pair_cost(p, q)));
+                self.pairs.push((first, j));
+                let c = add(&cost, &self.ctx.pair_cost_in(self.br, first, j));
+                let stop = self.run(c);
                 self.pairs.pop();
                 self.assigned[j] = false;
                 if stop {
@@ -564,8 +793,9 @@ impl BracketSearch<'_, '_> {
         if self.floats_left > 0 && p < self.ctx.n {
             self.assigned[first] = true;
             self.floats_left -= 1;
-            self.floaters.push(p);
-            let stop = self.run(add(&cost, &self.ctx.float_cost(p, low)));
+            self.floaters.push(first);
+            let c = add(&cost, &self.ctx.float_cost_in(self.br, first));
+            let stop = self.run(c);
             self.floaters.pop();
             self.floats_left += 1;
             self.assigned[first] = false;
@@ -576,62 +806,194 @@ impl BracketSearch<'_, '_> {
         false
     }
 
-    /// A lower bound on what the unassigned players will still add: each
-    /// floater costs at least 1 point of PSD, and players wanting the same
-    /// colour beyond the pairs left must disappoint some of them.
-    fn cost_to_go(&self) -> Cost {
-        let mut c = [0; COST_LEN];
-        let (mut white, mut black, mut white_strong, mut black_strong, mut left) = (0, 0, 0, 0, 0);
-        for (j, &v) in self.bracket.iter().enumerate() {
-            if self.assigned[j] {
-                continue;
-            }
-            left += 1;
-            if let Some(p) = self.ctx.prefs.get(v).copied().flatten() {
-                let strong = p.strength >= Strength::Strong;
-                match p.colour {
-                    Colour::White => {
-                        white += 1;
-                        white_strong += usize::from(strong);
-                    }
-                    Colour::Black => {
-                        black += 1;
-                        black_strong += usize::from(strong);
-                    }
-                }
-            }
-        }
-        let free = (left - self.floats_left.min(left)) / 2 + self.floats_left;
-        let excess = |k: usize| k.saturating_sub(free) as u32;
-        c[psd(2)] = self.floats_left as u32;
-        c[COLOUR] = excess(white).max(excess(black));
-        c[STRONG] = excess(white_strong).max(excess(black_strong));
-        c
-    }
-
     fn leaf(&mut self, cost: Cost) -> bool {
         if self.floats_left != 0 {
             return false;
         }
-        let mut key = self.floaters.clone();
-        key.sort_unstable();
-        let ctx = self.ctx;
-        let rest = self.rest;
-        let ok = *self.cache.entry(key).or_insert_with_key(|floaters| {
-            let mut set = floaters.clone();
-            set.extend_from_slice(rest);
-            ctx.completable(&set)
-        });
-        if !ok {
+        let Some(extra) = self.leaves.get(self.ctx, self.br, &self.floaters) else {
+            return false;
+        };
+        let cost = add(&cost, &extra);
+        if self.best.as_ref().is_some_and(|(best, _, _)| cost >= *best) {
             return false;
         }
-        self.best = Some((
-            cost,
-            BracketPairing {
-                pairs: self.pairs.clone(),
-                floaters: self.floaters.clone(),
-            },
-        ));
+        self.best = Some((cost, self.pairs.clone(), self.floaters.clone()));
         cost <= self.lower_bound
+    }
+}
+
+/// The second pass: the first candidate in the rules' order whose cost is
+/// the best one (positions in the bracket throughout).
+struct Ordered<'s, 'a> {
+    ctx: &'s Context<'a>,
+    br: &'s Bracket,
+    target: Cost,
+    /// The leaf's least C8/C9 cost.
+    floor: Cost,
+    floats: usize,
+    nodes: usize,
+    budget: usize,
+    leaves: &'s mut LeafCache,
+    used: Vec<bool>,
+    pairs: Vec<(usize, usize)>,
+    floaters: Vec<usize>,
+}
+
+/// The walk's verdict on a branch.
+#[derive(PartialEq, Eq)]
+enum Walk {
+    Found,
+    Next,
+    /// Out of budget or splits: give up the order.
+    Abandon,
+}
+
+impl Ordered<'_, '_> {
+    /// Heterogeneous brackets: each choice of `m1` MDPs for S1 (the others
+    /// float), each transposition of the residents against them, then the
+    /// remainder as a homogeneous bracket. `None` when the order had to be
+    /// abandoned (the caller keeps the first pass's candidate).
+    fn find(&mut self, m1: usize) -> Option<()> {
+        let len = self.br.members.len();
+        let n_mdp = self.br.n_mdp;
+        let remainder_pairs = ((len - self.floats) / 2).checked_sub(m1)?;
+        // The MDPs left out float, the residents left over pair or float:
+        // the counts must fit (the first attempt guesses `m1`).
+        let residents_left = (len - n_mdp).checked_sub(m1)?;
+        if n_mdp - m1.min(n_mdp) > self.floats || 2 * remainder_pairs > residents_left {
+            return None;
+        }
+        for s1 in crate::order::mdp_choices(n_mdp, m1, SPLIT_LIMIT)? {
+            let mut cost = [0; COST_LEN];
+            for j in (0..n_mdp).filter(|j| !s1.contains(j)) {
+                self.used[j] = true;
+                self.floaters.push(j);
+                cost = add(&cost, &self.ctx.float_cost_in(self.br, j));
+            }
+            match self.mdp_step(&s1, 0, cost, remainder_pairs) {
+                Walk::Found => return Some(()),
+                Walk::Abandon => return None,
+                Walk::Next => {}
+            }
+            for j in self.floaters.drain(..) {
+                self.used[j] = false;
+            }
+        }
+        None
+    }
+
+    fn pruned(&self, cost: &Cost) -> bool {
+        let left = (0..self.used.len()).filter(|&j| !self.used[j]);
+        let floats_left = self.floats - self.floaters.len();
+        let bound = add(cost, &self.ctx.cost_to_go(self.br, left, floats_left));
+        add(&bound, &self.floor) > self.target
+    }
+
+    /// MDP `s1[i]` takes the residents from the top (the transpositions of
+    /// S2 against the MDPs).
+    fn mdp_step(&mut self, s1: &[usize], i: usize, cost: Cost, remainder_pairs: usize) -> Walk {
+        self.nodes += 1;
+        if self.nodes > self.budget {
+            return Walk::Abandon;
+        }
+        if self.pruned(&cost) {
+            return Walk::Next;
+        }
+        let Some(&m) = s1.get(i) else {
+            let rest: Vec<usize> = (self.br.n_mdp..self.used.len())
+                .filter(|&j| !self.used[j])
+                .collect();
+            return self.homogeneous(&rest, remainder_pairs, cost);
+        };
+        let residents: Vec<usize> = (self.br.n_mdp..self.used.len()).collect();
+        self.each_partner(m, &residents, cost, &mut |w, c| {
+            w.mdp_step(s1, i + 1, c, remainder_pairs)
+        })
+    }
+
+    /// `a` meets each unused, compatible player of `partners` in turn,
+    /// the walk going on with `next` after each.
+    fn each_partner(
+        &mut self,
+        a: usize,
+        partners: &[usize],
+        cost: Cost,
+        next: &mut dyn FnMut(&mut Self, Cost) -> Walk,
+    ) -> Walk {
+        self.used[a] = true;
+        for &b in partners {
+            if self.used[b] || !self.ctx.compatible(self.br.members[a], self.br.members[b]) {
+                continue;
+            }
+            let (hi, lo) = (a.min(b), a.max(b));
+            self.used[b] = true;
+            self.pairs.push((hi, lo));
+            let walk = next(self, add(&cost, &self.ctx.pair_cost_in(self.br, hi, lo)));
+            if walk == Walk::Found {
+                return walk;
+            }
+            self.pairs.pop();
+            self.used[b] = false;
+            if walk == Walk::Abandon {
+                self.used[a] = false;
+                return walk;
+            }
+        }
+        self.used[a] = false;
+        Walk::Next
+    }
+
+    /// A homogeneous bracket or remainder (positions `rest`, in BSN
+    /// order) with `p` pairs: each split in the rules' order, each
+    /// transposition of its S2.
+    fn homogeneous(&mut self, rest: &[usize], p: usize, cost: Cost) -> Walk {
+        for k in 0..=p.min(rest.len() - p) {
+            let Some(splits) = crate::order::exchanges(rest.len(), p, k, SPLIT_LIMIT) else {
+                return Walk::Abandon;
+            };
+            for split in splits {
+                let s1: Vec<usize> = split.s1.iter().map(|&k| rest[k]).collect();
+                let s2: Vec<usize> = split.s2.iter().map(|&k| rest[k]).collect();
+                match self.transpose(&s1, &s2, 0, cost) {
+                    Walk::Next => {}
+                    walk => return walk,
+                }
+            }
+        }
+        Walk::Next
+    }
+
+    fn transpose(&mut self, s1: &[usize], s2: &[usize], i: usize, cost: Cost) -> Walk {
+        self.nodes += 1;
+        if self.nodes > self.budget {
+            return Walk::Abandon;
+        }
+        let Some(&a) = s1.get(i) else {
+            return self.leaf(s2, cost);
+        };
+        if self.pruned(&cost) {
+            return Walk::Next;
+        }
+        self.each_partner(a, s2, cost, &mut |w, c| w.transpose(s1, s2, i + 1, c))
+    }
+
+    /// Every S1 player paired: S2's unpaired players float.
+    fn leaf(&mut self, s2: &[usize], mut cost: Cost) -> Walk {
+        let before = self.floaters.len();
+        for &b in s2 {
+            if !self.used[b] {
+                self.floaters.push(b);
+                cost = add(&cost, &self.ctx.float_cost_in(self.br, b));
+            }
+        }
+        if cost <= self.target {
+            if let Some(extra) = self.leaves.get(self.ctx, self.br, &self.floaters) {
+                if add(&cost, &extra) == self.target {
+                    return Walk::Found;
+                }
+            }
+        }
+        self.floaters.truncate(before);
+        Walk::Next
     }
 }

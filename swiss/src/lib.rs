@@ -23,6 +23,7 @@ pub mod dutch;
 pub mod history;
 mod matching;
 pub mod model;
+mod order;
 pub mod standings;
 pub mod trf;
 

@@ -3,7 +3,10 @@
 //! `tests/data/bbp-agreed/NAME.trf` is a random tournament generated and
 //! played out by bbpPairings, truncated before a round, and `NAME.pairs` is
 //! bbpPairings' `-p` output for that round, which this library matched
-//! (pairs and colours) when the fixture was recorded.
+//! (pairs and colours) when the fixture was recorded. `s*` were recorded
+//! first; `x*` are rounds this library used to pair differently (before
+//! the rules' candidate order and criteria C8, C9 were exact), all of 10
+//! to 36 players.
 
 use std::fs;
 use std::path::Path;
