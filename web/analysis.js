@@ -103,7 +103,9 @@ export class AnalysisPanel {
     this.view = view;
     this.data = null;
     this.timer = null;
-    this.button = h('button', { type: 'button', class: 'primary', onclick: () => this.start() }, 'Analyse with the engine');
+    this.button = h('button', {
+      type: 'button', class: 'primary', title: 'Ask the engine to evaluate every position of this game.', onclick: () => this.start(),
+    }, 'Analyse with the engine');
     this.progress = h('progress', { class: 'analysis-progress', max: '1', value: '0', hidden: true, 'aria-label': 'Analysis progress' });
     this.statusEl = h('p', { class: 'analysis-status', role: 'status', 'aria-live': 'polite' });
     this.acplEl = h('p', { class: 'acpl' });
@@ -111,10 +113,10 @@ export class AnalysisPanel {
     this.adviceEl = h('p', { class: 'advice' });
     this.copyFen = h('button', { type: 'button', onclick: () => this.copy('fen', this.copyFen) }, 'Copy FEN');
     this.copyPgn = h('button', { type: 'button', onclick: () => this.copy('pgn', this.copyPgn) }, 'Copy PGN');
-    this.el = h('div', { class: 'analysis' },
-      h('div', { class: 'actions' }, this.copyFen, this.copyPgn),
-      h('div', { class: 'analysis-box', hidden: true }, h('h2', null, 'Analysis'), this.button, this.progress, this.statusEl, this.graphEl, this.acplEl, this.adviceEl));
-    this.box = this.el.querySelector('.analysis-box');
+    // The copy buttons go in the page's row of actions (gameview.js).
+    this.el = h('div', { class: 'analysis-box', hidden: true },
+      h('h2', null, 'Analysis'), this.button, this.progress, this.statusEl, this.graphEl, this.acplEl, this.adviceEl);
+    this.box = this.el;
     this.loaded = false;
   }
 
@@ -184,7 +186,8 @@ export class AnalysisPanel {
     this.progress.max = data.progress.total;
     this.progress.value = data.progress.done;
     const texts = {
-      none: 'Ask the engine to evaluate every position of this game.',
+      // The button says it (its title the rest): the panel's room is short.
+      none: '',
       queued: 'Waiting for the engine…',
       running: `Analysing: ${data.progress.done} of ${data.progress.total} positions.`,
       done: 'Evaluations by Rookery’s engine. Click the graph to jump to a move.',

@@ -24,7 +24,7 @@ import { api } from './api.js';
 import { h, clear } from './dom.js';
 import { EventStream } from './events.js';
 import { CLOCKS, capitalize, opposite, playerHref, ratingText } from './format.js';
-import { askToLogIn, currentAccount, forgetSession, loginHref } from './session.js';
+import { askToLogIn, currentAccount, loginHref, sessionEnded } from './session.js';
 import { playSound } from './sound.js';
 
 export const DECLINE_REASONS = [
@@ -123,7 +123,7 @@ class ChallengeTray {
       onEvent: (event) => this.onEvent(event),
       // The session ended (logged out everywhere, expired): the whole page
       // hears it, and the tray goes with the account.
-      onLoggedOut: () => forgetSession(),
+      onLoggedOut: () => sessionEnded(),
     });
     this.expiry = setInterval(() => this.dropExpired(), 10000);
     // What is open now (the stream also opens with it, but only in the

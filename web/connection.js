@@ -135,10 +135,14 @@ export const connectionMethods = {
     this.render();
   },
 
+  // "Live" while the game is played; a finished game's socket (kept for a
+  // rematch offer) is not news.
   renderConnection() {
     const labels = { connecting: 'Connecting…', open: 'Live', closed: 'Connection lost, reconnecting…', finished: '' };
-    this.connectionEl.textContent = labels[this.connection] ?? '';
-    this.connectionEl.className = `connection ${this.connection}`;
+    const over = this.game && this.game.status === 'finished';
+    const state = over ? 'finished' : this.connection;
+    this.connectionEl.textContent = labels[state] ?? '';
+    this.connectionEl.className = `connection ${state}`;
   },
 };
 

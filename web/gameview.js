@@ -39,7 +39,15 @@ export class GameView {
     // drawn later, when the opponent arrives).
     this.chatRoom = null;
     this.chatLines = [];
-    this.chatSlot = h('div', { class: 'chat-slot', hidden: true });
+    // On a phone the chat opens from a button docked at the bottom of the
+    // screen (with the count of lines not yet seen); on a wide screen it is
+    // always open at the bottom of the panel.
+    this.chatToggle = h('button', {
+      type: 'button', class: 'chat-toggle', 'aria-expanded': 'false', 'aria-controls': 'chat-holder', onclick: () => this.toggleChat(),
+    }, 'Chat');
+    this.chatHolder = h('div', { class: 'chat-holder', id: 'chat-holder' });
+    this.chatSlot = h('div', { class: 'chat-slot', hidden: true }, this.chatToggle, this.chatHolder);
+    this.chatUnseen = 0;
     this.passPlay = bothSeats ? new PassAndPlay(bothSeats, () => this.update(this.game)) : null;
     this.premove = null;
     this.lowWarned = null;
@@ -65,7 +73,8 @@ export class GameView {
     this.statusEl = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
     this.connectionEl = h('span', { class: 'connection' });
     this.firstMoveEl = h('p', { class: 'first-move', hidden: true });
-    this.flashEl = h('p', { class: 'flash', role: 'alert' });
+    this.flashEl = h('p', { class: 'flash', role: 'alert', hidden: true });
+    this.flashedAt = null;
     this.inviteEl = h('div', { class: 'invite', hidden: true });
     this.bannerEl = h('div', { class: 'banner', hidden: true, 'aria-live': 'polite' });
     // Draw, takeback and rematch offers, takeback and abort (offers.js).
@@ -93,13 +102,17 @@ export class GameView {
         h('div', { class: 'status-line' }, this.statusEl, this.connectionEl),
         this.firstMoveEl,
         this.bannerEl,
+        // What asks for an answer, and the chat: in the panel's flow on a
+        // wide screen, docked at the bottom of a phone's screen.
+        h('div', { class: 'dock' }, this.offers.sheet, this.chatSlot),
         this.offers.el,
+        // After the game, the analysis comes first: it is what is wanted.
+        this.analysis.el,
         h('div', { class: 'moves-box' }, this.movesEl),
         h('nav', { class: 'replay-nav', 'aria-label': 'Move navigation' }, Object.values(this.navButtons)),
-        h('div', { class: 'actions' }, this.resignButton, this.drawButton, this.cancelButton, this.flipButton, this.pgnLink, muteButton(h)),
-        this.chatSlot,
-        this.passPlay ? this.passPlay.control() : null,
-        this.analysis.el)));
+        h('div', { class: 'actions game-actions' }, this.resignButton, this.drawButton, this.cancelButton, this.flipButton, this.pgnLink,
+          this.analysis.copyFen, this.analysis.copyPgn, muteButton(h)),
+        this.passPlay ? this.passPlay.control() : null)));
 
     this.movesEl.addEventListener('click', (event) => {
       const button = event.target instanceof Element ? event.target.closest('[data-ply]') : null;
@@ -132,6 +145,7 @@ export class GameView {
       this.partnerSocket.stop();
       this.partnerSocket = null;
     }
+    if (this.flashedAt && this.flashedAt !== flashKey(game)) this.flash('');
     this.offers.onState(previous, game);
     const sound = soundFor(previous, game, previous && pieceCount(game.fen) < pieceCount(previous.fen));
     if (sound) playSound(sound);
@@ -139,8 +153,13 @@ export class GameView {
     this.playPremove();
   }
 
+  // A message about what just happened (a join, a refusal): it holds until
+  // the game moves on (a move, a takeback, its start or its end), so it
+  // never lingers on a position or a result it was not about.
   flash(text) {
     this.flashEl.textContent = text || '';
+    this.flashEl.hidden = !text;
+    this.flashedAt = text && this.game ? flashKey(this.game) : null;
   }
 
   clearPending() {
@@ -235,8 +254,20 @@ export class GameView {
       canWrite: room === 'player' || (!!this.me && this.me.token === null),
     });
     this.chat.show(this.chatLines);
-    this.chatSlot.append(this.chat.el);
+    this.chatHolder.append(this.chat.el);
     this.chatSlot.hidden = false;
+  }
+
+  toggleChat(open = !this.chatSlot.classList.contains('open')) {
+    this.chatSlot.classList.toggle('open', open);
+    this.chatToggle.setAttribute('aria-expanded', String(open));
+    if (open) this.chatUnseen = 0;
+    this.renderChatToggle();
+    if (open && this.chat) this.chat.input.focus({ preventScroll: true });
+  }
+
+  renderChatToggle() {
+    this.chatToggle.textContent = this.chatUnseen > 0 ? `Chat (${this.chatUnseen} new)` : 'Chat';
   }
 
   onChatHistory(message) {
@@ -256,6 +287,10 @@ export class GameView {
     const line = { user: message.user, text: message.text };
     this.chatLines.push(line);
     if (this.chat && this.chat.room === message.room) this.chat.add(line);
+    if (!this.chatSlot.classList.contains('open') && !(this.me && String(line.user).toLowerCase() === this.me.name.toLowerCase())) {
+      this.chatUnseen += 1;
+      this.renderChatToggle();
+    }
   }
 
   opponentIsAi() {
@@ -267,6 +302,11 @@ export class GameView {
 
 Object.assign(GameView.prototype, connectionMethods, controlMethods, clockMethods, playerBarMethods,
   moveListMethods, statusMethods, endingMethods);
+
+// What a flash is about: the game's moves and status.
+function flashKey(game) {
+  return `${game.status}/${game.moves.length}/${game.takebacks || 0}`;
+}
 
 // Pieces on the board of a FEN: fewer after a move means a capture.
 function pieceCount(fen) {

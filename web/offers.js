@@ -37,6 +37,8 @@ export class OfferControls {
     this.takebackButton = h('button', { type: 'button', onclick: () => this.askTakeback() }, 'Take back move');
     this.abortButton = h('button', { type: 'button', onclick: () => this.act('abort') }, 'Abort game');
     this.takebacksEl = h('p', { class: 'takebacks muted', hidden: true });
+    // The takeback just granted: { plies } until the next move.
+    this.takenBack = null;
     // Against the computer a takeback is granted at once and makes a rated
     // game casual: the page asks first, and says so.
     this.confirmYes = h('button', { type: 'button', class: 'primary', onclick: () => this.confirmTakeback(true) }, 'Take back and play casual');
@@ -50,8 +52,12 @@ export class OfferControls {
     // What became of this player's last offer (the state's `offer_answer`).
     this.answerEl = h('p', { class: 'offer-answer', hidden: true });
     this.notice = null;
-    // The region is announced when an offer arrives or is answered.
-    this.el = h('div', { class: 'offers', 'aria-live': 'polite' }, this.box, this.answerEl, this.confirmBox, this.takebacksEl,
+    // What waits for an answer (an offer, the takeback's confirmation) is
+    // the sheet the page keeps in view (on a phone, docked at the bottom of
+    // the screen); the rest stays in the panel. Both regions are announced
+    // when an offer arrives or is answered.
+    this.sheet = h('div', { class: 'offers offer-sheet', 'aria-live': 'polite' }, this.box, this.confirmBox);
+    this.el = h('div', { class: 'offers', 'aria-live': 'polite' }, this.answerEl, this.takebacksEl,
       h('div', { class: 'actions offer-actions' }, this.takebackButton, this.abortButton));
     this.shown = '';
   }
@@ -90,6 +96,12 @@ export class OfferControls {
   // for a few seconds. The page's first state is old news.
   onState(previous, game) {
     if (this.notice && game.moves.length !== this.notice.plies) this.dismissNotice();
+    if (this.takenBack && (game.moves.length !== this.takenBack.plies || game.status !== 'active')) this.dismissTakeback();
+    if (previous && game.status === 'active' && (game.takebacks || 0) > (previous.takebacks || 0)) {
+      this.takenBack = { plies: game.moves.length };
+      clearTimeout(this.takebackTimer);
+      this.takebackTimer = setTimeout(() => this.dismissTakeback(), NOTICE_MS);
+    }
     const seat = this.view.seat;
     if (!previous || !game.offer_answer || !seat || this.view.passPlay) return;
     const text = answerText(game.offer_answer, seat.color, game);
@@ -99,6 +111,12 @@ export class OfferControls {
     this.answerEl.hidden = false;
     clearTimeout(this.noticeTimer);
     this.noticeTimer = setTimeout(() => this.dismissNotice(), NOTICE_MS);
+  }
+
+  dismissTakeback() {
+    clearTimeout(this.takebackTimer);
+    this.takenBack = null;
+    if (this.view.game) this.render(this.view.game);
   }
 
   dismissNotice() {
@@ -203,9 +221,10 @@ export class OfferControls {
       clear(this.answers, buttons);
     }
 
-    const takebacks = game.takebacks || 0;
-    this.takebacksEl.hidden = takebacks === 0;
-    this.takebacksEl.textContent = takebacks === 1 ? 'One move was taken back.' : `${takebacks} takebacks in this game.`;
+    // A takeback is news until the next move (or a few seconds): the
+    // header says for good what it changed (a game turned casual).
+    this.takebacksEl.hidden = !this.takenBack;
+    this.takebacksEl.textContent = this.takenBack ? 'One move was taken back.' : '';
     this.takebackButton.hidden = !mine || !active || !!game.takeback_offer || !hasMoveToTakeBack(game, mine);
     const other = this.opponent(game);
     this.takebackButton.title = !other ? ''

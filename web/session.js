@@ -30,7 +30,7 @@ async function fetchAccount() {
   } catch (error) {
     // 401: the session ended (logged out elsewhere, expired). Any other
     // failure (the server unreachable) keeps the hint for the next page.
-    if (error.status === 401) saveAccountHint(null);
+    if (error.status === 401) sessionEnded();
     return null;
   }
 }
@@ -83,6 +83,28 @@ export async function logOut() {
 // After "log out everywhere" (this session ended with the others).
 export function forgetSession() {
   setAccount(null);
+}
+
+// The server no longer knows this browser's session, which this page did
+// not end: it was logged out from another device ("log out everywhere", a
+// new password, the account page's list) or it expired. The page flips to
+// "Log in" and says why, once: the hint goes with it.
+export function sessionEnded() {
+  if (!getAccountHint()) return;
+  showSessionEnded();
+  setAccount(null);
+}
+
+function showSessionEnded() {
+  if (document.querySelector('.session-ended')) return;
+  const note = h('div', { class: 'session-ended', role: 'status' },
+    h('p', null, 'You were logged out: the session ended on another device, or it expired.'),
+    h('a', { class: 'button primary', href: loginHref() }, 'Log in again'),
+    h('button', { type: 'button', class: 'session-ended-close', 'aria-label': 'Dismiss' }, '×'));
+  note.querySelector('.session-ended-close').addEventListener('click', () => note.remove());
+  const header = document.querySelector('.site-header');
+  if (header) header.after(note);
+  else document.body.prepend(note);
 }
 
 // What to tell a person about a refused login, sign-up or password change.
