@@ -4,6 +4,7 @@
 // the path decides which page to draw.
 
 import { accountPage } from './account.js';
+import { analysisBoardPage } from './analysisboard.js';
 import { arenaPage, arenasPage } from './arena.js';
 import { challengePage, startChallenges, stopChallenges } from './challenges.js';
 import { h, clear } from './dom.js';
@@ -29,6 +30,7 @@ function route(root, path) {
   if (path === '/arenas') return { nav: '/arenas', run: () => arenasPage(root) };
   const arena = path.match(/^\/arenas\/([^/]+)$/);
   if (arena) return { nav: '/arenas', run: () => arenaPage(root, decodeSegment(arena[1])) };
+  if (path === '/analysis') return { nav: '/analysis', run: () => analysisBoardPage(root) };
   if (path === '/scoreboard') return { nav: '/scoreboard', run: () => scoreboardPage(root) };
   const player = path.match(/^\/players\/([^/]+)$/);
   if (player) return { nav: null, run: () => playerPage(root, decodeURIComponent(player[1])) };

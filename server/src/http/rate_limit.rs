@@ -142,6 +142,8 @@ pub struct Limits {
     pub ws: ClientBuckets,
     /// Accounts created (`--signups-per-hour`, `--signup-burst`).
     pub signups: ClientBuckets,
+    /// The analysis board's evaluations (`--board-analyses-per-minute`).
+    pub board: ClientBuckets,
 }
 
 /// Middleware: one token per request from the client's HTTP bucket.
