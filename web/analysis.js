@@ -7,6 +7,7 @@
 import { api } from './api.js';
 import { h, clear } from './dom.js';
 import { ROLE_NAMES, parseFen, splitUci, fileOf } from './chess.js';
+import { t } from './i18n.js';
 
 const POLL_MS = 1000;
 const MARKS = { inaccuracy: '?!', mistake: '?', blunder: '??' };
@@ -40,9 +41,9 @@ export function evalText(position) {
 // `turn` is the side to move in the position (the mated side at mate 0).
 export function evalSentence(position, turn) {
   const mate = position.mate;
-  if (mate === null || mate === undefined) return `Evaluation ${evalText(position)}.`;
-  if (mate === 0) return `Checkmate: ${turn === 'white' ? 'Black' : 'White'} has won.`;
-  return `Mate in ${Math.abs(mate)} for ${mate > 0 ? 'White' : 'Black'}.`;
+  if (mate === null || mate === undefined) return t('Evaluation {value}.', { value: evalText(position) });
+  if (mate === 0) return t('Checkmate: {winner, select, white {White} other {Black}} has won.', { winner: turn === 'white' ? 'black' : 'white' });
+  return t('Mate in {count} for {side, select, white {White} other {Black}}.', { count: Math.abs(mate), side: mate > 0 ? 'white' : 'black' });
 }
 
 // How many times the piece on each square has moved, after `ply` moves.
@@ -104,18 +105,18 @@ export class AnalysisPanel {
     this.data = null;
     this.timer = null;
     this.button = h('button', {
-      type: 'button', class: 'primary', title: 'Ask the engine to evaluate every position of this game.', onclick: () => this.start(),
-    }, 'Analyse with the engine');
-    this.progress = h('progress', { class: 'analysis-progress', max: '1', value: '0', hidden: true, 'aria-label': 'Analysis progress' });
+      type: 'button', class: 'primary', title: t('Ask the engine to evaluate every position of this game.'), onclick: () => this.start(),
+    }, t('Analyse with the engine'));
+    this.progress = h('progress', { class: 'analysis-progress', max: '1', value: '0', hidden: true, 'aria-label': t('Analysis progress') });
     this.statusEl = h('p', { class: 'analysis-status', role: 'status', 'aria-live': 'polite' });
     this.acplEl = h('p', { class: 'acpl' });
     this.graphEl = h('div', { class: 'eval-graph' });
     this.adviceEl = h('p', { class: 'advice' });
-    this.copyFen = h('button', { type: 'button', onclick: () => this.copy('fen', this.copyFen) }, 'Copy FEN');
-    this.copyPgn = h('button', { type: 'button', onclick: () => this.copy('pgn', this.copyPgn) }, 'Copy PGN');
+    this.copyFen = h('button', { type: 'button', onclick: () => this.copy('fen', this.copyFen) }, t('Copy FEN'));
+    this.copyPgn = h('button', { type: 'button', onclick: () => this.copy('pgn', this.copyPgn) }, t('Copy PGN'));
     // The copy buttons go in the page's row of actions (gameview.js).
     this.el = h('div', { class: 'analysis-box', hidden: true },
-      h('h2', null, 'Analysis'), this.button, this.progress, this.statusEl, this.graphEl, this.acplEl, this.adviceEl);
+      h('h2', null, t('Analysis')), this.button, this.progress, this.statusEl, this.graphEl, this.acplEl, this.adviceEl);
     this.box = this.el;
     this.loaded = false;
   }
@@ -137,11 +138,11 @@ export class AnalysisPanel {
     button.dataset.copied = text;
     try {
       await navigator.clipboard.writeText(text);
-      button.textContent = 'Copied';
+      button.textContent = t('Copied');
     } catch {
-      button.textContent = 'Copy failed';
+      button.textContent = t('Copy failed');
     }
-    setTimeout(() => { button.textContent = what === 'fen' ? 'Copy FEN' : 'Copy PGN'; }, 1500);
+    setTimeout(() => { button.textContent = what === 'fen' ? t('Copy FEN') : t('Copy PGN'); }, 1500);
   }
 
   async load() {
@@ -149,7 +150,7 @@ export class AnalysisPanel {
     try {
       this.apply(await api('GET', this.path()));
     } catch (error) {
-      this.statusEl.textContent = `Could not read the analysis: ${error.message}`;
+      this.statusEl.textContent = t('Could not read the analysis: {reason}', { reason: error.message });
     }
   }
 
@@ -188,17 +189,17 @@ export class AnalysisPanel {
     const texts = {
       // The button says it (its title the rest): the panel's room is short.
       none: '',
-      queued: 'Waiting for the engine…',
-      running: `Analysing: ${data.progress.done} of ${data.progress.total} positions.`,
-      done: 'Evaluations by Rookery’s engine. Click the graph to jump to a move.',
-      failed: 'The analysis failed. Try again.',
+      queued: t('Waiting for the engine…'),
+      running: t('Analysing: {done} of {total} positions.', { done: data.progress.done, total: data.progress.total }),
+      done: t('Evaluations by Rookery’s engine. Click the graph to jump to a move.'),
+      failed: t('The analysis failed. Try again.'),
     };
     this.statusEl.textContent = texts[data.status] || '';
     this.renderGraph(data, ply);
     this.renderMarks(data);
     if (data.acpl) {
       const side = (v) => (v === null || v === undefined ? '–' : String(v));
-      this.acplEl.textContent = `Average centipawn loss: White ${side(data.acpl.white)} · Black ${side(data.acpl.black)}`;
+      this.acplEl.textContent = t('Average centipawn loss: White {white} · Black {black}', { white: side(data.acpl.white), black: side(data.acpl.black) });
     } else {
       this.acplEl.textContent = '';
     }
@@ -223,7 +224,7 @@ export class AnalysisPanel {
     const y = (chances) => height / 2 - chances * (height / 2);
     const turns = this.view.positions().map((p) => p.turn);
     const points = positions.map((p) => `${x(p.ply).toFixed(1)},${y(whiteChances(p, turns[p.ply])).toFixed(1)}`);
-    const graph = svg('svg', { viewBox: `0 0 ${width} ${height}`, class: 'eval-svg', role: 'img', 'aria-label': 'Evaluation graph: click to jump to a move', preserveAspectRatio: 'none' });
+    const graph = svg('svg', { viewBox: `0 0 ${width} ${height}`, class: 'eval-svg', role: 'img', 'aria-label': t('Evaluation graph: click to jump to a move'), preserveAspectRatio: 'none' });
     graph.append(svg('rect', { x: 0, y: 0, width, height, class: 'eval-bg' }));
     // As lichess draws it: the area between the line and zero takes the
     // colour of the side ahead, light above the middle (White better), dark

@@ -14,12 +14,13 @@ import { START_FEN, kingSquare, parseFen, splitUci } from './chess.js';
 import { BoardEditor } from './editor.js';
 import { evalSentence } from './analysis.js';
 import { levelLabel } from './format.js';
+import { t } from './i18n.js';
 
 const EVAL_DEBOUNCE_MS = 250;
 const DEFAULT_LEVEL = 3;
 
 export async function analysisBoardPage(root) {
-  document.title = 'Analysis board · Rookery';
+  document.title = t('Analysis board · Rookery');
   const params = new URLSearchParams(window.location.search);
   const page = new AnalysisBoard(root, await loadLevels().catch(() => []));
   await page.open({
@@ -43,20 +44,20 @@ class AnalysisBoard {
     this.evaluating = null;
     this.evalTimer = null;
 
-    this.board = new BoardView({ onMove: (uci) => this.play(uci), label: 'Analysis board' });
+    this.board = new BoardView({ onMove: (uci) => this.play(uci), label: t('Analysis board') });
     this.editor = null;
     this.error = h('p', { class: 'form-error', role: 'alert' });
     this.statusEl = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
-    this.movesEl = h('ol', { class: 'moves', 'aria-label': 'Moves' });
+    this.movesEl = h('ol', { class: 'moves', 'aria-label': t('Moves') });
     this.movesEl.addEventListener('click', (event) => {
       const button = event.target instanceof Element ? event.target.closest('[data-ply]') : null;
       if (button) this.goTo(Number(button.dataset.ply));
     });
     this.nav = {
-      first: h('button', { type: 'button', 'aria-label': 'First position', onclick: () => this.goTo(0) }, '⏮'),
-      prev: h('button', { type: 'button', 'aria-label': 'Previous move', onclick: () => this.goTo(this.ply - 1) }, '◀'),
-      next: h('button', { type: 'button', 'aria-label': 'Next move', onclick: () => this.goTo(this.ply + 1) }, '▶'),
-      last: h('button', { type: 'button', 'aria-label': 'Last move', onclick: () => this.goTo(this.moves.length) }, '⏭'),
+      first: h('button', { type: 'button', 'aria-label': t('First position'), onclick: () => this.goTo(0) }, '⏮'),
+      prev: h('button', { type: 'button', 'aria-label': t('Previous move'), onclick: () => this.goTo(this.ply - 1) }, '◀'),
+      next: h('button', { type: 'button', 'aria-label': t('Next move'), onclick: () => this.goTo(this.ply + 1) }, '▶'),
+      last: h('button', { type: 'button', 'aria-label': t('Last move'), onclick: () => this.goTo(this.moves.length) }, '⏭'),
     };
 
     // The engine.
@@ -68,52 +69,52 @@ class AnalysisBoard {
 
     // Loading a position.
     this.fenInput = h('input', { type: 'text', id: 'fen-input', class: 'fen-input', spellcheck: 'false', autocomplete: 'off' });
-    this.pgnInput = h('textarea', { id: 'pgn-input', rows: '3', placeholder: '1. e4 e5 2. Nf3 …' });
+    this.pgnInput = h('textarea', { id: 'pgn-input', rows: '3', placeholder: t('1. e4 e5 2. Nf3 …') });
 
     // Continue from here.
     this.opponent = h('select', { id: 'continue-opponent' },
-      [1, 2, 3, 4, 5, 6, 7, 8].map((level) => h('option', { value: `ai:${level}`, selected: level === DEFAULT_LEVEL }, `The computer: ${levelLabel(level, levels)}`)),
-      h('option', { value: 'friend' }, 'A friend (invite link)'));
-    this.side = h('select', { id: 'continue-side' }, h('option', { value: 'white' }, 'White'), h('option', { value: 'black' }, 'Black'));
-    this.continueButton = h('button', { type: 'button', class: 'primary', id: 'continue-button', onclick: () => this.continueGame() }, 'Play from here');
+      [1, 2, 3, 4, 5, 6, 7, 8].map((level) => h('option', { value: `ai:${level}`, selected: level === DEFAULT_LEVEL }, t('The computer: {level}', { level: levelLabel(level, levels) }))),
+      h('option', { value: 'friend' }, t('A friend (invite link)')));
+    this.side = h('select', { id: 'continue-side' }, h('option', { value: 'white' }, t('White')), h('option', { value: 'black' }, t('Black')));
+    this.continueButton = h('button', { type: 'button', class: 'primary', id: 'continue-button', onclick: () => this.continueGame() }, t('Play from here'));
     this.continueError = h('p', { class: 'form-error', role: 'alert' });
 
-    this.editButton = h('button', { type: 'button', id: 'edit-button', onclick: () => this.edit() }, 'Set up a position');
-    this.doneButton = h('button', { type: 'button', class: 'primary', id: 'edit-done', onclick: () => this.doneEditing() }, 'Analyse this position');
+    this.editButton = h('button', { type: 'button', id: 'edit-button', onclick: () => this.edit() }, t('Set up a position'));
+    this.doneButton = h('button', { type: 'button', class: 'primary', id: 'edit-done', onclick: () => this.doneEditing() }, t('Analyse this position'));
     this.editorFen = h('p', { class: 'editor-fen muted' });
     this.editHolder = h('section', { class: 'card editor-card', hidden: true, 'aria-labelledby': 'editor-title' });
     this.analyseHolder = h('div', { class: 'analyse-holder' });
 
-    const flip = h('button', { type: 'button', onclick: () => this.flip() }, 'Flip board');
+    const flip = h('button', { type: 'button', onclick: () => this.flip() }, t('Flip board'));
     this.boardHolder = h('div', { class: 'board-holder' }, this.board.el);
     clear(root, h('section', { class: 'analysis-board-page game-page' },
       h('div', { class: 'board-area' }, this.boardHolder),
       h('aside', { class: 'panel' },
-        h('h1', { class: 'game-title' }, 'Analysis board'),
+        h('h1', { class: 'game-title' }, t('Analysis board')),
         this.error,
         this.editHolder,
         h('div', { class: 'analyse-mode' },
           this.statusEl,
           h('section', { class: 'board-engine', 'aria-labelledby': 'engine-title' },
             h('div', { class: 'engine-head' },
-              h('h2', { id: 'engine-title' }, 'Engine'),
-              h('label', { class: 'checkbox' }, this.engineBox, h('span', null, 'Evaluate'))),
+              h('h2', { id: 'engine-title' }, t('Engine')),
+              h('label', { class: 'checkbox' }, this.engineBox, h('span', null, t('Evaluate')))),
             this.evalEl, this.lineEl, this.depthEl),
           h('div', { class: 'moves-box' }, this.movesEl),
-          h('nav', { class: 'replay-nav', 'aria-label': 'Move navigation' }, Object.values(this.nav)),
+          h('nav', { class: 'replay-nav', 'aria-label': t('Move navigation') }, Object.values(this.nav)),
           h('div', { class: 'actions' }, this.editButton, flip),
           h('details', { class: 'board-load' },
-            h('summary', null, 'Load a FEN or a PGN'),
+            h('summary', null, t('Load a FEN or a PGN')),
             h('label', { for: 'fen-input' }, 'FEN'),
-            h('div', { class: 'invite-row' }, this.fenInput, h('button', { type: 'button', onclick: () => this.loadFen() }, 'Load FEN')),
+            h('div', { class: 'invite-row' }, this.fenInput, h('button', { type: 'button', onclick: () => this.loadFen() }, t('Load FEN'))),
             h('label', { for: 'pgn-input' }, 'PGN'),
             this.pgnInput,
-            h('div', { class: 'actions' }, h('button', { type: 'button', onclick: () => this.loadPgn() }, 'Load PGN'))),
+            h('div', { class: 'actions' }, h('button', { type: 'button', onclick: () => this.loadPgn() }, t('Load PGN')))),
           h('section', { class: 'board-continue', 'aria-labelledby': 'continue-title' },
-            h('h2', { id: 'continue-title' }, 'Continue from here'),
+            h('h2', { id: 'continue-title' }, t('Continue from here')),
             h('div', { class: 'continue-row' },
-              h('label', { for: 'continue-opponent' }, 'Against'), this.opponent,
-              h('label', { for: 'continue-side' }, 'You play'), this.side),
+              h('label', { for: 'continue-opponent' }, t('Against')), this.opponent,
+              h('label', { for: 'continue-side' }, t('You play')), this.side),
             h('div', { class: 'actions' }, this.continueButton),
             this.continueError)))));
   }
@@ -142,7 +143,7 @@ class AnalysisBoard {
       this.error.textContent = '';
       return info;
     } catch (error) {
-      this.error.textContent = `That position cannot be analysed: ${error.message}`;
+      this.error.textContent = t('That position cannot be analysed: {reason}', { reason: error.message });
       return null;
     }
   }
@@ -193,8 +194,10 @@ class AnalysisBoard {
       orientation: this.orientation,
     });
     this.fenInput.value = info.fen;
-    let status = `${info.turn === 'white' ? 'White' : 'Black'} to play${info.check ? ', in check' : ''}.`;
-    if (info.outcome) status = `Game over: ${info.outcome.result} (${info.outcome.termination.replace(/_/g, ' ')}).`;
+    let status = t('{side, select, white {White} other {Black}} to play{check, select, yes {, in check} other {}}.', { side: info.turn, check: info.check ? 'yes' : 'no' });
+    if (info.outcome) {
+      status = t('Game over: {result} ({termination, select, checkmate {checkmate} stalemate {stalemate} insufficient_material {insufficient material} threefold_repetition {threefold repetition} fifty_moves {the fifty-move rule} other {{termination}}}).', info.outcome);
+    }
     this.statusEl.textContent = status;
     this.continueButton.disabled = !!info.outcome;
     this.renderMoves();
@@ -217,7 +220,7 @@ class AnalysisBoard {
         type: 'button', class: `move${index + 1 === this.ply ? ' current' : ''}`, dataset: { ply: String(index + 1) },
       }, label)));
     });
-    clear(this.movesEl, items.length ? items : h('li', { class: 'no-moves' }, 'Play a move on the board.'));
+    clear(this.movesEl, items.length ? items : h('li', { class: 'no-moves' }, t('Play a move on the board.')));
   }
 
   // The engine's view of the position shown: asked after a short pause
@@ -229,12 +232,12 @@ class AnalysisBoard {
     this.evaluating = null;
     const info = this.current;
     if (!this.engineBox.checked || !info) {
-      this.evalEl.textContent = this.engineBox.checked ? '' : 'The engine is off.';
+      this.evalEl.textContent = this.engineBox.checked ? '' : t('The engine is off.');
       this.lineEl.textContent = '';
       this.depthEl.textContent = '';
       return;
     }
-    this.evalEl.textContent = 'Thinking…';
+    this.evalEl.textContent = t('Thinking…');
     this.evalTimer = setTimeout(async () => {
       const controller = new AbortController();
       this.evaluating = controller;
@@ -249,12 +252,12 @@ class AnalysisBoard {
         if (this.evaluating !== controller) return;
         this.evaluating = null;
         if (!response.ok) {
-          this.evalEl.textContent = answer && answer.error ? answer.error.message : 'The engine could not answer.';
+          this.evalEl.textContent = answer && answer.error ? answer.error.message : t('The engine could not answer.');
           return;
         }
         this.showEval(answer, info);
       } catch (error) {
-        if (error.name !== 'AbortError' && this.evaluating === controller) this.evalEl.textContent = 'The engine could not answer.';
+        if (error.name !== 'AbortError' && this.evaluating === controller) this.evalEl.textContent = t('The engine could not answer.');
       }
     }, EVAL_DEBOUNCE_MS);
   }
@@ -271,9 +274,9 @@ class AnalysisBoard {
       if (white) return `${number}. ${san}`;
       return index === 0 ? `${number}… ${san}` : san;
     });
-    this.lineEl.textContent = words.length ? `Best line: ${words.join(' ')}` : '';
+    this.lineEl.textContent = words.length ? t('Best line: {line}', { line: words.join(' ') }) : '';
     this.lineEl.dataset.best = answer.best || '';
-    this.depthEl.textContent = `Depth ${answer.depth}, ${answer.nodes} nodes.`;
+    this.depthEl.textContent = t('Depth {depth}, {nodes} nodes.', { depth: answer.depth, nodes: answer.nodes });
   }
 
   loadFen() {
@@ -288,7 +291,7 @@ class AnalysisBoard {
       const game = await api('POST', '/api/pgn', { body: { pgn } });
       await this.open({ fen: game.initial_fen, moves: game.moves, variant: game.variant });
     } catch (error) {
-      this.error.textContent = `That PGN cannot be read: ${error.message}`;
+      this.error.textContent = t('That PGN cannot be read: {reason}', { reason: error.message });
     }
   }
 
@@ -299,12 +302,12 @@ class AnalysisBoard {
     this.editor.setOrientation(this.orientation);
     clear(this.boardHolder, this.editor.board.el);
     clear(this.editHolder,
-      h('h2', { id: 'editor-title' }, 'Set up a position'),
-      h('p', { class: 'muted' }, 'Pick a piece, then click squares (or drag it onto the board). Drag a piece off the board to remove it.'),
+      h('h2', { id: 'editor-title' }, t('Set up a position')),
+      h('p', { class: 'muted' }, t('Pick a piece, then click squares (or drag it onto the board). Drag a piece off the board to remove it.')),
       this.editor.el,
       this.editorFen,
       h('div', { class: 'actions' }, this.doneButton,
-        h('button', { type: 'button', onclick: () => this.stopEditing() }, 'Cancel')));
+        h('button', { type: 'button', onclick: () => this.stopEditing() }, t('Cancel'))));
     this.editorFen.textContent = this.editor.fen();
     this.editHolder.hidden = false;
     this.el().classList.add('editing');
@@ -353,7 +356,7 @@ class AnalysisBoard {
       window.location.assign(`/games/${encodeURIComponent(id)}`);
     } catch (error) {
       this.continueButton.disabled = false;
-      this.continueError.textContent = `Could not start the game: ${error.message}`;
+      this.continueError.textContent = t('Could not start the game: {reason}', { reason: error.message });
     }
   }
 }

@@ -10,6 +10,7 @@ import { h, clear } from './dom.js';
 import { BoardView } from './board.js';
 import { FILES, START_FEN, fileOf, parseFen, rankOf, squareName } from './chess.js';
 import { pieceElement, pieceName } from './pieces.js';
+import { t } from './i18n.js';
 
 const PALETTE = ['wK', 'wQ', 'wR', 'wB', 'wN', 'wP', 'bK', 'bQ', 'bR', 'bB', 'bN', 'bP'];
 const EMPTY_FEN = '8/8/8/8/8/8/8/8 w - - 0 1';
@@ -18,7 +19,7 @@ export class BoardEditor {
   // `onChange(fen)` after every edit.
   constructor({ fen = START_FEN, onChange = () => {} } = {}) {
     this.onChange = onChange;
-    this.board = new BoardView({ label: 'Board editor' });
+    this.board = new BoardView({ label: t('Board editor') });
     this.board.el.classList.add('editing');
     this.pieces = new Map();
     this.turn = 'white';
@@ -40,13 +41,13 @@ export class BoardEditor {
       this.paletteButtons.set(piece, button);
       return button;
     };
-    const erase = h('button', { type: 'button', class: 'palette-piece erase', 'aria-pressed': 'false', dataset: { tool: 'erase' } }, 'Remove');
+    const erase = h('button', { type: 'button', class: 'palette-piece erase', 'aria-pressed': 'false', dataset: { tool: 'erase' } }, t('Remove'));
     erase.addEventListener('click', () => this.choose('erase'));
     this.paletteButtons.set('erase', erase);
-    this.palette = h('div', { class: 'palette', role: 'group', 'aria-label': 'Pieces' }, PALETTE.map(paletteButton), erase);
+    this.palette = h('div', { class: 'palette', role: 'group', 'aria-label': t('Pieces') }, PALETTE.map(paletteButton), erase);
 
     this.turnSelect = h('select', { id: 'editor-turn' },
-      h('option', { value: 'white' }, 'White to move'), h('option', { value: 'black' }, 'Black to move'));
+      h('option', { value: 'white' }, t('White to move')), h('option', { value: 'black' }, t('Black to move')));
     this.turnSelect.addEventListener('change', () => {
       this.turn = this.turnSelect.value;
       this.changed();
@@ -82,14 +83,14 @@ export class BoardEditor {
     this.el = h('div', { class: 'editor' },
       this.palette,
       h('div', { class: 'editor-options' },
-        h('label', { for: 'editor-turn', class: 'visually-hidden' }, 'Side to move'), this.turnSelect,
-        h('fieldset', { class: 'castling' }, h('legend', null, 'Castling'),
+        h('label', { for: 'editor-turn', class: 'visually-hidden' }, t('Side to move')), this.turnSelect,
+        h('fieldset', { class: 'castling' }, h('legend', null, t('Castling')),
           castleBox('K', 'White O-O'), castleBox('Q', 'White O-O-O'), castleBox('k', 'Black O-O'), castleBox('q', 'Black O-O-O'),
-          h('label', { class: 'checkbox' }, this.chess960Box, h('span', null, 'Chess960 castling (any rook)'))),
-        h('label', { for: 'editor-ep' }, 'En passant'), this.epSelect),
+          h('label', { class: 'checkbox' }, this.chess960Box, h('span', null, t('Chess960 castling (any rook)')))),
+        h('label', { for: 'editor-ep' }, t('En passant')), this.epSelect),
       h('div', { class: 'actions' },
-        h('button', { type: 'button', onclick: () => this.load(START_FEN) }, 'Start position'),
-        h('button', { type: 'button', onclick: () => this.load(EMPTY_FEN) }, 'Clear board')));
+        h('button', { type: 'button', onclick: () => this.load(START_FEN) }, t('Start position')),
+        h('button', { type: 'button', onclick: () => this.load(EMPTY_FEN) }, t('Clear board'))));
     this.load(fen);
   }
 
@@ -218,7 +219,7 @@ export class BoardEditor {
     }
     const choices = this.enPassantChoices();
     if (!choices.includes(this.enPassant)) this.enPassant = '-';
-    clear(this.epSelect, h('option', { value: '-' }, 'None'), choices.map((square) => h('option', { value: square }, square)));
+    clear(this.epSelect, h('option', { value: '-' }, t('None')), choices.map((square) => h('option', { value: square }, square)));
     this.epSelect.value = this.enPassant;
     this.turnSelect.value = this.turn;
     this.chess960Box.checked = this.chess960;

@@ -27,6 +27,7 @@ import { endingMethods } from './ending.js';
 import { moveListMethods } from './movelist.js';
 import { playerBarMethods } from './playerbars.js';
 import { statusMethods } from './status.js';
+import { t } from './i18n.js';
 
 export class GameView {
   constructor(root, gameId, levels, seat, bothSeats = null, me = null) {
@@ -44,7 +45,7 @@ export class GameView {
     // always open at the bottom of the panel.
     this.chatToggle = h('button', {
       type: 'button', class: 'chat-toggle', 'aria-expanded': 'false', 'aria-controls': 'chat-holder', onclick: () => this.toggleChat(),
-    }, 'Chat');
+    }, t('Chat'));
     this.chatHolder = h('div', { class: 'chat-holder', id: 'chat-holder' });
     this.chatSlot = h('div', { class: 'chat-slot', hidden: true }, this.chatToggle, this.chatHolder);
     this.chatUnseen = 0;
@@ -66,7 +67,7 @@ export class GameView {
     this.renderedMoves = -1;
     this.resignArmed = null;
 
-    this.board = new BoardView({ onMove: (uci) => this.sendMove(uci), onCancel: () => this.cancelPremove(), label: 'Chess board' });
+    this.board = new BoardView({ onMove: (uci) => this.sendMove(uci), onCancel: () => this.cancelPremove(), label: t('Chess board') });
     this.bars = { top: this.playerBar(), bottom: this.playerBar() };
     this.title = h('h1', { class: 'game-title' });
     this.meta = h('p', { class: 'game-meta' });
@@ -79,18 +80,18 @@ export class GameView {
     this.bannerEl = h('div', { class: 'banner', hidden: true, 'aria-live': 'polite' });
     // Draw, takeback and rematch offers, takeback and abort (offers.js).
     this.offers = new OfferControls(this);
-    this.movesEl = h('ol', { class: 'moves', 'aria-label': 'Moves' });
+    this.movesEl = h('ol', { class: 'moves', 'aria-label': t('Moves') });
     this.navButtons = this.makeNavButtons();
-    this.resignButton = h('button', { type: 'button', class: 'danger', onclick: () => this.resign() }, 'Resign');
-    this.drawButton = h('button', { type: 'button', onclick: () => this.sendAction('draw') }, 'Offer draw');
+    this.resignButton = h('button', { type: 'button', class: 'danger', onclick: () => this.resign() }, t('Resign'));
+    this.drawButton = h('button', { type: 'button', onclick: () => this.sendAction('draw') }, t('Offer draw'));
     // Resigning before the opponent arrives aborts the game (no result).
-    this.cancelButton = h('button', { type: 'button', onclick: () => this.sendAction('resign') }, 'Cancel game');
-    this.flipButton = h('button', { type: 'button', 'aria-label': 'Flip board', onclick: () => this.flip() }, 'Flip board');
+    this.cancelButton = h('button', { type: 'button', onclick: () => this.sendAction('resign') }, t('Cancel game'));
+    this.flipButton = h('button', { type: 'button', 'aria-label': t('Flip board'), onclick: () => this.flip() }, t('Flip board'));
     this.pgnLink = h('a', {
       class: 'button',
       href: `/api/games/${encodeURIComponent(gameId)}/pgn`,
       download: `rookery-${gameId}.pgn`,
-    }, 'Download PGN');
+    }, t('Download PGN'));
 
     this.analysis = new AnalysisPanel(this);
     clear(root, h('section', { class: 'game-page' },
@@ -109,7 +110,7 @@ export class GameView {
         // After the game, the analysis comes first: it is what is wanted.
         this.analysis.el,
         h('div', { class: 'moves-box' }, this.movesEl),
-        h('nav', { class: 'replay-nav', 'aria-label': 'Move navigation' }, Object.values(this.navButtons)),
+        h('nav', { class: 'replay-nav', 'aria-label': t('Move navigation') }, Object.values(this.navButtons)),
         h('div', { class: 'actions game-actions' }, this.resignButton, this.drawButton, this.cancelButton, this.flipButton, this.pgnLink,
           this.analysis.copyFen, this.analysis.copyPgn, muteButton(h)),
         this.passPlay ? this.passPlay.control() : null)));
@@ -267,7 +268,7 @@ export class GameView {
   }
 
   renderChatToggle() {
-    this.chatToggle.textContent = this.chatUnseen > 0 ? `Chat (${this.chatUnseen} new)` : 'Chat';
+    this.chatToggle.textContent = this.chatUnseen > 0 ? t('Chat ({count, plural, one {# new} other {# new}})', { count: this.chatUnseen }) : t('Chat');
   }
 
   onChatHistory(message) {

@@ -6,6 +6,7 @@
 // piece set is drawn by pieces.js.
 
 import { h, pathIcon } from './dom.js';
+import { languageSetting } from './languages.js';
 import { PIECE_SETS, currentPieceSet, pieceElement, setPieceSet } from './pieces.js';
 import { getPreference, savePreference } from './storage.js';
 
@@ -57,6 +58,7 @@ export function settingsControl() {
       setPieceSet(set);
     }),
     preview,
+    languageSetting(),
     h('div', { class: 'actions' }, done));
 
   const open = (show) => {
