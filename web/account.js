@@ -12,6 +12,7 @@ import { playerHref, ratingText } from './format.js';
 import { accountErrorText, askToLogIn, currentAccount, forgetSession } from './session.js';
 import { accountSocialSections } from './social.js';
 import { getPlayer } from './storage.js';
+import { formatDate, language, t } from './i18n.js';
 
 const SCOPES = [
   ['play', 'Play games', 'create, join and play your own games', true],
@@ -253,12 +254,13 @@ export function deviceName(agent) {
 
 // "just now", "5 minutes ago", "3 days ago"; the date beyond a month.
 export function when(ms) {
-  if (typeof ms !== 'number') return 'never';
+  if (typeof ms !== 'number') return t('never');
   const seconds = Math.max(0, Math.round((Date.now() - ms) / 1000));
-  const ago = (n, unit) => `${n} ${unit}${n === 1 ? '' : 's'} ago`;
-  if (seconds < 60) return 'just now';
+  if (seconds < 60) return t('just now');
+  // "vor 5 Minuten", "il y a 3 jours": the language's own words (Intl).
+  const ago = (n, unit) => new Intl.RelativeTimeFormat(language, { numeric: 'always' }).format(-n, unit);
   if (seconds < 3600) return ago(Math.floor(seconds / 60), 'minute');
   if (seconds < 86400) return ago(Math.floor(seconds / 3600), 'hour');
   if (seconds < 30 * 86400) return ago(Math.floor(seconds / 86400), 'day');
-  return new Date(ms).toLocaleDateString();
+  return formatDate(ms);
 }

@@ -37,7 +37,7 @@ export async function arenasPage(root) {
     h('a', { class: 'game-link', href: `/arenas/${encodeURIComponent(arena.id)}` },
       h('span', { class: 'game-label' }, arena.fullName),
       h('span', { class: 'game-details' },
-        `${clockText(arena)} · ${arena.nbPlayers} players${arena.rated ? '' : ' · casual'}${arena.private ? ' · entry code' : ''}`)));
+        t('{clock} · {count, plural, one {# player} other {# players}}{rated, select, no { · casual} other {}}{private, select, yes { · entry code} other {}}', { clock: clockText(arena), count: arena.nbPlayers, rated: arena.rated ? 'yes' : 'no', private: arena.private ? 'yes' : 'no' }))));
   const section = (title, arenas, empty) => h('section', { class: 'card' }, h('h2', null, title),
     arenas.length ? h('ul', { class: 'game-list' }, arenas.map(item)) : h('p', { class: 'muted' }, empty));
   const error = h('p', { class: 'form-error', role: 'alert' });
@@ -108,7 +108,7 @@ export async function arenaPage(root, id) {
     if (!arena || deadline === null) return;
     const left = (deadline - Date.now()) / 1000;
     clock.textContent = arena.isFinished ? t('Finished')
-      : arena.isStarted ? `Ends in ${countdown(left)}` : `Starts in ${countdown(left)}`;
+      : arena.isStarted ? t('Ends in {time}', { time: countdown(left) }) : t('Starts in {time}', { time: countdown(left) });
   };
   setInterval(tick, 1000);
 
@@ -122,7 +122,7 @@ export async function arenaPage(root, id) {
   };
   const draw = () => {
     title.textContent = arena.fullName;
-    facts.textContent = `${clockText(arena)} · ${arena.rated ? 'rated' : 'casual'} · ${arena.nbPlayers} players${arena.berserkable ? ' · berserk allowed' : ''}`;
+    facts.textContent = t('{clock} · {rated, select, yes {rated} other {casual}} · {count, plural, one {# player} other {# players}}{berserk, select, yes { · berserk allowed} other {}}', { clock: clockText(arena), rated: arena.rated ? 'yes' : 'no', count: arena.nbPlayers, berserk: arena.berserkable ? 'yes' : 'no' });
     deadline = Date.now() + 1000 * (arena.secondsToStart ?? arena.secondsToFinish ?? 0);
     tick();
     const me = arena.me;

@@ -24,7 +24,7 @@ export async function myGamesPage(root) {
     h('section', { class: 'card' },
       h('h1', null, t('My games')),
       account
-        ? h('p', { class: 'muted' }, `The games of ${account.name}, on every device where you log in.`)
+        ? h('p', { class: 'muted' }, t('The games of {name}, on every device where you log in.', { name: account.name }))
         : h('p', { class: 'muted' }, t('The games this browser holds a seat in. '),
           h('a', { href: loginHref() }, t('Log in')), t(' to find your games on every device.')),
       h('h2', null, t('Playing now')),
@@ -35,7 +35,7 @@ export async function myGamesPage(root) {
   try {
     games = account ? (await api('GET', '/api/account/games')).games : await localGames();
   } catch (error) {
-    clear(live, h('p', { class: 'form-error', role: 'alert' }, `Your games are unavailable: ${error.message}`));
+    clear(live, h('p', { class: 'form-error', role: 'alert' }, t('Your games are unavailable: {reason}', { reason: error.message })));
     clear(recent);
     return;
   }

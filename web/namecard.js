@@ -77,9 +77,9 @@ export function nameCard() {
         draw();
       });
       clear(confirmBox,
-        h('p', { id: 'forget-question' }, h('strong', null, `Play anonymously and forget ${player.name}?`)),
+        h('p', { id: 'forget-question' }, h('strong', null, t('Play anonymously and forget {name}?', { name: player.name }))),
         claimed === true
-          ? h('p', null, `This browser will no longer play as ${player.name}. You can get the name back by logging in with its password.`)
+          ? h('p', null, t('This browser will no longer play as {name}. You can get the name back by logging in with its password.', { name: player.name }))
           : h('p', { id: 'forget-warning' }, `${player.name} has no password, so this browser’s key is the only way to play as ${player.name}. `
             + t('Once forgotten, nobody can use the name again, you included, on any device. ')
             + t('Set a password above to keep it, or copy its key first.')),
@@ -123,7 +123,7 @@ export function nameCard() {
           message.textContent = accountErrorText(error);
           return;
         }
-        notice = `The password is set, but logging in failed: ${accountErrorText(error)}`;
+        notice = t('The password is set, but logging in failed: {reason}', { reason: accountErrorText(error) });
         draw();
       }
     });

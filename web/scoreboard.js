@@ -10,7 +10,7 @@ export async function scoreboardPage(root) {
   document.title = t('Scoreboard · Rookery');
   const [levels, board] = await Promise.all([loadLevels(), api('GET', '/api/scoreboard').catch((error) => error)]);
   if (board instanceof Error) {
-    clear(root, h('section', { class: 'card narrow' }, h('h1', null, t('Scoreboard')), h('p', null, `The scoreboard is unavailable: ${board.message}`)));
+    clear(root, h('section', { class: 'card narrow' }, h('h1', null, t('Scoreboard')), h('p', null, t('The scoreboard is unavailable: {reason}', { reason: board.message }))));
     return;
   }
   const colors = board.colors || { white: 0, black: 0, draws: 0 };

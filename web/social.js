@@ -53,14 +53,14 @@ export function relationSection(name) {
     follow.addEventListener('click', () => change(follows ? 'unfollow' : 'follow', () => {
       follows = !follows;
       if (follows) blocks = false;
-      say(status, follows ? `You follow ${name}: their games show in your lobby.` : `You no longer follow ${name}.`);
+      say(status, follows ? t('You follow {name}: their games show in your lobby.', { name }) : t('You no longer follow {name}.', { name }));
     }));
     block.addEventListener('click', () => change(blocks ? 'unblock' : 'block', () => {
       blocks = !blocks;
       if (blocks) follows = false;
       say(status, blocks
-        ? `${name} is blocked: they cannot challenge you, chat to you or be paired with you.`
-        : `${name} is no longer blocked.`);
+        ? t('{name} is blocked: they cannot challenge you, chat to you or be paired with you.', { name })
+        : t('{name} is no longer blocked.', { name }));
     }));
     render();
     clear(section, h('div', { class: 'actions' }, follow, block), reportForm(name), status);
@@ -100,7 +100,7 @@ function reportForm(name) {
       form.hidden = true;
       open.hidden = true;
       done.hidden = false;
-      say(done, `Thank you: the moderators will look at your report on ${name}.`);
+      say(done, t('Thank you: the moderators will look at your report on {name}.', { name }));
     } catch (failure) {
       say(error, problem(failure));
     }

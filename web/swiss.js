@@ -26,7 +26,7 @@ function notFound(root, id) {
   document.title = t('Tournament not found · Rookery');
   clear(root, h('section', { class: 'card narrow' },
     h('h1', null, t('Tournament not found')),
-    h('p', null, `There is no Swiss tournament “${id}”.`),
+    h('p', null, t('There is no Swiss tournament “{id}”.', { id })),
     h('p', null, h('a', { href: '/teams' }, t('See the teams')))));
 }
 
@@ -121,7 +121,7 @@ export async function swissPage(root, id) {
       const when = left > 0 ? `round 1 in ${left < 120 ? `${left} s` : `${Math.ceil(left / 60)} min`}` : t('round 1 starting');
       return `Not started · ${when}${manual ? ', or when a leader starts it' : ''}`;
     }
-    if (swiss.nbOngoing > 0) return `Round ${swiss.round} is being played (${swiss.nbOngoing} ${swiss.nbOngoing === 1 ? 'game' : 'games'} on)`;
+    if (swiss.nbOngoing > 0) return t('Round {round} is being played ({count, plural, one {# game} other {# games}} on)', { round: swiss.round, count: swiss.nbOngoing });
     return `Round ${swiss.round} is over${next ? ` · ${next}` : ''}`;
   }
 
@@ -244,7 +244,7 @@ export async function swissPage(root, id) {
     if (!state.standings.length) {
       const joined = state.swiss.nbPlayers;
       clear(standings, h('p', { class: 'muted', id: 'swiss-no-standings' }, joined
-        ? `${joined} ${joined === 1 ? 'player has' : 'players have'} joined; the standings start with round 1.`
+        ? t('{count, plural, one {# player has} other {# players have}} joined; the standings start with round 1.', { count: joined })
         : t('Nobody has joined yet.')));
       return;
     }

@@ -8,7 +8,7 @@ import { api, apiLines, ApiError } from './api.js';
 import { h, clear } from './dom.js';
 import { playerHref } from './format.js';
 import { currentAccount, loginHref } from './session.js';
-import { t } from './i18n.js';
+import { formatDate, t } from './i18n.js';
 
 export const teamHref = (id) => `/team/${encodeURIComponent(id)}`;
 export const swissHref = (id) => `/swiss/${encodeURIComponent(id)}`;
@@ -24,9 +24,9 @@ export function clockText(clock) {
 
 // A tournament's state in words, for lists.
 export function swissStatusText(swiss) {
-  if (swiss.status === 'finished') return `Finished after ${swiss.round} ${swiss.round === 1 ? 'round' : 'rounds'}`;
-  if (swiss.status === 'started') return `Round ${swiss.round} of ${swiss.nbRounds}`;
-  return `Starts ${new Date(swiss.startsAt).toLocaleString()}`;
+  if (swiss.status === 'finished') return t('Finished after {count, plural, one {# round} other {# rounds}}', { count: swiss.round });
+  if (swiss.status === 'started') return t('Round {round} of {rounds}', { round: swiss.round, rounds: swiss.nbRounds });
+  return t('Starts {date}', { date: formatDate(swiss.startsAt, { time: true }) });
 }
 
 const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -131,7 +131,7 @@ function notFound(root, id) {
   document.title = t('Team not found · Rookery');
   clear(root, h('section', { class: 'card narrow' },
     h('h1', null, t('Team not found')),
-    h('p', null, `There is no team “${id}”.`),
+    h('p', null, t('There is no team “{id}”.', { id })),
     h('p', null, h('a', { href: '/teams' }, t('See all teams')))));
 }
 
@@ -387,7 +387,7 @@ export function playerTeamsSection(name) {
           h('span', { class: 'game-details' }, teamTerms(team))))))
       : h('p', { class: 'muted' }, t('Not in any team yet.')));
   }, (error) => {
-    clear(holder, h('p', { class: 'form-error', role: 'alert' }, `Teams are unavailable: ${error.message}`));
+    clear(holder, h('p', { class: 'form-error', role: 'alert' }, t('Teams are unavailable: {reason}', { reason: error.message })));
   });
   return h('section', { class: 'card' }, h('h2', null, t('Teams')), holder);
 }
