@@ -293,24 +293,27 @@ async fn a_request_given_up_stops_its_search() {
         .timeout(std::time::Duration::from_millis(1_500))
         .build()
         .expect("client");
-    let first = {
-        let request = impatient
-            .post(server.url("/api/analysis"))
-            .json(&json!({}))
-            .send();
-        tokio::spawn(request)
+    let search = || {
+        tokio::spawn(
+            impatient
+                .post(server.url("/api/analysis"))
+                .json(&json!({}))
+                .send(),
+        )
     };
-    // While it searches, the client's share is taken.
+    let mut first = search();
+    // While it searches, the client's share is taken. (A probe that came
+    // first holds the place for a moment, and the search is refused: it
+    // is sent again.)
     let busy = support::within(
         std::time::Duration::from_secs(30),
         "the first search to start",
         async {
             loop {
-                let answer = evaluate(
-                    &server,
-                    json!({ "fen": "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", "moves": ["d1d8"] }),
-                )
-                .await;
+                if first.is_finished() {
+                    first = search();
+                }
+                let answer = probe(&server).await;
                 if answer.0 == 429 {
                     return answer;
                 }
@@ -333,24 +336,30 @@ async fn a_request_given_up_stops_its_search() {
     );
     // Gone: its search stopped and its place is free (a finished position
     // needs no search, so this answers at once).
-    let done = support::within(
-        std::time::Duration::from_secs(30),
-        "the place to be given back",
-        async {
-            loop {
-                let answer = evaluate(
-                    &server,
-                    json!({ "fen": "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", "moves": ["d1d8"] }),
-                )
-                .await;
-                if answer.0 == 200 {
-                    return answer;
-                }
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-            }
-        },
-    )
-    .await;
+    let done = answered_with(&server, 200, "the place to be given back").await;
     assert_eq!(done.1["mate"], 0, "{}", done.1);
     server.stop().await;
+}
+
+/// The evaluation of a finished position: no search of its own.
+async fn probe(server: &TestServer) -> (u16, Value) {
+    evaluate(
+        server,
+        json!({ "fen": "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", "moves": ["d1d8"] }),
+    )
+    .await
+}
+
+/// Probes until the server answers `status`.
+async fn answered_with(server: &TestServer, status: u16, what: &str) -> (u16, Value) {
+    support::within(std::time::Duration::from_secs(30), what, async {
+        loop {
+            let answer = probe(server).await;
+            if answer.0 == status {
+                return answer;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    })
+    .await
 }

@@ -6,7 +6,7 @@
 
 import { api } from './api.js';
 import { h, clear } from './dom.js';
-import { ROLE_NAMES, parseFen, splitUci, fileOf } from './chess.js';
+import { ROLE_NAMES, parseFen, placement, splitUci, fileOf } from './chess.js';
 import { t } from './i18n.js';
 
 const POLL_MS = 1000;
@@ -80,23 +80,7 @@ export function moveCounts(initialFen, moves, ply) {
 // A history position's FEN: placement and side to move exact; castling and
 // en passant rights are not tracked by the client, so written as none.
 function placementFen(position, ply) {
-  const rows = [];
-  for (let rank = 7; rank >= 0; rank--) {
-    let row = '';
-    let empty = 0;
-    for (let file = 0; file < 8; file++) {
-      const piece = position.board.get('abcdefgh'[file] + String(rank + 1));
-      if (!piece) {
-        empty += 1;
-        continue;
-      }
-      if (empty) row += String(empty);
-      empty = 0;
-      row += piece[0] === 'w' ? piece[1] : piece[1].toLowerCase();
-    }
-    rows.push(row + (empty ? String(empty) : ''));
-  }
-  return `${rows.join('/')} ${position.turn === 'white' ? 'w' : 'b'} - - 0 ${Math.floor(ply / 2) + 1}`;
+  return `${placement(position.board)} ${position.turn === 'white' ? 'w' : 'b'} - - 0 ${Math.floor(ply / 2) + 1}`;
 }
 
 export class AnalysisPanel {

@@ -8,7 +8,7 @@
 
 import { h, clear } from './dom.js';
 import { BoardView } from './board.js';
-import { FILES, START_FEN, fileOf, parseFen, rankOf, squareName } from './chess.js';
+import { FILES, START_FEN, fileOf, parseFen, placement, rankOf, squareName } from './chess.js';
 import { pieceElement, pieceName } from './pieces.js';
 import { t } from './i18n.js';
 
@@ -268,22 +268,6 @@ export class BoardEditor {
   }
 
   fen() {
-    const rows = [];
-    for (let rank = 7; rank >= 0; rank--) {
-      let row = '';
-      let empty = 0;
-      for (let file = 0; file < 8; file++) {
-        const piece = this.pieces.get(squareName(file, rank));
-        if (!piece) {
-          empty += 1;
-          continue;
-        }
-        if (empty) row += String(empty);
-        empty = 0;
-        row += piece[0] === 'w' ? piece[1] : piece[1].toLowerCase();
-      }
-      rows.push(row + (empty ? String(empty) : ''));
-    }
     let rights = '';
     for (const key of ['K', 'Q', 'k', 'q']) {
       if (!this.castling[key]) continue;
@@ -291,7 +275,7 @@ export class BoardEditor {
       // placement reads the same.
       rights += this.chess960 ? (key === key.toUpperCase() ? FILES[fileOf(this.castleRook(key))].toUpperCase() : FILES[fileOf(this.castleRook(key))]) : key;
     }
-    return `${rows.join('/')} ${this.turn === 'white' ? 'w' : 'b'} ${rights || '-'} ${this.enPassant} 0 1`;
+    return `${placement(this.pieces)} ${this.turn === 'white' ? 'w' : 'b'} ${rights || '-'} ${this.enPassant} 0 1`;
   }
 
   draw() {

@@ -17,17 +17,10 @@ import {
 } from './harness.mjs';
 
 const suite = browserSuite();
-const PASSWORD = 'a long pass phrase 7';
 
 // A browser profile logged in to a new account (signed up through the
 // profile's own cookie jar; the page is told of the login as it would be).
-async function person(name) {
-  const context = await suite.newContext();
-  const answer = await context.request.post(`${suite.url}/api/accounts`, { data: { name, password: PASSWORD } });
-  assert.equal(answer.status(), 201, await answer.text());
-  await context.addInitScript((hint) => localStorage.setItem('rookery:account', hint), JSON.stringify({ name }));
-  return context;
-}
+const person = (name, options) => suite.person(name, options);
 
 // A game between two accounts, by a challenge the second accepts: its id.
 async function accountGame(white, black, blackName) {

@@ -11,11 +11,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  api, browserSuite, clickMove, docShot, expectPiece, friendGame, openPage, screenshot, seatIn, waitUntil,
+  PASSWORD, api, browserSuite, clickMove, docShot, expectPiece, friendGame, openPage, screenshot, seatIn, waitUntil,
 } from './harness.mjs';
 
 const suite = browserSuite();
-const PASSWORD = 'a long pass phrase 7';
 const SIZES = [
   { name: 'desktop', viewport: { width: 1280, height: 900 } },
   { name: 'phone', viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true },
@@ -52,14 +51,7 @@ async function seated(size, gameId, seat) {
 
 const act = (id, path, seat, body) => api(suite.url, 'POST', `/api/games/${id}/${path}`, { token: seat.token, body });
 
-// A browser profile logged in to a new account.
-async function person(size, name) {
-  const ctx = await context(size);
-  const answer = await ctx.request.post(`${suite.url}/api/accounts`, { data: { name, password: PASSWORD } });
-  assert.equal(answer.status(), 201, await answer.text());
-  await ctx.addInitScript((hint) => localStorage.setItem('rookery:account', hint), JSON.stringify({ name }));
-  return ctx;
-}
+const person = (size, name) => suite.person(name, { viewport: size.viewport, isMobile: !!size.isMobile, hasTouch: !!size.hasTouch });
 
 // A game between two accounts (the chat needs named players): its id.
 async function accountGame(white, black, blackName) {

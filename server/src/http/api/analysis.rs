@@ -447,11 +447,7 @@ fn board_position(game: &Game) -> BoardPosition {
         legal_moves: if outcome.is_some() {
             Vec::new()
         } else {
-            position
-                .legal_moves()
-                .iter()
-                .map(|&mv| position.uci(mv))
-                .collect()
+            crate::protocol::view::legal_uci(position)
         },
         check: position.is_check(),
         outcome: outcome.map(|outcome| BoardOutcome {
