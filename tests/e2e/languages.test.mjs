@@ -11,7 +11,7 @@
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { api, browserSuite, docShot, expectPiece, openPage, seatIn, waitUntil } from './harness.mjs';
+import { PASSWORD, api, browserSuite, docShot, expectPiece, openPage, seatIn, waitUntil } from './harness.mjs';
 
 const suite = browserSuite();
 const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
@@ -48,6 +48,18 @@ describe('the site in other languages', () => {
     assert.equal(await page.evaluate(() => document.documentElement.dir), 'ltr');
     await page.getByRole('heading', { name: 'Neue Partie' }).waitFor();
     await docShot(page, 'lang-lobby-de');
+
+    // The header's search, in German.
+    for (const name of ['anna_de', 'anton_de']) {
+      await api(suite.url, 'POST', '/api/accounts', { body: { name, password: PASSWORD } });
+    }
+    assert.equal(await page.locator('#player-search').getAttribute('placeholder'), 'Spieler finden');
+    await page.locator('#player-search').fill('an');
+    await page.locator('.player-search-list').getByText('anton_de').waitFor();
+    await page.locator('.player-search-list').getByText('anna_de').waitFor();
+    await docShot(page, 'lang-search-de');
+    await page.locator('#player-search').fill('zz');
+    await page.getByText('Kein Name beginnt mit „zz“.').waitFor();
 
     const game = await computerGame();
     await seatIn(context, game.id, game.seat);
