@@ -18,6 +18,7 @@ const FLOORS: &[(&str, &[&str])] = &[
     ("domain", &["util", "token"]),
     ("protocol", &["util", "token", "domain"]),
     ("metrics", &["util"]),
+    ("mail", &[]),
     ("store", &["util", "token", "domain", "protocol", "metrics"]),
     (
         "identity",
@@ -78,6 +79,7 @@ const FLOORS: &[(&str, &[&str])] = &[
             "identity",
             "pools",
             "tournaments",
+            "mail",
         ],
     ),
 ];

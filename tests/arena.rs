@@ -38,20 +38,27 @@ async fn join(server: &TestServer, id: &str, token: &str, query: &str) -> (u16, 
         .await
 }
 
+/// `GET /api/account/playing` as the person.
+async fn playing(server: &TestServer, token: &str) -> Value {
+    let (status, playing) = read(
+        server
+            .http
+            .get(server.url("/api/account/playing"))
+            .bearer_auth(token)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200, "{playing}");
+    playing
+}
+
 /// The person's next active game not in `seen`: (id, colour).
 async fn next_game(server: &TestServer, token: &str, seen: &mut Vec<String>) -> (String, String) {
     within(Duration::from_secs(20), "a pairing", async {
         loop {
-            let (_, playing) = read(
-                server
-                    .http
-                    .get(server.url("/api/account/playing"))
-                    .bearer_auth(token)
-                    .send()
-                    .await
-                    .unwrap(),
-            )
-            .await;
+            let playing = playing(server, token).await;
             for game in playing["nowPlaying"]
                 .as_array()
                 .cloned()
@@ -155,6 +162,15 @@ async fn the_fire_early_draws_and_berserk_score_as_on_lichess() {
     };
 
     let mut seen = Vec::new();
+    // An arena's game names its arena where the person's games are listed
+    // (and in the `gameStart` lines that open an event stream).
+    let (first, _) = next_game(&server, &ann, &mut seen).await;
+    seen.clear();
+    let playing = playing(&server, &ann).await;
+    let listed = &playing["nowPlaying"][0];
+    assert_eq!(listed["gameId"], first.as_str(), "{playing}");
+    assert_eq!(listed["source"], "arena", "{playing}");
+    assert_eq!(listed["tournamentId"], id.as_str(), "{playing}");
     // Three wins for Ann: 2, 2, then 4 on fire.
     for _ in 0..3 {
         let (game, colour) = next_game(&server, &ann, &mut seen).await;
@@ -315,16 +331,7 @@ async fn a_finished_arena_keeps_its_podium_results_and_games() {
     // The arena ends by the clock; a game still going at the end counts
     // when it ends.
     arena_where(&server, &id, "the end", |a| a["isFinished"] == true).await;
-    let (_, playing) = read(
-        server
-            .http
-            .get(server.url("/api/account/playing"))
-            .bearer_auth(&eve)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let playing = playing(&server, &eve).await;
     for game in playing["nowPlaying"].as_array().unwrap() {
         ok(&server, &fay, game["gameId"].as_str().unwrap(), "resign").await;
     }

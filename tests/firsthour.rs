@@ -264,3 +264,290 @@ async fn an_imported_game_continues_with_its_history() {
     assert_error(&mated, 400, "bad_request");
     server.stop().await;
 }
+
+// ------------------------------------------------------------ issue 36
+
+/// An open event stream (the web client keeps one on every page of a
+/// logged-in person): the person is online while it is open.
+async fn online_stream(server: &TestServer, token: &str) -> reqwest::Response {
+    let response = server
+        .http
+        .get(server.url("/api/stream/event"))
+        .bearer_auth(token)
+        .send()
+        .await
+        .expect("event stream");
+    assert_eq!(response.status().as_u16(), 200);
+    response
+}
+
+fn names(list: &Value) -> Vec<String> {
+    list["players"]
+        .as_array()
+        .expect("players")
+        .iter()
+        .map(|p| p["name"].as_str().expect("name").to_string())
+        .collect()
+}
+
+async fn online_names(server: &TestServer) -> Vec<String> {
+    let (status, list) = server.get("/api/online").await;
+    assert_eq!(status, 200, "{list}");
+    names(&list)
+}
+
+#[tokio::test]
+async fn people_are_found_by_the_first_letters_of_their_name() {
+    let db = TestDb::new();
+    let server = TestServer::start(test_config(&db)).await;
+    let carol = server.register("Carol").await;
+    for name in ["caroline", "carl_x", "carlos", "dave"] {
+        server.register(name).await;
+    }
+    // A new account with no game at all is found too.
+    let (status, _) = server
+        .post(
+            "/api/accounts",
+            None,
+            Some(json!({"name": "Cara", "password": "a long and rare phrase"})),
+        )
+        .await;
+    assert_eq!(status, 201);
+
+    let search = |query: &'static str| {
+        let server = &server;
+        async move { server.get(&format!("/api/players?{query}")).await }
+    };
+    let (status, found) = search("prefix=car").await;
+    assert_eq!(status, 200, "{found}");
+    assert_eq!(
+        names(&found),
+        ["Cara", "carl_x", "carlos", "Carol", "caroline"]
+    );
+    assert_eq!(found["players"][0]["rating"], 1500);
+    assert_eq!(found["players"][0]["provisional"], true);
+    assert_eq!(found["players"][0]["online"], false);
+    assert_eq!(
+        names(&search("prefix=CAROL").await.1),
+        ["Carol", "caroline"]
+    );
+    // `_` is a name's character, not a wildcard.
+    assert_eq!(names(&search("prefix=carl_").await.1), ["carl_x"]);
+    assert_eq!(
+        names(&search("prefix=car&limit=2").await.1),
+        ["Cara", "carl_x"]
+    );
+    assert_eq!(names(&search("prefix=zed").await.1), Vec::<String>::new());
+    for bad in [
+        "",
+        "prefix=",
+        "prefix=a%25",
+        "prefix=a%20b",
+        "prefix=abcdefghijklmnopqrstu",
+        "prefix=car&limit=0",
+        "prefix=car&limit=21",
+        "prefix=car&limit=ten",
+    ] {
+        assert_error(&search(bad).await, 400, "bad_request");
+    }
+
+    // Online: while the person has a page (an event stream) open, with
+    // what they play.
+    assert!(online_names(&server).await.is_empty());
+    let stream = online_stream(&server, &carol).await;
+    assert_eq!(online_names(&server).await, ["Carol"]);
+    let (_, list) = server.get("/api/online").await;
+    assert_eq!(list["players"][0]["playing"], Value::Null, "in the lobby");
+    assert_eq!(list["total"], 1);
+    assert_eq!(search("prefix=carol").await.1["players"][0]["online"], true);
+    let dave = server.register("dave2").await;
+    let (_, id) = server.create_human(json!({}), Some(&carol)).await;
+    let (status, _) = server
+        .post(&format!("/api/games/{id}/join"), Some(&dave), None)
+        .await;
+    assert_eq!(status, 200);
+    let (_, list) = server.get("/api/online").await;
+    assert_eq!(list["players"][0]["playing"], id.as_str());
+    drop(stream);
+    within(WAIT, "Carol to go offline", async {
+        while !online_names(&server).await.is_empty() {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await;
+    server.stop().await;
+}
+
+/// Plays the fool's mate: black wins.
+async fn fools_mate(server: &TestServer, id: &str, white: &str, black: &str) -> Value {
+    for (token, uci) in [(white, "f2f3"), (black, "e7e5"), (white, "g2g4")] {
+        server.play(id, token, uci).await;
+    }
+    server.play(id, black, "d8h4").await
+}
+
+async fn rating_of(server: &TestServer, name: &str) -> i64 {
+    let (_, profile) = server.get(&format!("/api/players/{name}")).await;
+    profile["rating"].as_i64().expect("rating")
+}
+
+#[tokio::test]
+async fn a_game_is_rated_or_casual_as_its_creator_chose() {
+    let db = TestDb::new();
+    let server = TestServer::start(test_config(&db)).await;
+    let alice = server.register("alice").await;
+    let bob = server.register("bob").await;
+    let game = |rated: Value| {
+        let server = &server;
+        let (alice, bob) = (alice.clone(), bob.clone());
+        async move {
+            let mut body =
+                json!({"white": {"kind": "human"}, "black": {"kind": "human"}, "as": "white"});
+            if !rated.is_null() {
+                body["rated"] = rated;
+            }
+            let (status, created) = server.post("/api/games", Some(&alice), Some(body)).await;
+            assert_eq!(status, 201, "{created}");
+            let id = created["game"]["id"].as_str().unwrap().to_string();
+            let (status, joined) = server
+                .post(&format!("/api/games/{id}/join"), Some(&bob), None)
+                .await;
+            assert_eq!(status, 200, "{joined}");
+            let white = created["seat"]["token"].as_str().unwrap().to_string();
+            let black = joined["seat"]["token"].as_str().unwrap().to_string();
+            (id, white, black, created["game"]["rated"].clone())
+        }
+    };
+
+    // Casual: the result moves no rating.
+    let (id, white, black, rated) = game(json!(false)).await;
+    assert_eq!(rated, false);
+    let end = fools_mate(&server, &id, &white, &black).await;
+    assert_eq!(
+        (end["result"].as_str(), end["rated"].as_bool()),
+        (Some("0-1"), Some(false))
+    );
+    assert_eq!(rating_of(&server, "alice").await, 1500);
+    assert_eq!(rating_of(&server, "bob").await, 1500);
+
+    // What each stands to win or lose, seen before a rated game.
+    let (status, stakes) = server.get_with("/api/players/bob/stakes", &alice).await;
+    assert_eq!(status, 200, "{stakes}");
+    assert_eq!(stakes["you"]["name"], "alice");
+    assert_eq!(stakes["opponent"]["name"], "bob");
+    let win = stakes["you"]["win"].as_i64().unwrap();
+    let loss = stakes["you"]["loss"].as_i64().unwrap();
+    assert!(win > 0 && loss < 0, "{stakes}");
+    assert_eq!(
+        stakes["you"]["draw"], 0,
+        "equal ratings: a draw moves nothing"
+    );
+
+    // Rated, asked for: it moves both by what the stakes said.
+    let (id, white, black, rated) = game(json!(true)).await;
+    assert_eq!(rated, true);
+    fools_mate(&server, &id, &white, &black).await;
+    assert_eq!(rating_of(&server, "alice").await, 1500 + loss);
+    assert!(rating_of(&server, "bob").await > 1500);
+    // Not said: the rated rule, as before.
+    let (_, _, _, rated) = game(Value::Null).await;
+    assert_eq!(rated, true);
+
+    // A game that cannot be rated is refused when asked for as rated.
+    let (status, before) = server.get("/api/games?status=active&limit=100").await;
+    assert_eq!(status, 200);
+    let asked = server
+        .post(
+            "/api/games",
+            Some(&alice),
+            Some(
+                json!({"white": {"kind": "human"}, "black": {"kind": "human"}, "as": "white",
+                "rated": true, "clock": {"initial": 30, "increment": 0}}),
+            ),
+        )
+        .await;
+    assert_error(&asked, 400, "bad_request");
+    let (_, after) = server.get("/api/games?status=active&limit=100").await;
+    assert_eq!(
+        before["games"].as_array().unwrap().len(),
+        after["games"].as_array().unwrap().len()
+    );
+    assert_error(
+        &server
+            .post(
+                "/api/games",
+                None,
+                Some(
+                    json!({"white": {"kind": "human"}, "black": {"kind": "human"}, "rated": "yes"}),
+                ),
+            )
+            .await,
+        400,
+        "bad_request",
+    );
+
+    // Stakes: only for a logged-in person, against someone else who exists.
+    assert_error(
+        &server.get("/api/players/bob/stakes").await,
+        401,
+        "unauthorized",
+    );
+    assert_error(
+        &server.get_with("/api/players/nobody/stakes", &alice).await,
+        404,
+        "not_found",
+    );
+    assert_error(
+        &server.get_with("/api/players/alice/stakes", &alice).await,
+        409,
+        "same_player",
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn pages_of_missing_things_answer_404_with_the_page() {
+    let db = TestDb::new();
+    let config = test_config(&db);
+    std::fs::create_dir_all(&config.web_dir).unwrap();
+    std::fs::write(
+        config.web_dir.join("index.html"),
+        "<!doctype html><title>Rookery</title>",
+    )
+    .unwrap();
+    let server = TestServer::start(config).await;
+    server.register("carol").await;
+    let (_, id) = server.create_human(json!({}), None).await;
+    for (page, expected) in [
+        (format!("/games/{id}"), 200),
+        (
+            "/games/3f1c8a44-0000-4000-8000-000000000000".to_string(),
+            404,
+        ),
+        ("/games/not-a-game".to_string(), 404),
+        ("/games/%E0%A4%A".to_string(), 404),
+        ("/players/carol".to_string(), 200),
+        ("/players/CAROL".to_string(), 200),
+        ("/players/nobody".to_string(), 404),
+        ("/players/no%20body".to_string(), 404),
+        ("/challenges/AbCd1234".to_string(), 404),
+        ("/team/no-such-team".to_string(), 404),
+        ("/arenas/AbCd1234".to_string(), 404),
+        ("/swiss/AbCd1234".to_string(), 404),
+        ("/help".to_string(), 200),
+        ("/forgot-password".to_string(), 200),
+        ("/reset-password".to_string(), 200),
+    ] {
+        let (status, content_type, body) = server.get_text(&page).await;
+        assert_eq!(status, expected, "{page}");
+        assert!(
+            content_type.starts_with("text/html"),
+            "{page}: {content_type}"
+        );
+        assert!(
+            body.contains("<title>Rookery</title>"),
+            "{page}: the page itself"
+        );
+    }
+    server.stop().await;
+}

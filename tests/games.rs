@@ -568,18 +568,21 @@ async fn levels_health_and_web_client() {
     let (status, _, body) = server.get_text("/healthz").await;
     assert_eq!((status, body.as_str()), (200, "ok"));
 
-    for page in [
-        "/",
-        "/games/3f1c8a44-0000-4000-8000-000000000000",
-        "/watch",
-        "/scoreboard",
-        "/teams",
-        "/team/rookery-knights",
+    for (page, expected) in [
+        ("/", 200),
+        ("/watch", 200),
+        ("/scoreboard", 200),
+        ("/teams", 200),
+        ("/help", 200),
+        // The page of a thing that is not there is the page all the same,
+        // with status 404 (issue 36).
+        ("/games/3f1c8a44-0000-4000-8000-000000000000", 404),
+        ("/team/rookery-knights", 404),
         // A Swiss's page shares its route with its TRF file.
-        "/swiss/AbCd1234",
+        ("/swiss/AbCd1234", 404),
     ] {
         let (status, content_type, body) = server.get_text(page).await;
-        assert_eq!(status, 200, "{page}");
+        assert_eq!(status, expected, "{page}");
         assert!(
             content_type.starts_with("text/html"),
             "{page}: {content_type}"

@@ -101,9 +101,9 @@ async fn game_vs_ai(http: &reqwest::Client, base: &str, level: u8) -> String {
     id
 }
 
-/// Polls until the AI has answered the first move; returns its move.
-async fn ai_reply(http: &reqwest::Client, base: &str, id: &str) -> String {
-    let state: Value = within(SLOW, "the AI's answer", async {
+/// Polls the game until it has at least `plies` moves; returns its state.
+async fn state_with(http: &reqwest::Client, base: &str, id: &str, plies: usize) -> Value {
+    within(SLOW, "the AI's answer", async {
         loop {
             let (_, state) = read(
                 http.get(format!("{base}/api/games/{id}"))
@@ -112,13 +112,18 @@ async fn ai_reply(http: &reqwest::Client, base: &str, id: &str) -> String {
                     .unwrap(),
             )
             .await;
-            if moves(&state).len() >= 2 {
+            if moves(&state).len() >= plies {
                 return state;
             }
             tokio::time::sleep(Duration::from_millis(25)).await;
         }
     })
-    .await;
+    .await
+}
+
+/// Polls until the AI has answered the first move; returns its move.
+async fn ai_reply(http: &reqwest::Client, base: &str, id: &str) -> String {
+    let state = state_with(http, base, id, 2).await;
     assert_eq!(moves(&state).len(), 2, "exactly one AI move: {state}");
     moves(&state)[1].clone()
 }
@@ -139,6 +144,42 @@ async fn a_game_against_the_ai_is_served_by_a_worker() {
     assert_eq!(field(&answered, "uci"), Some(reply.as_str()), "{answered}");
     assert!(node.lines("runs on this node").is_empty());
     assert!(node.lines("stale AI answer dropped").is_empty());
+}
+
+/// A Chess960 castle searched by a worker is played as a castle (issue
+/// 40). White's only mate is castling with the king on f1: the king to g1
+/// and the h1 rook to f1, checking along the f-file. Its two-square
+/// spelling `f1g1` is also a legal king step, so the worker must answer
+/// king takes rook (`f1h1`).
+#[tokio::test]
+async fn a_workers_chess960_castle_is_not_read_as_a_king_step() {
+    let nats = Nats::start();
+    let db = TestDb::new_sqlite();
+    let worker = Proc::worker("worker", &nats).await;
+    let (node, base) = Proc::node(&db, &nats).await;
+    let http = reqwest::Client::new();
+    let (status, created) = read(
+        http.post(format!("{base}/api/games"))
+            .json(
+                &json!({"white": {"kind": "ai", "level": 8}, "black": {"kind": "human"},
+                          "variant": "chess960",
+                          "fen": "4rkr1/4p1p1/8/8/8/8/8/5K1R w K - 0 1"}),
+            )
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["game"]["id"].as_str().unwrap();
+    let state = state_with(&http, &base, id, 1).await;
+    assert_eq!(state["san"], json!(["O-O#"]), "{state}");
+    assert_eq!(moves(&state), ["f1h1"]);
+    let answered = worker
+        .wait_line("the worker's answer", "job answered")
+        .await;
+    assert_eq!(field(&answered, "uci"), Some("f1h1"), "{answered}");
+    assert!(node.lines("runs on this node").is_empty());
 }
 
 /// `rookery-server worker --nats URL` is the same worker as `--role worker`.

@@ -191,7 +191,9 @@ export class AnalysisPanel {
     const position = data.positions.find((p) => p.ply === ply);
     const turn = this.view.positions()[ply]?.turn;
     let advice = position ? evalSentence(position, turn) : '';
-    if (judged && judged.judgement) advice += ` ${game.san[ply - 1]} is ${judged.judgement === 'inaccuracy' ? 'an' : 'a'} ${judged.judgement}: ${judged.best_san} was best.`;
+    if (judged && judged.judgement) {
+      advice += t(' {move} is {judgement, select, inaccuracy {an inaccuracy} mistake {a mistake} other {a blunder}}: {best} was best.', { move: game.san[ply - 1], judgement: judged.judgement, best: judged.best_san });
+    }
     this.adviceEl.textContent = advice;
   }
 
@@ -256,7 +258,7 @@ export class AnalysisPanel {
       }
       mark.className = `judgement ${judgement}`;
       mark.textContent = MARKS[judgement];
-      button.title = `${judgement}: ${move.best_san} was best (−${move.loss} cp)`;
+      button.title = t('{judgement, select, inaccuracy {inaccuracy} mistake {mistake} other {blunder}}: {best} was best (−{loss} cp)', { judgement: move.judgement, best: move.best_san, loss: move.loss });
       button.dataset.judgement = judgement;
     }
   }

@@ -1,5 +1,6 @@
 // Entry point: the server serves this one page for /, /games/{id}, /watch,
 // /scoreboard, /players/{name}, /login, /signup, /account, /me/games,
+// /forgot-password, /reset-password, /verify-email, /help,
 // /challenges/{id}, /mod (moderators), /teams, /team/{id} and /swiss/{id};
 // the path decides which page to draw.
 
@@ -13,6 +14,9 @@ import { lobbyPage } from './lobby.js';
 import { loginPage, signupPage } from './login.js';
 import { myGamesPage } from './mygames.js';
 import { playerPage } from './player.js';
+import { forgotPasswordPage, resetPasswordPage, verifyEmailPage } from './recovery.js';
+import { helpPage } from './help.js';
+import { searchControl } from './search.js';
 import { scoreboardPage } from './scoreboard.js';
 import { accountControl, currentAccount, onAccountChange } from './session.js';
 import { applyLooks, settingsControl } from './settings.js';
@@ -21,10 +25,11 @@ import { showNotices } from './social.js';
 import { swissPage } from './swiss.js';
 import { teamPage, teamsPage } from './teams.js';
 import { watchPage } from './watch.js';
+import { t } from './i18n.js';
 
 function route(root, path) {
   const match = path.match(/^\/games\/([^/]+)$/);
-  if (match) return { nav: null, run: () => gamePage(root, decodeSegment(match[1])) };
+  if (match) return { nav: null, page: 'game', run: () => gamePage(root, decodeSegment(match[1])) };
   if (path === '/' || path === '/index.html') return { nav: '/', run: () => lobbyPage(root) };
   if (path === '/watch') return { nav: '/watch', run: () => watchPage(root) };
   if (path === '/arenas') return { nav: '/arenas', run: () => arenasPage(root) };
@@ -36,6 +41,10 @@ function route(root, path) {
   if (player) return { nav: null, run: () => playerPage(root, decodeURIComponent(player[1])) };
   if (path === '/login') return { nav: null, run: () => loginPage(root) };
   if (path === '/signup') return { nav: null, run: () => signupPage(root) };
+  if (path === '/forgot-password') return { nav: null, run: () => forgotPasswordPage(root) };
+  if (path === '/reset-password') return { nav: null, run: () => resetPasswordPage(root) };
+  if (path === '/verify-email') return { nav: null, run: () => verifyEmailPage(root) };
+  if (path === '/help') return { nav: null, run: () => helpPage(root) };
   if (path === '/account') return { nav: null, run: () => accountPage(root) };
   if (path === '/me/games') return { nav: null, run: () => myGamesPage(root) };
   if (path === '/mod') return { nav: null, run: () => moderationPage(root) };
@@ -49,11 +58,11 @@ function route(root, path) {
   return {
     nav: null,
     run: async () => {
-      document.title = 'Page not found · Rookery';
+      document.title = t('Page not found · Rookery');
       clear(root, h('section', { class: 'card narrow not-found' },
-        h('h1', null, 'Page not found'),
-        h('p', null, 'There is no page at this address. The link may be mistyped, or the page may have moved.'),
-        h('p', { class: 'actions' }, h('a', { class: 'button primary', href: '/' }, 'Back to the lobby'))));
+        h('h1', null, t('Page not found')),
+        h('p', null, t('There is no page at this address. The link may be mistyped, or the page may have moved.')),
+        h('p', { class: 'actions' }, h('a', { class: 'button primary', href: '/' }, t('Back to the lobby')))));
     },
   };
 }
@@ -70,7 +79,11 @@ function decodeSegment(segment) {
 
 // Board colours and pieces first, so no board is drawn in the wrong ones.
 applyLooks();
-document.querySelector('.site-header').append(accountControl(), settingsControl());
+// The page's own HTML (index.html) in the page's language.
+for (const el of document.querySelectorAll('.skip-link, .site-nav a, .site-footer a, main > .loading')) el.textContent = t(el.textContent.trim());
+document.querySelector('.brand').setAttribute('aria-label', t('Rookery home'));
+document.querySelector('.site-nav').setAttribute('aria-label', t('Main'));
+document.querySelector('.site-header').append(searchControl(), accountControl(), settingsControl());
 
 // A logged-in person hears of challenges on every page.
 let listening = null;
@@ -91,13 +104,16 @@ notices.className = 'notices';
 root.before(notices);
 showNotices(notices);
 const path = window.location.pathname.replace(/\/+$/, '') || '/';
-const { nav, run } = route(root, path);
+const { nav, page, run } = route(root, path);
+// A game page on a phone keeps its height for the board (style.css leaves
+// the header's search out there).
+if (page) document.body.dataset.page = page;
 for (const link of document.querySelectorAll('.site-nav a')) {
   if (link.getAttribute('href') === nav) link.setAttribute('aria-current', 'page');
 }
 run().catch((error) => {
   clear(root, h('section', { class: 'card narrow' },
-    h('h1', null, 'Something went wrong'),
+    h('h1', null, t('Something went wrong')),
     h('p', null, error && error.message ? error.message : String(error)),
-    h('p', null, h('a', { href: window.location.pathname }, 'Reload'))));
+    h('p', null, h('a', { href: window.location.pathname }, t('Reload')))));
 });

@@ -194,9 +194,10 @@ export async function arenaPage(root, id) {
   connect();
 }
 
-// On a game page: if this game came from an arena's pairing, go back to
-// the arena once it is over (the arena then sends the next pairing).
-export function returnToArena(gameId) {
+// On a game page: if this game came from an arena's pairing, offer the
+// player berserk while they may (offerBerserk), and go back to the arena
+// once it is over (the arena then sends the next pairing).
+export function returnToArena(gameId, view) {
   let target;
   try {
     target = JSON.parse(window.sessionStorage.getItem(RETURN_KEY) || 'null');
@@ -204,6 +205,7 @@ export function returnToArena(gameId) {
     target = null;
   }
   if (!target || target.game !== gameId) return;
+  if (view) offerBerserk(view, gameId, target.arena);
   const check = async () => {
     const game = await api('GET', `/api/games/${encodeURIComponent(gameId)}`).catch(() => null);
     if (game && game.status === 'finished') {
@@ -215,4 +217,35 @@ export function returnToArena(gameId) {
     setTimeout(check, 1000);
   };
   check();
+}
+
+// The berserk button of an arena game's page, as lichess's: shown to a
+// player of an arena that allows berserk until their first move; a click
+// halves their clock and drops their increment for a point more on a win
+// (POST /api/board/game/{id}/berserk, as the logged-in account). The
+// players' bars mark whoever went berserk (the state's `berserk`).
+async function offerBerserk(view, gameId, arenaId) {
+  const arena = await api('GET', `/api/tournament/${encodeURIComponent(arenaId)}`).catch(() => null);
+  if (!arena || !arena.berserkable) return;
+  const button = h('button', { type: 'button', class: 'berserk-button', hidden: true }, t('Berserk'));
+  const sync = () => {
+    const game = view.game;
+    const color = view.seat && view.seat.color;
+    const firstMoveMade = !!game && game.moves.length > (color === 'black' ? 1 : 0);
+    button.hidden = !game || !color || game.status === 'finished' || firstMoveMade
+      || (game.berserk || []).includes(color);
+  };
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    try {
+      await api('POST', `/api/board/game/${encodeURIComponent(gameId)}/berserk`);
+      button.hidden = true;
+    } catch (error) {
+      view.flash(t('Berserk refused: {reason}', { reason: error.message }));
+    }
+    button.disabled = false;
+  });
+  view.firstMoveEl.after(button);
+  view.afterUpdate = sync;
+  sync();
 }

@@ -252,7 +252,7 @@ export class BoardView {
             type: 'button',
             class: 'promotion-choice',
             dataset: { promotion: role },
-            'aria-label': `Promote to ${ROLE_NAMES[role.toUpperCase()]}`,
+            'aria-label': t('Promote to {role, select, q {queen} r {rook} b {bishop} other {knight}}', { role }),
           });
           button.append(pieceElement(color + role.toUpperCase(), { automation: false }));
           button.addEventListener('click', (event) => {

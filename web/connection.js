@@ -118,7 +118,7 @@ export const connectionMethods = {
         if (this.partnerSocket) this.partnerSocket.stop();
         this.partnerSocket = null;
       }
-      this.flash('The server no longer recognises this browser’s seat in the game, so you are watching it.');
+      this.flash(t('The server no longer recognises this browser’s seat in the game, so you are watching it.'));
       this.connect();
       this.render();
     }, { once: true });

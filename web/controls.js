@@ -80,7 +80,7 @@ export const controlMethods = {
     const uci = premoveToPlay(queued, game.legal_moves);
     if (uci) this.sendMove(uci);
     else {
-      this.flash('Your premove was not legal after your opponent’s move, so it was dropped.');
+      this.flash(t('Your premove was not legal after your opponent’s move, so it was dropped.'));
       this.render();
     }
   },

@@ -81,7 +81,7 @@ export async function gamePage(root, gameId) {
   if (notice) view.flash(notice);
   view.connect();
   view.connectPartner();
-  returnToArena(gameId);
+  returnToArena(gameId, view);
   if (game.clock && !getSettings(gameId)) {
     // A friend or spectator did not create the game: read its time control
     // from the PGN, for the clock label and a rematch at the same speed.

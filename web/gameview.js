@@ -152,6 +152,8 @@ export class GameView {
     if (sound) playSound(sound);
     this.render();
     this.playPremove();
+    // A part of the page that follows the state (the arena's berserk).
+    if (this.afterUpdate) this.afterUpdate(game);
   }
 
   // A message about what just happened (a join, a refusal): it holds until

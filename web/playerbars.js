@@ -46,6 +46,8 @@ export const playerBarMethods = {
       if (rated && typeof change === 'number') bar.rating.textContent += ` ${changeText(change)}`;
       const mine = this.seat && this.seat.color === color;
       bar.tag.textContent = mine && !this.passPlay ? '(you)' : '';
+      // An arena game: this side went berserk (half the clock, no increment).
+      if ((game.berserk || []).includes(color)) bar.tag.append(h('span', { class: 'berserk-mark', title: t('Berserk: half the clock, no increment') }, ' ⚔ berserk'));
       let presence = '';
       let presenceLabel = '';
       if (side && side.kind === 'human') {

@@ -9,8 +9,11 @@ import { h, pathIcon } from './dom.js';
 import { languageSetting } from './languages.js';
 import { PIECE_SETS, currentPieceSet, pieceElement, setPieceSet } from './pieces.js';
 import { getPreference, savePreference } from './storage.js';
+import { t } from './i18n.js';
 
-export const BOARD_THEMES = { wood: 'Wood', green: 'Green', blue: 'Blue', grey: 'Grey' };
+export const BOARD_THEMES = { wood: t('Wood'), green: t('Green'), blue: t('Blue'), grey: t('Grey') };
+// The page's colours (issue 36): the system's choice, or always light or dark.
+export const COLOR_SCHEMES = { system: t('System'), light: t('Light'), dark: t('Dark') };
 const DEFAULT_THEME = 'wood';
 const DEFAULT_SET = 'classic';
 
@@ -23,8 +26,48 @@ function applyTheme(theme) {
   document.documentElement.dataset.boardTheme = theme;
 }
 
+// The style sheets' dark rules are `@media (prefers-color-scheme: dark)`
+// blocks. "Light" or "Dark" rewrites each such block's condition (kept here
+// to undo it) to never or always; "System" puts it back. The sheets stay as
+// written, and so does every rule in them.
+const darkConditions = new WeakMap();
+const DARK = '(prefers-color-scheme: dark)';
+
+function darkRules() {
+  const rules = [];
+  const visit = (list) => {
+    for (const rule of list) {
+      if (rule instanceof CSSMediaRule) {
+        if (!darkConditions.has(rule) && rule.media.mediaText.includes(DARK)) darkConditions.set(rule, rule.media.mediaText);
+        if (darkConditions.has(rule)) rules.push(rule);
+      }
+    }
+  };
+  for (const sheet of document.styleSheets) {
+    try {
+      visit(sheet.cssRules);
+    } catch {
+      // A sheet of another origin: not ours to read.
+    }
+  }
+  return rules;
+}
+
+export function applyColorScheme(scheme) {
+  const root = document.documentElement;
+  if (scheme === 'system') delete root.dataset.colorScheme;
+  else root.dataset.colorScheme = scheme;
+  root.style.colorScheme = scheme === 'system' ? '' : scheme;
+  for (const rule of darkRules()) {
+    const original = darkConditions.get(rule);
+    rule.media.mediaText = scheme === 'system' ? original
+      : scheme === 'dark' ? original.replace(DARK, '(min-width: 0px)') : 'not all';
+  }
+}
+
 // Called once at start, before any board is drawn.
 export function applyLooks() {
+  applyColorScheme(chosen('color-scheme', COLOR_SCHEMES, 'system'));
   applyTheme(chosen('board-theme', BOARD_THEMES, DEFAULT_THEME));
   setPieceSet(chosen('piece-set', PIECE_SETS, DEFAULT_SET));
 }
@@ -33,7 +76,7 @@ export function applyLooks() {
 export function settingsControl() {
   const panelId = 'board-settings';
   const button = h('button', {
-    type: 'button', class: 'settings-button', 'aria-label': 'Board settings', title: 'Board settings',
+    type: 'button', class: 'settings-button', 'aria-label': t('Board settings'), title: t('Board settings'),
     'aria-expanded': 'false', 'aria-controls': panelId,
   }, gear());
   const group = (legend, name, options, current, onPick) => h('fieldset', { class: 'segmented' },
@@ -46,14 +89,34 @@ export function settingsControl() {
   const preview = h('div', { class: 'settings-preview', 'aria-hidden': 'true' },
     ['wK', 'bQ', 'wR', 'bB', 'wN', 'bP'].map((code, index) => h('div', { class: `sq ${index % 2 ? 'dark' : 'light'}` },
       pieceElement(code, { automation: false }))));
-  const done = h('button', { type: 'button', class: 'primary' }, 'Done');
-  const panel = h('div', { class: 'settings-panel', id: panelId, role: 'dialog', 'aria-label': 'Board settings', hidden: true },
-    h('h2', null, 'Board'),
-    group('Board colours', 'board-theme', BOARD_THEMES, document.documentElement.dataset.boardTheme || DEFAULT_THEME, (theme) => {
+  const done = h('button', { type: 'button', class: 'primary' }, t('Done'));
+  const notify = h('button', { type: 'button', id: 'notify-button', class: 'small' }, t('Notify me of challenges'));
+  const notifyState = h('span', { class: 'muted', id: 'notify-state' });
+  const drawNotify = () => {
+    const supported = 'Notification' in window;
+    notify.hidden = !supported || Notification.permission !== 'default';
+    notifyState.textContent = !supported ? ''
+      : Notification.permission === 'granted' ? t('Challenges arriving in a hidden tab show a notification.')
+        : Notification.permission === 'denied' ? t('Notifications are blocked in this browser.') : '';
+  };
+  notify.addEventListener('click', async () => {
+    await Notification.requestPermission().catch(() => {});
+    drawNotify();
+  });
+  drawNotify();
+  const panel = h('div', { class: 'settings-panel', id: panelId, role: 'dialog', 'aria-label': t('Board settings'), hidden: true },
+    h('h2', null, t('Page')),
+    group(t('Colours'), 'color-scheme', COLOR_SCHEMES, chosen('color-scheme', COLOR_SCHEMES, 'system'), (scheme) => {
+      savePreference('color-scheme', scheme);
+      applyColorScheme(scheme);
+    }),
+    h('p', { class: 'notify-row' }, notify, notifyState),
+    h('h2', null, t('Board')),
+    group(t('Board colours'), 'board-theme', BOARD_THEMES, document.documentElement.dataset.boardTheme || DEFAULT_THEME, (theme) => {
       savePreference('board-theme', theme);
       applyTheme(theme);
     }),
-    group('Pieces', 'piece-set', Object.fromEntries(Object.entries(PIECE_SETS).map(([key, set]) => [key, set.label])), currentPieceSet(), (set) => {
+    group(t('Pieces'), 'piece-set', Object.fromEntries(Object.entries(PIECE_SETS).map(([key, set]) => [key, set.label])), currentPieceSet(), (set) => {
       savePreference('piece-set', set);
       setPieceSet(set);
     }),

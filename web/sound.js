@@ -9,6 +9,7 @@
 // name), which the mute test and any future visual cue can listen to.
 
 import { getPreference, savePreference } from './storage.js';
+import { t } from './i18n.js';
 
 const MUTED_KEY = 'muted';
 
@@ -25,16 +26,25 @@ const SOUNDS = {
 
 let context = null;
 
-// Within a user gesture: make the context, or wake it if the browser
-// suspended it (a tab in the background).
-function unlock() {
+// Keys that are no user activation to the browser (a modifier alone, a
+// lock key): a context made on one is not allowed to start, and Chromium
+// warns. Issue 36: Shift as the first key pressed did that.
+const NOT_A_GESTURE = new Set(['Shift', 'Control', 'Alt', 'Meta', 'AltGraph', 'CapsLock', 'NumLock', 'ScrollLock', 'Fn', 'FnLock', 'Hyper', 'Super', 'Symbol', 'SymbolLock', 'OS', 'Dead', 'Unidentified']);
+
+// Within a real user gesture: make the context, or wake it if the browser
+// suspended it (a tab in the background). A key that does not activate the
+// page (Shift alone), or an event the browser does not count as a gesture
+// now, leaves it alone.
+function unlock(event) {
+  if (event.type === 'keydown' && (NOT_A_GESTURE.has(event.key) || event.repeat)) return;
+  if (navigator.userActivation && !navigator.userActivation.isActive) return;
   const Context = window.AudioContext || window.webkitAudioContext;
   if (!Context) return;
   if (!context) context = new Context();
   if (context.state === 'suspended') context.resume().catch(() => {});
 }
-window.addEventListener('pointerdown', unlock, { capture: true });
-window.addEventListener('keydown', unlock, { capture: true });
+// A touch activates the page on its pointerup, a mouse on pointerdown.
+for (const type of ['pointerdown', 'pointerup', 'click', 'keydown']) window.addEventListener(type, unlock, { capture: true });
 
 export function isMuted() {
   return getPreference(MUTED_KEY) === true;
@@ -81,11 +91,11 @@ export function soundFor(previous, game, capture) {
 // The mute toggle for the game page: a button whose pressed state is
 // "sound on".
 export function muteButton(h) {
-  const button = h('button', { type: 'button', class: 'mute', 'aria-label': 'Sound' });
+  const button = h('button', { type: 'button', class: 'mute', 'aria-label': t('Sound') });
   const draw = () => {
     const muted = isMuted();
     button.setAttribute('aria-pressed', String(!muted));
-    button.textContent = muted ? 'Sound off' : 'Sound on';
+    button.textContent = muted ? t('Sound off') : t('Sound on');
   };
   button.addEventListener('click', () => {
     setMuted(!isMuted());

@@ -184,7 +184,7 @@ export async function swissPage(root, id) {
         if (refused.length) buttons.push(h('span', { class: 'muted' }, `Not met: ${refused.map((v) => v.condition).join(', ')}`));
       }
       if (me && me.leader && swiss.nbOngoing === 0) {
-        buttons.push(act(`Start round ${swiss.round + 1} now`, 'POST', 'schedule-next-round', { id: 'swiss-start-round' }));
+        buttons.push(act(t('Start round {round} now', { round: swiss.round + 1 }), 'POST', 'schedule-next-round', { id: 'swiss-start-round' }));
       }
     }
     clear(actions, buttons.length ? h('div', { class: 'actions' }, buttons) : null);
@@ -203,7 +203,7 @@ export async function swissPage(root, id) {
       const color = isMe(game.white) ? 'white' : 'black';
       const opponent = color === 'white' ? game.black : game.white;
       clear(yourGame, h('p', { class: 'flash your-game' },
-        `Round ${round.round}: you play ${color} against ${opponent}. `,
+        t('Round {round}: you play {side, select, white {white} other {black}} against {opponent}. ', { round: round.round, side: color, opponent }),
         h('a', { class: 'button primary', href: `/games/${encodeURIComponent(game.gameId)}`, id: 'your-game', dataset: { color, game: game.gameId } }, t('Go to your game'))));
     } else if (bye) {
       clear(yourGame, h('p', { class: 'flash', id: 'your-bye' }, `Round ${round.round}: you have a ${BYES[bye.bye] || 'bye'}.`));

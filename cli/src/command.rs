@@ -29,6 +29,9 @@ pub enum Command {
     Abort,
     /// Online: offer a rematch of the finished game, or accept the offer.
     Rematch,
+    /// An arena game: halve one's clock (no increment) before one's first
+    /// move, for a point more on a win.
+    Berserk,
     Help,
     Quit,
 }
@@ -52,6 +55,8 @@ commands:
   withdraw                    take back your own standing offer (online)
   abort                       end the game without a result before each side has moved (online)
   rematch                     offer a rematch once the game is over, or accept one (online)
+  berserk                     arena games: halve your clock and lose your increment before
+                              your first move, for a point more on a win
   help                        this list
   quit                        leave (Ctrl-C and Ctrl-D too)";
 
@@ -112,6 +117,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, String> {
         "withdraw" => no_argument(Command::Withdraw),
         "abort" => no_argument(Command::Abort),
         "rematch" => no_argument(Command::Rematch),
+        "berserk" => no_argument(Command::Berserk),
         "help" | "?" => no_argument(Command::Help),
         "quit" | "exit" => no_argument(Command::Quit),
         _ if rest.is_empty() => Ok(Some(Command::Move(first.to_string()))),

@@ -261,6 +261,9 @@ impl LocalSession {
                         .into(),
                 )
             }
+            Command::Berserk => {
+                return Err("berserk is for arena games (rookery arena join)".into())
+            }
             Command::Help => self.screen.say(HELP),
             Command::Quit => {}
         }

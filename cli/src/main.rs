@@ -5,7 +5,8 @@
 //! - [`remote`]: create, join, play and watch games on a rookery-server
 //!   through its public HTTP and WebSocket contract (plain or TLS); list
 //!   live games; log in to an account and keep its token; challenge
-//!   players by name and answer their challenges.
+//!   players by name and answer their challenges; list arenas, and join
+//!   an arena or a team's Swiss to play its pairings one after the other.
 //! - [`table`]: what the player sees and asks about, shared by both: the
 //!   game, the picked piece, `info`, typed moves.
 //! - [`board`]: drawing the board, in colour or plain, Unicode or ASCII.
@@ -28,6 +29,7 @@ use serde_json::json;
 
 use crate::console::{Lines, OutputFlags, Questions, Screen};
 use crate::local::{LocalSession, LocalSetup};
+use crate::remote::tournament::{self, Kind};
 use crate::remote::{ChallengeTerms, GameRef, Participant, RemoteSession, Server};
 
 #[derive(Parser)]
@@ -119,6 +121,65 @@ enum Commands {
         #[arg(long, value_enum, default_value_t = DeclineReason::Generic)]
         reason: DeclineReason,
     },
+    /// Arena tournaments: list them, join one and play its pairings, or
+    /// withdraw (logged in, but for `list`).
+    Arena {
+        #[command(subcommand)]
+        command: ArenaCommand,
+    },
+    /// Swiss tournaments of your teams: join one and play its rounds, or
+    /// withdraw (logged in).
+    Swiss {
+        #[command(subcommand)]
+        command: SwissCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum ArenaCommand {
+    /// The arenas going on, to come and lately finished.
+    List {
+        #[command(flatten)]
+        server: ServerArgs,
+    },
+    /// Join an arena and play each game it pairs you in, one after the
+    /// other, until it ends; q (or Ctrl-C while waiting) withdraws.
+    Join {
+        #[command(flatten)]
+        server: ServerArgs,
+        /// The arena's id.
+        id: String,
+        /// The entry code of a private arena.
+        #[arg(long)]
+        code: Option<String>,
+    },
+    /// Withdraw from an arena (a pause: your points stay, and joining
+    /// again comes back).
+    Withdraw {
+        #[command(flatten)]
+        server: ServerArgs,
+        /// The arena's id.
+        id: String,
+    },
+}
+
+#[derive(Subcommand)]
+enum SwissCommand {
+    /// Join a Swiss tournament and play each round's game until it ends;
+    /// q (or Ctrl-C while waiting) withdraws.
+    Join {
+        #[command(flatten)]
+        server: ServerArgs,
+        /// The tournament's id.
+        id: String,
+    },
+    /// Withdraw from a Swiss tournament: no later round pairs you.
+    Withdraw {
+        #[command(flatten)]
+        server: ServerArgs,
+        /// The tournament's id.
+        id: String,
+    },
 }
 
 #[derive(Args)]
@@ -139,6 +200,13 @@ struct ChallengeArgs {
     /// A rated game (casual without it).
     #[arg(long)]
     rated: bool,
+    /// Chess960: the back ranks shuffled (the server draws the start
+    /// unless --chess960-start names one).
+    #[arg(long)]
+    chess960: bool,
+    /// The Chess960 start position's number, 0 to 959.
+    #[arg(long, requires = "chess960", value_parser = clap::value_parser!(u32).range(0..960))]
+    chess960_start: Option<u32>,
 }
 
 /// lichess's reasons to decline a challenge (the server's keys), those
@@ -318,6 +386,8 @@ fn main() -> ExitCode {
             challenge,
             reason,
         } => online(|| decline(server, challenge, reason)),
+        Commands::Arena { command } => online(|| arena(command, flags)),
+        Commands::Swiss { command } => online(|| swiss(command, flags)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -603,6 +673,7 @@ async fn challenge(args: ChallengeArgs, flags: OutputFlags) -> Result<(), String
         clock,
         color: args.color.name(),
         rated: args.rated,
+        chess960: args.chess960.then_some(args.chess960_start),
     };
     remote::challenge::challenge(server, &args.name, terms, flags).await
 }
@@ -628,4 +699,37 @@ async fn decline(args: ServerArgs, challenge: String, reason: DeclineReason) -> 
     let said = remote::challenge::decline(&server, &reference.id, reason.key()).await?;
     println!("{said}");
     Ok(())
+}
+
+async fn arena(command: ArenaCommand, flags: OutputFlags) -> Result<(), String> {
+    match command {
+        ArenaCommand::List { server } => {
+            let server = server_for(&server, None, Credential::PlayerOr(None))?;
+            print!("{}", tournament::list_arenas(&server).await?);
+            Ok(())
+        }
+        ArenaCommand::Join { server, id, code } => {
+            let server = logged_in(&server, None)?;
+            tournament::join_and_play(server, Kind::Arena, &id, code.as_deref(), flags).await
+        }
+        ArenaCommand::Withdraw { server, id } => {
+            let server = logged_in(&server, None)?;
+            println!("{}", tournament::withdraw(&server, Kind::Arena, &id).await?);
+            Ok(())
+        }
+    }
+}
+
+async fn swiss(command: SwissCommand, flags: OutputFlags) -> Result<(), String> {
+    match command {
+        SwissCommand::Join { server, id } => {
+            let server = logged_in(&server, None)?;
+            tournament::join_and_play(server, Kind::Swiss, &id, None, flags).await
+        }
+        SwissCommand::Withdraw { server, id } => {
+            let server = logged_in(&server, None)?;
+            println!("{}", tournament::withdraw(&server, Kind::Swiss, &id).await?);
+            Ok(())
+        }
+    }
 }

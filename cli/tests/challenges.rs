@@ -301,3 +301,79 @@ fn q_or_ctrl_c_cancels_the_wait_and_play_finds_the_accounts_seat() {
         assert!(back.stdout.contains(line), "{line:?}: {}", back.stdout);
     }
 }
+
+/// `challenge NAME --chess960 --chess960-start 500`: the challenge says
+/// Chess960 on both sides, the game starts from start 500, and its
+/// castling is played from the accounts' seats (`O-O` with the king on
+/// f1 is sent king takes rook).
+#[test]
+fn a_chess960_challenge_is_played_from_its_start() {
+    let server = Server::start();
+    let api = Api::new(&server);
+    let alice = account(&server, &api, "alice_9");
+    let bob = account(&server, &api, "bob_9");
+    let bad = run(
+        alice.path(),
+        &on(&server, &["challenge", "bob_9", "--chess960-start", "3"]),
+        "",
+    );
+    assert!(!bad.status.success(), "--chess960-start needs --chess960");
+    let mut made = spawn_rookery(
+        alice.path(),
+        &on(
+            &server,
+            &[
+                "challenge",
+                "bob_9",
+                "--chess960",
+                "--chess960-start",
+                "500",
+                "--color",
+                "white",
+            ],
+        ),
+    );
+    let mut made_out = LineFeed::new(made.stdout.take().expect("stdout"));
+    let line = made_out.wait_for("the challenge", |line| {
+        line.starts_with("challenge ").then(|| line.to_string())
+    });
+    assert!(line.contains("5+3 blitz  Chess960  casual"), "{line}");
+    let game = challenge_id(&line).expect("an id");
+    let incoming = listed(bob.path(), &server);
+    assert!(
+        incoming
+            .lines()
+            .any(|l| l.starts_with(&game) && l.contains("Chess960")),
+        "{incoming}"
+    );
+    let alice_plays = std::thread::spawn(move || {
+        let run = finish(made, "Ngf3\nO-O\nresign\n");
+        (run, made_out.rest())
+    });
+    let bob_run = run(
+        bob.path(),
+        &on(&server, &["accept", &game]),
+        "Ngf6\nKg8\nboard\n",
+    );
+    let (alice_run, alice_lines) = alice_plays.join().expect("alice's script");
+    bob_run.assert_ok();
+    assert!(alice_run.status.success(), "{alice_lines:#?}");
+    let (status, state) = api.call(
+        reqwest::Method::GET,
+        &format!("/api/games/{game}"),
+        None,
+        None,
+    );
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["variant"], "chess960");
+    assert_eq!(
+        state["initial_fen"],
+        "rbbqnknr/pppppppp/8/8/8/8/PPPPPPPP/RBBQNKNR w KQkq - 0 1"
+    );
+    assert_eq!(
+        state["san"],
+        serde_json::json!(["Ngf3", "Ngf6", "O-O", "Kg8"])
+    );
+    assert_eq!(state["moves"][2], "f1h1", "{state}");
+    assert_eq!(state["result"], "0-1");
+}

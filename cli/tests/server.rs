@@ -123,6 +123,50 @@ fn two_clients_play_while_a_third_watches() {
     assert_eq!(listed.stdout, "no live games\n");
 }
 
+/// A Chess960 game made with `--chess960 --chess960-start 500` (issue
+/// 40; ported from the `chess960` branch): the king on f1 castles with
+/// `O-O` (sent king takes rook, f1h1, since f1g1 is also the king's step)
+/// and black's `Kg8` stays a king step; both PGNs carry the variant.
+#[test]
+fn a_chess960_game_castles_online() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let mut white = spawn_rookery(
+        dir.path(),
+        &[
+            "play",
+            "--server",
+            &server.url,
+            "--chess960",
+            "--chess960-start",
+            "500",
+        ],
+    );
+    let mut white_out = LineFeed::new(white.stdout.take().expect("stdout"));
+    let link = white_out.wait_for("the game link", |line| {
+        line.strip_prefix("game: ").map(str::to_string)
+    });
+    let black = spawn_rookery(dir.path(), &["play", &link]);
+    let white_script = std::thread::spawn(move || {
+        let run = finish(white, "Ngf3\nO-O\nresign\n");
+        (run.status, white_out.rest())
+    });
+    // Each client acts on its turn and stays to the game's end: white
+    // resigns after Kg8, then black saves.
+    let black_run = finish(black, "Ngf6\nKg8\nsave black.pgn\n");
+    let (white_status, white_lines) = white_script.join().expect("white's script");
+    black_run.assert_ok();
+    assert!(white_status.success(), "white failed: {white_lines:#?}");
+    let (sans, _) = check_pgn(&dir.path().join("black.pgn"));
+    assert_eq!(sans, ["Ngf3", "Ngf6", "O-O", "Kg8"]);
+    let pgn = std::fs::read_to_string(dir.path().join("black.pgn")).expect("black.pgn");
+    assert!(pgn.contains("[Variant \"Chess960\"]"), "{pgn}");
+    assert!(
+        pgn.contains("[FEN \"rbbqnknr/pppppppp/8/8/8/8/PPPPPPPP/RBBQNKNR w KQkq - 0 1\"]"),
+        "{pgn}"
+    );
+}
+
 /// `rookery play` against the server's level 1 as white, fed `input`.
 fn against_level_1_as_white(dir: &std::path::Path, server: &Server, input: &str) -> Run {
     run(

@@ -59,6 +59,16 @@ impl Events {
             .is_some_and(|sender| sender.receiver_count() > 0)
     }
 
+    /// The players with an event stream open on this node (the web client
+    /// keeps one open on every page of a logged-in person).
+    pub fn online_players(&self) -> Vec<String> {
+        self.players()
+            .iter()
+            .filter(|(_, sender)| sender.receiver_count() > 0)
+            .map(|(id, _)| id.clone())
+            .collect()
+    }
+
     /// Sends `event` (one NDJSON line) to the player's open streams, on
     /// this node and, in a cluster, on the others.
     pub fn send(&self, player_id: &str, event: &impl Serialize) {

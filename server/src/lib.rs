@@ -29,6 +29,8 @@
 //!   ([`http::error::ApiError`]), the handlers per resource (`http::api`),
 //!   the lichess-compatible routes (`http::lichess`), the WebSocket
 //!   endpoint (`http::ws`) and the static web client (`http::web`).
+//! - [`mail`]: the letters the server sends (e-mail verification and
+//!   password-reset links) through the operator's SMTP server.
 //! - [`metrics`]: the Prometheus metrics; [`util`]: small helpers every
 //!   floor uses.
 //! - [`pools`]: quick pairing by time control (issue 38);
@@ -46,6 +48,7 @@ pub mod events;
 pub mod http;
 pub mod identity;
 pub mod live;
+pub mod mail;
 pub mod metrics;
 pub mod pools;
 pub mod protocol;
@@ -98,6 +101,8 @@ pub struct AppState {
     pub pools: crate::pools::Pools,
     /// Arena tournaments and their director (issue 38).
     pub arenas: crate::tournaments::arena::Arenas,
+    /// The SMTP server's sender (issue 36); `None` without `--smtp-host`.
+    pub mailer: Option<crate::mail::Mailer>,
 }
 
 impl AppState {
@@ -118,6 +123,12 @@ impl App {
     /// Opens the database (running migrations) and starts its writer.
     pub async fn start(config: Config) -> anyhow::Result<App> {
         let tls = http::tls::from_config(&config)?;
+        let mailer = match config.mail_settings()? {
+            Some(settings) => {
+                Some(crate::mail::Mailer::new(settings).context("setting up --smtp-host")?)
+            }
+            None => None,
+        };
         let chat_filter = match &config.ops.chat_filter {
             Some(path) => {
                 let filter = crate::social::chat::WordFilter::load(path)
@@ -193,6 +204,7 @@ impl App {
             ws: ClientBuckets::new(config.ws_rate()),
             signups: ClientBuckets::new(config.signup_rate()),
             board: ClientBuckets::new(config.board_analysis_rate()),
+            mails: ClientBuckets::new(crate::http::rate_limit::MAIL_RATE),
         };
         let pools = crate::pools::Pools::new(registry.clone(), config.pool_options());
         let arenas =
@@ -211,6 +223,7 @@ impl App {
                 login_throttle: Arc::default(),
                 swiss,
                 chat: Arc::new(crate::social::chat::ChatRules::new(chat_filter)),
+                mailer,
             },
             tls,
         })
@@ -329,7 +342,7 @@ fn connection_limits(config: &Config) -> ConnectionLimits {
 
 /// The whole HTTP surface.
 pub fn build_router(state: AppState) -> Router {
-    let web = http::web::service(&state.config.web_dir);
+    let web = http::web::service(&state);
     Router::new()
         .merge(http::api::router(state.clone()))
         .merge(http::ws::router(state.clone()))

@@ -1,6 +1,6 @@
 //! `rookery-server`: parses flags, sets up logging, binds, prints the
 //! `listening on` line and serves until SIGINT or SIGTERM; or runs a
-//! subcommand instead (`backup`, `admin` (roles), or `worker`, the AI
+//! subcommand instead (`backup`, `admin` (roles, password resets), or `worker`, the AI
 //! worker that `--role worker` also starts). Everything else is in the library
 //! (`rookery_server::App`).
 
@@ -8,7 +8,7 @@ use std::io::{IsTerminal, Write};
 
 use anyhow::Context;
 use clap::Parser;
-use rookery_server::config::{LogFormat, RoleChange, Task};
+use rookery_server::config::{AdminAction, LogFormat, Task};
 use rookery_server::{listening_line, App, Config};
 use tokio::net::TcpListener;
 
@@ -30,17 +30,20 @@ async fn main() -> anyhow::Result<()> {
         println!("backed up {url} to {} ({bytes} bytes)", to.display());
         return Ok(());
     }
-    if let Some(Task::Admin {
-        change,
-        name,
-        database,
-        ..
-    }) = &config.command
-    {
+    if let Some(Task::Admin { action, database }) = &config.command {
         let url = database.as_deref().unwrap_or(&config.storage.database);
-        let grant = *change == RoleChange::Grant;
         let store = rookery_server::store::Store::open(url).await?;
-        let done = rookery_server::social::set_moderator(&store, name, grant).await;
+        let done = match action {
+            AdminAction::Grant { name, .. } => {
+                rookery_server::social::set_moderator(&store, name, true).await
+            }
+            AdminAction::Revoke { name, .. } => {
+                rookery_server::social::set_moderator(&store, name, false).await
+            }
+            AdminAction::ResetPassword { name } => {
+                rookery_server::identity::reset_password(&store, name).await
+            }
+        };
         store.close().await;
         println!("{}", done?);
         return Ok(());

@@ -21,7 +21,8 @@
 #    through deploy/nginx-cluster.conf, the cluster profile's balancer,
 #    with this one server as its three nodes (plain HTTP, as in compose).
 # 3. The health-check commands of the Dockerfile and docker-compose.yml run
-#    against that server (port changed), since no Docker engine runs here.
+#    against that server (port changed), quickly and without Docker
+#    (tests/docker/run.sh runs them in Docker itself).
 #
 # Every process started here is stopped on exit.
 set -euo pipefail

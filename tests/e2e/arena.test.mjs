@@ -1,7 +1,8 @@
 // Arena tournaments (issue 38) in real Chromium against the real server:
 // two people join an arena on its page, are paired (each page goes to the
-// game), play, land back on the arena page when the game is over, and are
-// sent to their next pairing from there. Fails on any console error.
+// game), one goes berserk on the game page (both pages mark it), they
+// play, land back on the arena page when the game is over, and are sent to
+// their next pairing from there. Fails on any console error.
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -50,8 +51,27 @@ describe('arenas in Chromium', () => {
     const state = await (await ann.request.get(`${suite.url}/api/games/${gameId}`)).json();
     const [white, black] = state.white.name === 'Ann' ? [pageA, pageB] : [pageB, pageA];
     const loser = state.white.name === 'Ann' ? bob : ann;
+    // Berserk, before one's first move: white halves their clock; both
+    // pages then mark white's bar, and white's button goes.
+    const whiteBerserk = white.getByRole('button', { name: 'Berserk' });
+    const blackBerserk = black.getByRole('button', { name: 'Berserk' });
+    await whiteBerserk.waitFor();
+    await blackBerserk.waitFor();
+    await whiteBerserk.click();
+    await whiteBerserk.waitFor({ state: 'hidden' });
+    for (const page of [white, black]) {
+      await page.locator('.player-bar[data-color="white"] .berserk-mark').waitFor();
+    }
+    assert.equal(await black.locator('.player-bar[data-color="black"] .berserk-mark').count(), 0);
+    const berserked = await (await ann.request.get(`${suite.url}/api/games/${gameId}`)).json();
+    assert.deepEqual(berserked.berserk, ['white']);
+    assert.equal(berserked.clock.white_ms, 90_000);
+    assert.equal(berserked.clock.black_ms, 180_000);
+    await docShot(white, 'arena-berserk');
     await clickMove(white, 'e2e4');
     await clickMove(black, 'e7e5');
+    // Black moved without going berserk: the chance is gone.
+    await blackBerserk.waitFor({ state: 'hidden' });
     await waitUntil(async () => (await (await ann.request.get(`${suite.url}/api/games/${gameId}`)).json()).moves.length === 2,
       { what: 'two moves played' });
     const resigned = await loser.request.post(`${suite.url}/api/board/game/${gameId}/resign`);

@@ -220,7 +220,7 @@ describe('a new person’s first hour, in Chromium', () => {
     const page = await openPage(await newContext(), suite.errors, `${suite.url}/watch`);
     const item = page.locator(`.game-item[data-game-id="${game.id}"] .game-details`);
     await item.waitFor();
-    assert.match(await item.textContent(), /· 8 moves$/);
+    assert.match(await item.textContent(), /· 8 moves ·/);
 
     await page.goto(`${suite.url}/games/${game.id}`);
     await page.locator('.moves [data-ply="6"]').click();
@@ -256,7 +256,7 @@ describe('a new person’s first hour, in Chromium', () => {
       const response = await page.goto(`${suite.url}/no/such/page`);
       assert.equal(response.status(), 404, name);
       await page.locator('h1').getByText('Page not found').waitFor();
-      assert.equal(await page.locator('.site-header .site-nav a').count(), 4, name);
+      assert.equal(await page.locator('.site-header .site-nav a').count(), 5, name);
       assert.ok(await pageFits(page), `${name}: the 404 page is wider than the screen`);
       if (name === 'desktop') await docShot(page, '404');
       if (name === 'phone') {

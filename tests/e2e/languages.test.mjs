@@ -103,10 +103,10 @@ describe('the site in other languages', () => {
       await page.getByText('دورك.').waitFor();
       assert.equal(await page.evaluate(() => document.documentElement.dir), 'rtl');
       assert.equal(await page.evaluate(() => document.documentElement.lang), 'ar');
-      // The page is mirrored: the brand on the right, the menu to its left.
+      // The page is mirrored: the brand on the right, "Log in" to its left.
       const brand = await page.locator('.brand').boundingBox();
-      const cog = await page.locator('.settings-button').boundingBox();
-      assert.ok(brand.x > cog.x, `the brand (${brand.x}) is right of the settings (${cog.x})`);
+      const login = await page.locator('#login-link').boundingBox();
+      assert.ok(brand.x > login.x, `the brand (${brand.x}) is right of "Log in" (${login.x})`);
       // The board is not: a1 bottom left, h1 bottom right, a8 above a1.
       const a1 = await page.locator('[data-square="a1"]').boundingBox();
       const h1 = await page.locator('[data-square="h1"]').boundingBox();

@@ -50,4 +50,4 @@ export CHROMIUM_PATH="$CHROMIUM"
 # Every *.test.mjs file, or only those named in E2E_FILES (space-separated).
 # shellcheck disable=SC2206
 FILES=(${E2E_FILES:-*.test.mjs})
-exec timeout 1200 node --test --test-concurrency=1 --test-reporter=spec "${FILES[@]}"
+exec timeout 2400 node --test --test-concurrency=1 --test-reporter=spec "${FILES[@]}"

@@ -6,6 +6,7 @@
 
 pub mod cluster;
 pub mod nodes;
+pub mod smtp;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -159,6 +160,18 @@ impl TestServer {
 
     pub async fn get(&self, path: &str) -> (u16, Value) {
         let response = self.http.get(self.url(path)).send().await.expect("GET");
+        read(response).await
+    }
+
+    /// `GET` with a Bearer token.
+    pub async fn get_with(&self, path: &str, token: &str) -> (u16, Value) {
+        let response = self
+            .http
+            .get(self.url(path))
+            .bearer_auth(token)
+            .send()
+            .await
+            .expect("GET");
         read(response).await
     }
 

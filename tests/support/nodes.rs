@@ -12,21 +12,25 @@ pub const LEASE_MS: u64 = 2_000;
 
 /// A node of the cluster on `db`, reaching NATS at `nats_url`.
 pub async fn node(name: &str, db: &TestDb, nats_url: &str) -> (Proc, String) {
+    node_with(name, db, nats_url, &[]).await
+}
+
+/// [`node`] with `extra` flags.
+pub async fn node_with(name: &str, db: &TestDb, nats_url: &str, extra: &[&str]) -> (Proc, String) {
     let database = db.url();
     let lease = LEASE_MS.to_string();
-    let mut node = Proc::spawn(
-        name,
-        &[
-            "--addr",
-            "127.0.0.1:0",
-            "--database",
-            &database,
-            "--nats",
-            nats_url,
-            "--lease-ms",
-            &lease,
-        ],
-    );
+    let mut args = vec![
+        "--addr",
+        "127.0.0.1:0",
+        "--database",
+        &database,
+        "--nats",
+        nats_url,
+        "--lease-ms",
+        &lease,
+    ];
+    args.extend_from_slice(extra);
+    let mut node = Proc::spawn(name, &args);
     let base = listening_base(&mut node.child).await;
     (node, base)
 }

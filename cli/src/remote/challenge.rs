@@ -88,7 +88,7 @@ fn challenger_color(challenge: &Challenge) -> Result<Color, String> {
 }
 
 /// `q`, `quit`, `exit` or `cancel`: the words that stop a wait.
-fn is_stop(line: &str) -> bool {
+pub(super) fn is_stop(line: &str) -> bool {
     matches!(
         line.trim().to_ascii_lowercase().as_str(),
         "q" | "quit" | "exit" | "cancel"
@@ -96,7 +96,7 @@ fn is_stop(line: &str) -> bool {
 }
 
 /// The screen and the lines of a command that may become a game.
-fn open_terminal(flags: OutputFlags) -> (Screen, Lines) {
+pub(super) fn open_terminal(flags: OutputFlags) -> (Screen, Lines) {
     let (look, interactive) = console::detect(flags);
     let mut lines = Lines::open(interactive);
     let printer = lines.printer();
@@ -124,13 +124,18 @@ fn describe(challenge: &Challenge, incoming: bool) -> String {
         _ => "untimed".into(),
     };
     let rated = if challenge.rated { "rated" } else { "casual" };
+    let variant = if challenge.is_chess960() {
+        "  Chess960"
+    } else {
+        ""
+    };
     let mine = match challenger_color(challenge) {
         Ok(color) if incoming => format!("you play {}", !color),
         Ok(color) => format!("you play {color}"),
         Err(_) => "colour not drawn".into(),
     };
     format!(
-        "{}  {word} {}{rating}  {clock}  {rated}  {mine}",
+        "{}  {word} {}{rating}  {clock}{variant}  {rated}  {mine}",
         challenge.id, who.name
     )
 }
@@ -450,6 +455,18 @@ mod tests {
         assert_eq!(
             describe(&untimed, false),
             "c2  to Bob  untimed  rated  you play white"
+        );
+        let shuffled = challenge(serde_json::json!({
+            "id": "c3", "status": "created",
+            "challenger": {"name": "Alice"}, "destUser": {"name": "Bob"},
+            "rated": false, "speed": "blitz",
+            "timeControl": {"type": "clock", "limit": 180, "increment": 2, "show": "3+2"},
+            "variant": {"key": "chess960", "name": "Chess960", "short": "960"},
+            "finalColor": "white"
+        }));
+        assert_eq!(
+            describe(&shuffled, true),
+            "c3  from Alice  3+2 blitz  Chess960  casual  you play black"
         );
         match Outcome::of(&untimed) {
             Ok(Outcome::Declined { reason }) => assert!(reason.contains("casual"), "{reason}"),

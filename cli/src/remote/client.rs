@@ -137,6 +137,10 @@ pub struct Challenge {
     #[serde(default)]
     pub speed: String,
     pub time_control: TimeControl,
+    /// `{"key": "standard"}` or `{"key": "chess960", ...}` (older servers
+    /// send none: standard).
+    #[serde(default)]
+    pub variant: Option<VariantName>,
     /// The challenger's colour, drawn when the challenge was made.
     #[serde(default)]
     pub final_color: Option<String>,
@@ -163,6 +167,18 @@ pub struct ChallengeUser {
     pub rating: Option<f64>,
     #[serde(default)]
     pub provisional: bool,
+}
+
+/// A challenge's variant: its key.
+#[derive(Debug, Clone, Deserialize)]
+pub struct VariantName {
+    pub key: String,
+}
+
+impl Challenge {
+    pub fn is_chess960(&self) -> bool {
+        self.variant.as_ref().is_some_and(|v| v.key == "chess960")
+    }
 }
 
 /// `{"type": "clock", "limit", "increment", "show"}` or
@@ -192,6 +208,12 @@ pub struct EventGame {
     pub game_id: String,
     /// The colour the event's reader plays.
     pub color: String,
+    /// The arena the game belongs to (lichess's `tournamentId`).
+    #[serde(default)]
+    pub tournament_id: Option<String>,
+    /// The Swiss tournament the game belongs to.
+    #[serde(default)]
+    pub swiss_id: Option<String>,
 }
 
 /// A challenge's terms, as `rookery challenge` asks for them.
@@ -202,6 +224,9 @@ pub struct ChallengeTerms {
     /// `white`, `black` or `random`: the challenger's colour.
     pub color: &'static str,
     pub rated: bool,
+    /// A Chess960 game, from this start (none: the server draws one);
+    /// `None`: standard chess.
+    pub chess960: Option<Option<u32>>,
 }
 
 /// How the one challenged (or the challenger) answers a challenge.
@@ -253,6 +278,7 @@ impl std::fmt::Display for RemoteError {
 }
 
 /// A rookery-server reached over HTTP or HTTPS.
+#[derive(Clone)]
 pub struct Server {
     /// `http://host:port` or `https://host:port`, no trailing slash.
     pub base: String,
@@ -590,11 +616,50 @@ impl Server {
             form.push(("clock.limit", limit.to_string()));
             form.push(("clock.increment", increment.to_string()));
         }
+        if let Some(start) = terms.chess960 {
+            form.push(("variant", "chess960".to_string()));
+            if let Some(number) = start {
+                form.push(("chess960_start", number.to_string()));
+            }
+        }
         let request = self
             .http
             .post(format!("{}/api/challenge/{}", self.base, encode(name)))
             .form(&form);
         self.json(self.authorized(request)).await
+    }
+
+    // ---------------------------------------------------------- tournaments
+
+    /// `GET {path}` as JSON: the tournaments' lichess shapes, which their
+    /// callers read leniently.
+    pub async fn get_value(&self, path: &str) -> Result<Value, RemoteError> {
+        self.json(self.authorized(self.http.get(format!("{}{path}", self.base))))
+            .await
+    }
+
+    /// `GET {path}` as text (the NDJSON of a tournament's results).
+    pub async fn get_text(&self, path: &str) -> Result<String, RemoteError> {
+        let response = self
+            .send(self.authorized(self.http.get(format!("{}{path}", self.base))))
+            .await?;
+        response
+            .text()
+            .await
+            .map_err(|e| RemoteError::plain(format!("unreadable answer from {}: {e}", self.base)))
+    }
+
+    /// `POST /api/board/game/{id}/{action}` (lichess's Board API) with
+    /// the account's token.
+    pub async fn board_action(&self, id: &str, action: &str) -> Result<(), RemoteError> {
+        self.post_form(&format!("/api/board/game/{}/{action}", encode(id)), &[])
+            .await
+    }
+
+    /// `POST {path}`, form-encoded as lichess's clients send it.
+    pub async fn post_form(&self, path: &str, form: &[(&str, &str)]) -> Result<(), RemoteError> {
+        let request = self.http.post(format!("{}{path}", self.base)).form(form);
+        self.send(self.authorized(request)).await.map(drop)
     }
 
     /// `GET /api/challenge`.
@@ -700,7 +765,7 @@ pub fn describe(error: &dyn std::error::Error) -> String {
 }
 
 /// Percent-encodes a path or query component.
-fn encode(text: &str) -> String {
+pub fn encode(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for b in text.bytes() {
         if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {

@@ -11,6 +11,8 @@
 //!   stored logins (a personal API token per server, mode 0600).
 //! - [`challenge`]: `challenge`, `challenges`, `accept`, `decline`;
 //!   [`events`]: the person's event stream they listen to.
+//! - [`tournament`]: `arena list`, `arena join` / `swiss join` (join, then
+//!   play each pairing as it comes), `arena withdraw` / `swiss withdraw`.
 //!
 //! This module reads game and challenge references from the command line
 //! and prints the list of live games.
@@ -23,6 +25,7 @@ mod events;
 mod inbox;
 mod session;
 mod tls;
+pub mod tournament;
 
 use reqwest::Url;
 

@@ -424,6 +424,47 @@ pub struct SiteFlags {
     pub secure_cookies: bool,
 }
 
+/// Mail (issue 36): the SMTP server that carries e-mail verification and
+/// password-reset links. Without `--smtp-host` the server sends no mail and
+/// says so where a form would.
+#[derive(Debug, Clone, Default, clap::Args)]
+#[command(next_help_heading = "Mail")]
+pub struct MailFlags {
+    /// The SMTP server's host name (needs `--smtp-from` and `--public-url`,
+    /// the base of the links). Default: none, no mail is sent.
+    #[arg(long, env = "ROOKERY_SMTP_HOST", requires = "smtp_from")]
+    pub smtp_host: Option<String>,
+
+    /// The SMTP server's port. Default: 25 with `--smtp-tls none`, 587 with
+    /// `starttls`, 465 with `tls`.
+    #[arg(long, env = "ROOKERY_SMTP_PORT")]
+    pub smtp_port: Option<u16>,
+
+    /// How the connection is secured: `starttls` (the default: a plain
+    /// connection upgraded to TLS, required), `tls` (TLS from the first
+    /// byte) or `none` (plain; for a relay on this host or network).
+    #[arg(long, env = "ROOKERY_SMTP_TLS", value_enum)]
+    pub smtp_tls: Option<crate::mail::SmtpTls>,
+
+    /// The user name for SMTP AUTH (needs `--smtp-password`).
+    #[arg(long, env = "ROOKERY_SMTP_USER", requires = "smtp_password")]
+    pub smtp_user: Option<String>,
+
+    /// The password for SMTP AUTH (prefer the environment variable: a
+    /// flag shows in the process list).
+    #[arg(
+        long,
+        env = "ROOKERY_SMTP_PASSWORD",
+        requires = "smtp_user",
+        hide_env_values = true
+    )]
+    pub smtp_password: Option<String>,
+
+    /// The letters' `From:` address (`Rookery <chess@example.org>`).
+    #[arg(long, env = "ROOKERY_SMTP_FROM")]
+    pub smtp_from: Option<String>,
+}
+
 /// Operations: the log's format, the metrics address and the operator's
 /// token.
 #[derive(Debug, Clone, Default, clap::Args)]

@@ -17,8 +17,8 @@ use clap::Parser;
 use self::values::RateLimit;
 
 pub use groups::{
-    AdminToken, AiFlags, ClusterFlags, GameFlags, HttpFlags, LogFormat, OpsFlags, PlayFlags,
-    SiteFlags, StorageFlags, WsFlags,
+    AdminToken, AiFlags, ClusterFlags, GameFlags, HttpFlags, LogFormat, MailFlags, OpsFlags,
+    PlayFlags, SiteFlags, StorageFlags, WsFlags,
 };
 
 /// The web client's directory in this source tree, found from the server
@@ -78,6 +78,9 @@ pub struct Config {
     pub site: SiteFlags,
 
     #[command(flatten)]
+    pub mail: MailFlags,
+
+    #[command(flatten)]
     pub ops: OpsFlags,
 
     #[command(flatten)]
@@ -101,29 +104,44 @@ pub enum Task {
     /// Runs an AI worker: takes search jobs from NATS and serves nothing
     /// else (the same as `--role worker`).
     Worker(WorkerArgs),
-    /// Grants or revokes a role: `admin grant NAME moderator`, `admin
-    /// revoke NAME moderator`. Written in the moderators' audit log as the
-    /// operator's.
+    /// The operator's account tasks: `admin grant NAME moderator`, `admin
+    /// revoke NAME moderator` (written in the moderators' audit log as the
+    /// operator's), `admin reset-password NAME` (prints a new password and
+    /// ends every session of the account: for a server that sends no mail).
     Admin {
-        /// `grant` or `revoke`.
-        #[arg(value_enum)]
-        change: RoleChange,
+        #[command(subcommand)]
+        action: AdminAction,
+        /// The database (default: the top-level `--database`).
+        #[arg(long = "database", global = true)]
+        database: Option<String>,
+    },
+}
+
+/// What `rookery-server admin` does.
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum AdminAction {
+    /// Grants a role: `admin grant NAME moderator`.
+    Grant {
         /// The account's name.
         name: String,
         /// The role: `moderator`.
         #[arg(value_enum)]
         role: AccountRole,
-        /// The database (default: the top-level `--database`).
-        #[arg(long = "database")]
-        database: Option<String>,
     },
-}
-
-/// `rookery-server admin grant|revoke`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum RoleChange {
-    Grant,
-    Revoke,
+    /// Revokes a role: `admin revoke NAME moderator`.
+    Revoke {
+        /// The account's name.
+        name: String,
+        /// The role: `moderator`.
+        #[arg(value_enum)]
+        role: AccountRole,
+    },
+    /// Sets a new random password for the account and prints it; every
+    /// session of the account ends (its API tokens stay).
+    ResetPassword {
+        /// The account's name.
+        name: String,
+    },
 }
 
 /// A role an account may hold.
@@ -205,6 +223,7 @@ impl Config {
             storage: StorageFlags::default(),
             cluster: ClusterFlags::default(),
             site: SiteFlags::default(),
+            mail: MailFlags::default(),
             ops: OpsFlags::default(),
             play: PlayFlags::default(),
         }
@@ -284,6 +303,38 @@ impl Config {
             .as_deref()
             .map(|url| url.trim().trim_end_matches('/').to_string())
             .unwrap_or_default()
+    }
+
+    /// The SMTP settings of `--smtp-host` and the rest, or `None` without
+    /// `--smtp-host`. Links in letters must work from a mailbox, so mail
+    /// needs `--public-url`.
+    pub fn mail_settings(&self) -> anyhow::Result<Option<crate::mail::MailSettings>> {
+        use crate::mail::SmtpTls;
+        let Some(host) = &self.mail.smtp_host else {
+            return Ok(None);
+        };
+        let public_base = self.public_base();
+        if public_base.is_empty() {
+            anyhow::bail!("--smtp-host needs --public-url: the links in the letters are absolute");
+        }
+        let tls = self.mail.smtp_tls.unwrap_or(SmtpTls::Starttls);
+        let port = self.mail.smtp_port.unwrap_or(match tls {
+            SmtpTls::None => 25,
+            SmtpTls::Starttls => 587,
+            SmtpTls::Tls => 465,
+        });
+        Ok(Some(crate::mail::MailSettings {
+            host: host.clone(),
+            port,
+            tls,
+            credentials: self
+                .mail
+                .smtp_user
+                .clone()
+                .zip(self.mail.smtp_password.clone()),
+            from: self.mail.smtp_from.clone().unwrap_or_default(),
+            public_base,
+        }))
     }
 
     /// Whether the session cookie is `Secure`.

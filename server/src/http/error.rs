@@ -111,6 +111,17 @@ pub enum ApiError {
     /// took too long): 503 `unavailable` with a message saying why.
     #[error("{0}")]
     Overloaded(String),
+    /// This server sends no mail (no `--smtp-host`): 503
+    /// `mail_unavailable` (issue 36).
+    #[error("this server sends no mail: ask its operator to reset your password (rookery-server admin reset-password NAME)")]
+    MailUnavailable,
+    /// The SMTP server refused or could not be reached: 503 `mail_failed`.
+    #[error("the mail could not be sent: try again later")]
+    MailFailed,
+    /// A verification link for an address another account has verified
+    /// since: 409 `email_taken`.
+    #[error("this address already belongs to another account")]
+    EmailTaken,
     /// Anything that is our fault; the cause is logged, not sent.
     #[error("internal error")]
     Internal(String),
@@ -147,7 +158,9 @@ impl ApiError {
             | ApiError::NameTaken
             | ApiError::AbortTooLate
             | ApiError::NothingToTakeBack(_)
-            | ApiError::NoRematch(_) => StatusCode::CONFLICT,
+            | ApiError::NoRematch(_)
+            | ApiError::EmailTaken => StatusCode::CONFLICT,
+            ApiError::MailUnavailable | ApiError::MailFailed => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::UriTooLong(_) => StatusCode::URI_TOO_LONG,
             ApiError::HeadersTooLarge(_) => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
@@ -181,6 +194,9 @@ impl ApiError {
             ApiError::AbortTooLate => "abort_too_late",
             ApiError::NothingToTakeBack(_) => "nothing_to_take_back",
             ApiError::NoRematch(_) => "no_rematch",
+            ApiError::MailUnavailable => "mail_unavailable",
+            ApiError::MailFailed => "mail_failed",
+            ApiError::EmailTaken => "email_taken",
             ApiError::TooLarge(_) | ApiError::UriTooLong(_) | ApiError::HeadersTooLarge(_) => {
                 "too_large"
             }

@@ -144,7 +144,18 @@ pub struct Limits {
     pub signups: ClientBuckets,
     /// The analysis board's evaluations (`--board-analyses-per-minute`).
     pub board: ClientBuckets,
+    /// Requests that may send mail (a reset link, a verification link):
+    /// [`MAIL_RATE`] per address.
+    pub mails: ClientBuckets,
 }
+
+/// Requests that may send mail, per client address: 10 an hour, 5 at once.
+/// Each costs someone's mailbox a letter (and the operator's SMTP quota),
+/// so a script cannot turn the server into a mail cannon.
+pub const MAIL_RATE: crate::config::values::RateLimit = crate::config::values::RateLimit {
+    per_second: 10.0 / 3600.0,
+    burst: 5,
+};
 
 /// Middleware: one token per request from the client's HTTP bucket.
 pub async fn limit_requests(

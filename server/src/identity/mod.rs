@@ -19,9 +19,11 @@
 pub mod credentials;
 pub mod error;
 pub mod password;
+mod reset;
 pub mod throttle;
 
 pub use error::IdentityError;
+pub use reset::reset_password;
 
 use axum::http::header::COOKIE;
 use axum::http::HeaderMap;

@@ -127,6 +127,8 @@ impl Clock {
             white_ms: millis(self.remaining(Side::White, now)),
             black_ms: millis(self.remaining(Side::Black, now)),
             increment_ms: millis(self.increment),
+            // The live game fills it in from its settings.
+            initial_ms: 0,
             running: self.running(),
         }
     }

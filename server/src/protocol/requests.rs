@@ -55,6 +55,11 @@ pub struct CreateGame {
     /// Added (issue 40): `standard` (the default) or `chess960`.
     #[serde(default)]
     pub variant: Option<String>,
+    /// Added (issue 36): `false` makes the game casual (no rating moves);
+    /// `true` asks for a rated game and is refused (400) when the game
+    /// cannot be one. Absent: rated when the rated rule allows.
+    #[serde(default)]
+    pub rated: Option<bool>,
     /// Added (issue 40), with `chess960`: the start position's number,
     /// 0 to 959 (without it and without `fen`, one drawn at random).
     #[serde(default)]

@@ -54,6 +54,10 @@ pub struct GameState {
     /// game `moves` and `legal_moves` spell castling king takes rook.
     #[serde(default)]
     pub variant: Variant,
+    /// Added (issue 38): the sides that went berserk in an arena game
+    /// (their clock halved, no increment); left out when none did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub berserk: Vec<Side>,
 }
 
 /// What became of an offer (draw, takeback or rematch).
@@ -116,5 +120,9 @@ pub struct ClockView {
     pub white_ms: u64,
     pub black_ms: u64,
     pub increment_ms: u64,
+    /// Added (issue 36): each side's time at the start, so lists show the
+    /// time control ("5+3") of a game under way.
+    #[serde(default)]
+    pub initial_ms: u64,
     pub running: Option<Side>,
 }

@@ -37,6 +37,9 @@ pub struct NewGame {
     /// Moves already played from `fen`, in UCI (an imported game's history).
     pub history: Vec<String>,
     pub visibility: Visibility,
+    /// What the creator chose: casual (`Some(false)`), rated
+    /// (`Some(true)`), or the rated rule (`None`).
+    pub rated: Option<bool>,
 }
 
 /// The most moves (plies) a new game may start with.
@@ -139,6 +142,7 @@ impl CreateGame {
             fen,
             history,
             visibility: self.visibility.unwrap_or_default(),
+            rated: self.rated,
         })
     }
 }

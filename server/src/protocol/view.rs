@@ -48,6 +48,8 @@ pub struct GameSnapshot<'a> {
     pub rated: bool,
     pub visibility: Visibility,
     pub variant: Variant,
+    /// The sides (white, black) that went berserk (arena games).
+    pub berserk: [bool; 2],
     /// What only a live game knows.
     pub live: LiveOnly,
 }
@@ -96,6 +98,7 @@ pub fn view(snapshot: GameSnapshot<'_>) -> GameState {
         rated,
         visibility,
         variant,
+        berserk,
         live,
     } = snapshot;
     GameState {
@@ -130,6 +133,10 @@ pub fn view(snapshot: GameSnapshot<'_>) -> GameState {
         first_move_ms: live.first_move_ms,
         offer_answer: live.offer_answer,
         variant,
+        berserk: Side::BOTH
+            .into_iter()
+            .filter(|side| berserk[side.index()])
+            .collect(),
     }
 }
 

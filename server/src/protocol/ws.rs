@@ -247,6 +247,7 @@ mod tests {
             joinable: false,
             first_move_ms: None,
             offer_answer: None,
+            berserk: Vec::new(),
         }
     }
 

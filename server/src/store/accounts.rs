@@ -65,6 +65,8 @@ pub enum AccountWrite {
         player_id: String,
         id: String,
     },
+    /// E-mail addresses and recovery links (issue 36).
+    Recovery(super::recovery::RecoveryWrite),
 }
 
 impl AccountWrite {
@@ -176,6 +178,7 @@ impl AccountWrite {
             .execute(c)
             .await
             .map(|_| ())),
+            AccountWrite::Recovery(write) => write.apply(conn).await,
         }
     }
 }

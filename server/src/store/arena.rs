@@ -165,6 +165,15 @@ pub enum ArenaWrite {
         now: i64,
         until: i64,
     },
+    /// Renews the director's lease until `until` only if it is still this
+    /// node's: nobody else has held it since this node last took it (any
+    /// other taker writes its own name), so nobody else has written the
+    /// arena's pairings meanwhile. Refused otherwise.
+    Renew {
+        arena_id: String,
+        node: String,
+        until: i64,
+    },
     /// Gives the lease back (a node stopping).
     Release {
         arena_id: String,
@@ -189,6 +198,15 @@ pub enum ArenaWrite {
     },
 }
 
+/// A lease's statement changed its row, or is refused: the lease is not
+/// this node's to take, renew or write under.
+fn one_row(changed: u64) -> Result<(), sqlx::Error> {
+    if changed == 0 {
+        return Err(sqlx::Error::RowNotFound);
+    }
+    Ok(())
+}
+
 async fn check_fence(conn: Conn<'_>, fence: &DirectorFence) -> Result<(), sqlx::Error> {
     // An UPDATE rather than a SELECT: on PostgreSQL it also locks the row
     // until the commit, so a node taking the lease meanwhile waits for it.
@@ -202,10 +220,7 @@ async fn check_fence(conn: Conn<'_>, fence: &DirectorFence) -> Result<(), sqlx::
     .execute(c)
     .await?
     .rows_affected());
-    if held == 0 {
-        return Err(sqlx::Error::RowNotFound);
-    }
-    Ok(())
+    one_row(held)
 }
 
 impl ArenaWrite {
@@ -279,10 +294,23 @@ impl ArenaWrite {
                 .execute(c)
                 .await?
                 .rows_affected());
-                if taken == 0 {
-                    return Err(sqlx::Error::RowNotFound);
-                }
-                Ok(())
+                one_row(taken)
+            }
+            ArenaWrite::Renew {
+                arena_id,
+                node,
+                until,
+            } => {
+                let renewed = on_conn!(conn, c => sqlx::query(
+                    "UPDATE arenas SET director_until = $1 WHERE id = $2 AND director = $3",
+                )
+                .bind(until)
+                .bind(arena_id)
+                .bind(node)
+                .execute(c)
+                .await?
+                .rows_affected());
+                one_row(renewed)
             }
             ArenaWrite::Release { arena_id, node } => on_conn!(conn, c => sqlx::query(
                 "UPDATE arenas SET director = NULL, director_until = 0

@@ -88,6 +88,16 @@ impl Store {
         Ok(())
     }
 
+    /// Whether game `id` is stored (a page for it answers 200, else 404).
+    pub async fn game_exists(&self, id: Uuid) -> Result<bool, StoreError> {
+        let row: Option<(String,)> = on_pool!(&self.inner.read, pool =>
+            sqlx::query_as("SELECT id FROM games WHERE id = $1")
+                .bind(id.to_string())
+                .fetch_optional(pool)
+                .await)?;
+        Ok(row.is_some())
+    }
+
     /// A stored game as it was written, with its moves (for a live game to
     /// be restored from: `live::load_game`). `None` if there is no such
     /// game.

@@ -201,6 +201,58 @@ impl Store {
         )
     }
 
+    /// Players whose name starts with `prefix` (ignoring case), by name:
+    /// every named player, a new account with no game yet too, but not a
+    /// closed account. `prefix` holds only name characters (the edge
+    /// checks), and `_`, a name character, is escaped for `LIKE`.
+    pub async fn search_players(
+        &self,
+        prefix: &str,
+        limit: u32,
+    ) -> Result<Vec<PlayerHit>, StoreError> {
+        let pattern = format!("{}%", prefix.to_lowercase().replace('_', "\\_"));
+        let rows: Vec<(String, String, f64, f64)> = on_pool!(&self.inner.read, pool => sqlx::query_as(
+            "SELECT id, name, rating, rating_deviation FROM players
+             WHERE name_key LIKE $1 ESCAPE '\\' AND closed_at IS NULL
+             ORDER BY name_key LIMIT $2",
+        )
+        .bind(pattern)
+        .bind(i64::from(limit))
+        .fetch_all(pool)
+        .await)?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, name, rating, deviation)| PlayerHit {
+                id,
+                name,
+                rating: rating.round() as i64,
+                provisional: deviation > PROVISIONAL_DEVIATION,
+            })
+            .collect())
+    }
+
+    /// What `player_id` stands to win or lose against `opponent_id` in a
+    /// rated game: the rating change for a win, a draw and a loss
+    /// (`None` if either is unknown).
+    pub async fn rating_stakes(
+        &self,
+        player_id: &str,
+        opponent_id: &str,
+    ) -> Result<Option<[i64; 3]>, StoreError> {
+        let mut ratings = Vec::with_capacity(2);
+        for id in [player_id, opponent_id] {
+            let row: Option<(f64, f64, f64)> = on_pool!(&self.inner.read, pool => sqlx::query_as(
+                "SELECT rating, rating_deviation, rating_volatility FROM players WHERE id = $1",
+            )
+            .bind(id)
+            .fetch_optional(pool)
+            .await)?;
+            let Some(row) = row else { return Ok(None) };
+            ratings.push(row);
+        }
+        Ok(Some(super::ratings::stakes(ratings[0], ratings[1])))
+    }
+
     /// A player's page: rating, results that count on the scoreboard,
     /// streaks, and the rating history of the last [`HISTORY_POINTS`] rated
     /// games. `None` for an unknown name.
@@ -369,4 +421,14 @@ mod tests {
             );
         }
     }
+}
+
+/// A player found by [`Store::search_players`].
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PlayerHit {
+    #[serde(skip)]
+    pub id: String,
+    pub name: String,
+    pub rating: i64,
+    pub provisional: bool,
 }

@@ -210,6 +210,17 @@ pub async fn game_finished(mut conn: Conn<'_>, id: &str, at: i64) -> Result<(), 
     Ok(())
 }
 
+/// The rating change a player of `me` (rating, deviation, volatility)
+/// would see against `them` for a win, a draw and a loss, rounded as the
+/// pages show ratings: the same Glicko-2 step [`rate`] takes.
+pub fn stakes(me: (f64, f64, f64), them: (f64, f64, f64)) -> [i64; 3] {
+    let (me, them) = (Glicko2Rating::from(me), Glicko2Rating::from(them));
+    [Outcomes::WIN, Outcomes::DRAW, Outcomes::LOSS].map(|outcome| {
+        let (after, _) = glicko2(&me, &them, &outcome, &Glicko2Config::new());
+        (after.rating.round() - me.rating.round()) as i64
+    })
+}
+
 /// Rates game `id` between registered `players` (white, black): new
 /// ratings, two history rows, and the upset record.
 async fn rate(

@@ -623,6 +623,7 @@ impl ListRow {
                 white_ms: times[0],
                 black_ms: times[1],
                 increment_ms: settings.increment_ms,
+                initial_ms: settings.initial_ms,
                 running,
             }
         });
@@ -647,6 +648,7 @@ impl ListRow {
             rated: row.rated,
             visibility: row.visibility()?,
             variant,
+            berserk: [row.berserk & 1 != 0, row.berserk & 2 != 0],
             live: LiveOnly::STORED,
         }))
     }

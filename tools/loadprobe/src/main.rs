@@ -73,6 +73,24 @@ struct Args {
     /// Target a running server on a loopback address instead of starting one.
     #[arg(long)]
     target: Option<SocketAddr>,
+    /// One node of a cluster, reached on its own (repeatable; with
+    /// --target, the balancer in front of them all). Game g is created
+    /// through the (g mod N)th, so that node owns it; its players connect
+    /// through --target and its spectators through the other nodes, in
+    /// turn: every spectator is on a node other than its game's owner.
+    #[arg(long = "node-target")]
+    node_targets: Vec<SocketAddr>,
+    /// Several probes in step (tools/cluster_load.sh): at each step
+    /// (`created`: games made, no socket yet; `open`: every socket has its
+    /// first state, no move yet; `played`: the moves are over, sockets
+    /// still open) the probe writes DIR/STEP.PID and waits for DIR/STEP.go.
+    #[arg(long)]
+    sync_dir: Option<PathBuf>,
+    /// Writes each move's time to every subscriber of its game (ms, one a
+    /// line) to PREFIX.every, and each delivery's to PREFIX.one, so that
+    /// several probes' figures can be put together.
+    #[arg(long)]
+    latencies_out: Option<PathBuf>,
     /// The running server's process id, to read its RSS (with --target).
     #[arg(long)]
     pid: Option<u32>,
@@ -371,11 +389,12 @@ async fn human_game(http: &reqwest::Client, base: &str) -> anyhow::Result<Seated
     })
 }
 
-async fn create_games(base: &str, count: usize) -> anyhow::Result<Vec<Seated>> {
+/// `count` games, the i-th created through `bases[i mod bases.len()]`.
+async fn create_games(bases: &[String], count: usize) -> anyhow::Result<Vec<Seated>> {
     let http = reqwest::Client::new();
     let mut out = Vec::with_capacity(count);
     let mut pending = futures_util::stream::iter(0..count)
-        .map(|_| human_game(&http, base))
+        .map(|i| human_game(&http, &bases[i % bases.len()]))
         .buffered(32);
     while let Some(game) = pending.next().await {
         out.push(game?);
@@ -720,9 +739,23 @@ async fn run(args: Args) -> anyhow::Result<()> {
         .await
         .context("creating an AI v AI game")?;
     }
-    let seated = create_games(&base, args.games)
+    let creators: Vec<String> = if args.node_targets.is_empty() {
+        vec![base.clone()]
+    } else {
+        for node in &args.node_targets {
+            if !node.ip().is_loopback() {
+                bail!("--node-target must be a loopback address");
+            }
+        }
+        args.node_targets
+            .iter()
+            .map(|node| format!("http://{node}"))
+            .collect()
+    };
+    let seated = create_games(&creators, args.games)
         .await
         .context("creating games")?;
+    step(&args, "created").await?;
     let plies = (args.play_seconds * 1000 / args.move_every_ms.max(1)) as usize + 1;
     let line = Arc::new(opening_line(plies));
 
@@ -753,6 +786,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
             };
             let source = sources[(g * sockets_per_game + k) % sources.len()];
             let opening = opening.clone();
+            let target = spectator_target(&args.node_targets, g, k).unwrap_or(target);
             opens.push(tokio::spawn(async move {
                 let _permit = opening.acquire_owned().await;
                 let mut last = None;
@@ -823,6 +857,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
     let cpu_before = pid.map(cpu_seconds);
     let proxy_cpu_before: f64 = args.proxy_pids.iter().map(|&p| cpu_seconds(p)).sum();
     let load_during = load_average();
+    step(&args, "open").await?;
     // The first moves follow 2 s from now (spread over the move period).
     let _ = go_tx.send(true);
     println!(
@@ -842,6 +877,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
         args.proxy_pids.iter().map(|&p| cpu_seconds(p)).sum::<f64>() - proxy_cpu_before;
     let load_after_play = load_average();
     let rss_after_play = pid.and_then(rss_kib);
+    step(&args, "played").await?;
     // Let the last states arrive, then stop.
     tokio::time::sleep(Duration::from_secs(2)).await;
     let _ = stop_tx.send(true);
@@ -892,6 +928,10 @@ async fn run(args: Args) -> anyhow::Result<()> {
             }
         }
     }
+    if let Some(prefix) = &args.latencies_out {
+        write_latencies(prefix, "every", &per_move)?;
+        write_latencies(prefix, "one", &deliveries)?;
+    }
     println!("moves sent: {sent_moves} ({failed_moves} failed to send) in {play_seconds:.1} s");
     let early = timed.iter().filter(|(sent, _)| *sent < all_open).count();
     if early > 0 {
@@ -940,7 +980,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
     );
 
     if args.http_games > 0 {
-        let moves = durable_moves(&base, &line, args.http_games, args.http_seconds).await?;
+        let moves = durable_moves(&creators, &line, args.http_games, args.http_seconds).await?;
         println!(
             "durable moves over HTTP: {moves} in {} s = {:.0} moves/s ({} games at once, one client each)",
             args.http_seconds,
@@ -955,17 +995,18 @@ async fn run(args: Args) -> anyhow::Result<()> {
 /// Moves answered 200 over HTTP in `seconds` by `games` clients, each
 /// playing its own game move after move.
 async fn durable_moves(
-    base: &str,
+    bases: &[String],
     line: &Arc<Vec<String>>,
     games: usize,
     seconds: u64,
 ) -> anyhow::Result<u64> {
-    let seated = create_games(base, games).await?;
+    let seated = create_games(bases, games).await?;
     let done = Arc::new(AtomicU64::new(0));
     let until = now_ns() + seconds * 1_000_000_000;
     let mut tasks = Vec::new();
-    for game in seated {
-        let (base, line, done) = (base.to_string(), line.clone(), done.clone());
+    for (i, game) in seated.into_iter().enumerate() {
+        let base = bases[i % bases.len()].clone();
+        let (line, done) = (line.clone(), done.clone());
         tasks.push(tokio::spawn(async move {
             let http = reqwest::Client::new();
             let mut game = game;
@@ -999,6 +1040,45 @@ async fn durable_moves(
     Ok(done.load(Ordering::Relaxed))
 }
 
+/// Where socket `k` of game `g` connects when the nodes are reached on
+/// their own: players (k < 2) through the balancer (None), spectators
+/// through the nodes other than the game's creator (its owner), in turn.
+fn spectator_target(nodes: &[SocketAddr], g: usize, k: usize) -> Option<SocketAddr> {
+    let n = nodes.len();
+    if k < 2 || n < 2 {
+        return None;
+    }
+    let owner = g % n;
+    Some(nodes[(owner + 1 + (k - 2) % (n - 1)) % n])
+}
+
+/// A step of --sync-dir: says this probe reached `name`, then waits for
+/// the word to go on.
+async fn step(args: &Args, name: &str) -> anyhow::Result<()> {
+    let Some(dir) = &args.sync_dir else {
+        return Ok(());
+    };
+    let mine = dir.join(format!("{name}.{}", std::process::id()));
+    std::fs::write(&mine, b"").with_context(|| format!("writing {}", mine.display()))?;
+    let go = dir.join(format!("{name}.go"));
+    while !go.exists() {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    Ok(())
+}
+
+/// PREFIX.KIND: one value (ms) a line.
+fn write_latencies(prefix: &std::path::Path, kind: &str, values: &[f64]) -> anyhow::Result<()> {
+    use std::fmt::Write as _;
+    let mut text = String::with_capacity(values.len() * 8);
+    for value in values {
+        let _ = writeln!(text, "{value:.3}");
+    }
+    let mut path = prefix.as_os_str().to_owned();
+    path.push(format!(".{kind}"));
+    std::fs::write(&path, text).with_context(|| format!("writing {}", path.to_string_lossy()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1015,5 +1095,29 @@ mod tests {
         port_at_connect(&late).unwrap();
         late.bind(source).unwrap();
         assert_eq!(late.local_addr().unwrap().port(), 0);
+    }
+
+    #[test]
+    fn spectators_go_to_the_nodes_that_do_not_own_their_game() {
+        let nodes: Vec<SocketAddr> = ["127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3"]
+            .iter()
+            .map(|a| a.parse().unwrap())
+            .collect();
+        for g in 0..6 {
+            let owner = nodes[g % 3];
+            assert_eq!(spectator_target(&nodes, g, 0), None);
+            assert_eq!(spectator_target(&nodes, g, 1), None);
+            let spectators: Vec<_> = (2..10)
+                .map(|k| spectator_target(&nodes, g, k).unwrap())
+                .collect();
+            assert!(!spectators.contains(&owner));
+            // Both other nodes, four each.
+            for node in &nodes {
+                if *node != owner {
+                    assert_eq!(spectators.iter().filter(|s| *s == node).count(), 4);
+                }
+            }
+        }
+        assert_eq!(spectator_target(&nodes[..1], 0, 5), None);
     }
 }

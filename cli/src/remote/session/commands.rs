@@ -126,6 +126,16 @@ impl RemoteSession {
                     None => Err("you have no offer to withdraw".into()),
                 }
             }
+            Command::Berserk => {
+                self.check_seat()?;
+                if !matches!(self.participant, Participant::Account(_)) {
+                    return Err(
+                        "berserk is for arena games, played through your account (rookery arena join)"
+                            .into(),
+                    );
+                }
+                Ok(Flow::Send(json!({"type": "berserk"})))
+            }
             Command::Load(_) => Err("load is for local games (rookery play --pgn FILE)".into()),
             Command::Save(path) => {
                 let pgn = self.server.pgn(&self.id).await.map_err(|e| e.to_string())?;

@@ -61,6 +61,16 @@ pub enum Participant {
     Spectator,
 }
 
+/// How a session ended.
+pub enum Left {
+    /// `quit`, Ctrl-D at a terminal, or the end of a script.
+    Quit,
+    /// The game is over and the session was told to leave then
+    /// ([`RemoteSession::leaving_at_end`]); a script's line read for the
+    /// next game, if any.
+    GameOver(Option<String>),
+}
+
 /// A live game followed (and, with a seat, played) over the WebSocket.
 pub struct RemoteSession {
     server: Server,
@@ -86,6 +96,9 @@ pub struct RemoteSession {
     /// judge its next line by it (its opponent may have moved meanwhile,
     /// or its own last move may have been taken without its answer).
     stale_state: bool,
+    /// Leave as soon as the game is over (a tournament's game: the
+    /// tournament goes on to the next).
+    leave_at_end: bool,
 }
 
 impl RemoteSession {
@@ -115,7 +128,20 @@ impl RemoteSession {
             rematch_seat: None,
             awaiting_answer: None,
             stale_state: false,
+            leave_at_end: false,
         }
+    }
+
+    /// The screen back, once the session is over (for the next game).
+    pub fn into_screen(self) -> Screen {
+        self.screen
+    }
+
+    /// Leaves as soon as the game is over, rather than at `quit` or the
+    /// end of input.
+    pub fn leaving_at_end(mut self) -> RemoteSession {
+        self.leave_at_end = true;
+        self
     }
 
     fn my_color(&self) -> Option<Color> {
@@ -160,8 +186,19 @@ impl RemoteSession {
         &mut self,
         mut inbox: Inbox,
         first: Option<GameState>,
-        mut held: Option<String>,
+        held: Option<String>,
     ) -> Result<(), String> {
+        self.run_on(&mut inbox, first, held).await.map(|_| ())
+    }
+
+    /// The session's loop on an inbox that outlives it (a tournament's
+    /// games, one after the other, read the same lines).
+    pub async fn run_on(
+        &mut self,
+        inbox: &mut Inbox,
+        first: Option<GameState>,
+        mut held: Option<String>,
+    ) -> Result<Left, String> {
         if let Some(state) = first {
             self.apply_state(state);
         }
@@ -171,6 +208,10 @@ impl RemoteSession {
         // A script's line read before its time waits in `held`.
         let scripted = !interactive && !spectator;
         loop {
+            // A tournament's game over: the next line is the next game's.
+            if self.leave_at_end && self.finished() && self.awaiting_answer.is_none() {
+                return Ok(Left::GameOver(held));
+            }
             // A script's line waits for the player's turn (or the game's
             // end) and for the answer to the previous action; a person at a
             // terminal, or a spectator, may type at any time.
@@ -181,7 +222,7 @@ impl RemoteSession {
                     && (self.my_turn() || self.finished())
                 {
                     if self.act(&line, &mut socket).await {
-                        return Ok(());
+                        return Ok(Left::Quit);
                     }
                     continue;
                 }
@@ -195,12 +236,12 @@ impl RemoteSession {
                 inbox.request();
             }
             if spectator && inbox.done && self.finished() {
-                return Ok(());
+                return Ok(Left::Quit);
             }
             // A script that ended before the game began (while a challenge
             // waited for its answer) leaves as one that ends now would.
             if !spectator && inbox.done && held.is_none() && self.awaiting_answer.is_none() {
-                return Ok(());
+                return Ok(Left::Quit);
             }
             tokio::select! {
                 frame = socket.next() => match frame {
@@ -215,11 +256,11 @@ impl RemoteSession {
                         // Nothing more will happen in a finished game that
                         // nobody is looking at.
                         if self.finished() && !interactive && spectator {
-                            return Ok(());
+                            return Ok(Left::Quit);
                         }
-                        match self.reconnect(&mut inbox).await? {
+                        match self.reconnect(inbox).await? {
                             Reconnected::Socket(fresh) => socket = *fresh,
-                            Reconnected::Quit => return Ok(()),
+                            Reconnected::Quit => return Ok(Left::Quit),
                         }
                     }
                 },
@@ -227,13 +268,13 @@ impl RemoteSession {
                     Some(line) if scripted => held = Some(line),
                     Some(line) => {
                         if self.act(&line, &mut socket).await {
-                            return Ok(());
+                            return Ok(Left::Quit);
                         }
                     }
                     // A piped spectator watches on to the end; Ctrl-D at
                     // a terminal, or a player's script ending, leaves.
                     None if spectator && !interactive => {}
-                    None => return Ok(()),
+                    None => return Ok(Left::Quit),
                 },
             }
         }
@@ -275,6 +316,17 @@ impl RemoteSession {
         let Some(kind) = message.get("type").and_then(Value::as_str) else {
             return;
         };
+        if kind == "berserk" {
+            // lichess's board route (Rookery's own API has none); the
+            // state it changes (the clock, `berserk`) comes on the socket.
+            match self.server.board_action(&self.id, "berserk").await {
+                Ok(()) => self
+                    .screen
+                    .say("berserk: half your time, no increment, a point more on a win"),
+                Err(why) => self.screen.complain(&why.to_string()),
+            }
+            return;
+        }
         let (path, body) = match kind {
             "move" => ("move".to_string(), Some(json!({"uci": message["uci"]}))),
             // `draw_decline` is `draw/decline`, and so on.

@@ -92,6 +92,10 @@ pub struct Account {
     pub url: String,
     /// lichess's ratings by speed: Rookery has one rating for all.
     pub perfs: std::collections::BTreeMap<&'static str, Perf>,
+    /// The account's verified e-mail address (issue 36), or null.
+    pub email: Option<String>,
+    /// An address sent a verification link not yet opened, or null.
+    pub email_pending: Option<String>,
     /// lichess's title: `BOT` for a bot account (issue 24), else absent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<&'static str>,
@@ -124,7 +128,19 @@ pub(crate) async fn account_of(state: &AppState, identity: &Identity) -> Result<
         prov: provisional,
     };
     let bot = state.store().is_bot(&player.id).await?;
+    // The address is the account's own business: a session's or the
+    // player token's, not an API token's (a bot's or a script's).
+    let (email, email_pending) = if matches!(identity.credential, Credential::ApiToken(_)) {
+        (None, None)
+    } else {
+        (
+            state.store().email_of(&player.id).await?,
+            state.store().pending_email_of(&player.id).await?,
+        )
+    };
     Ok(Account {
+        email,
+        email_pending,
         title: bot.then_some("BOT"),
         id: player.name.to_lowercase(),
         username: player.name.clone(),

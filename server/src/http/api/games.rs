@@ -63,6 +63,15 @@ pub async fn create(
         request.fen.as_deref(),
     )?;
     live.play_history(&request.history)?;
+    match request.rated {
+        Some(false) => live.make_casual(),
+        Some(true) if !live.is_rated() => {
+            return Err(ApiError::BadRequest(
+                "this game cannot be rated: a rated game starts from the standard position (or a Chess960 start) with no moves played, and has no clock or one of at least a minute".into(),
+            ))
+        }
+        _ => {}
+    }
     live.client = Some(client);
     let mut seats = Vec::with_capacity(2);
     if let Some(side) = request.creator_side {

@@ -15,6 +15,7 @@ pub mod health;
 pub mod info;
 pub mod players;
 pub mod pools;
+pub mod recovery;
 pub mod social;
 pub mod swiss;
 pub mod teams;
@@ -41,7 +42,9 @@ pub fn router(state: AppState) -> Router {
     // Teams and Swiss tournaments (issue 39).
     router = swiss::routes(teams::routes(router));
     router
-        .route("/api/players", post(players::create))
+        .route("/api/players", post(players::create).get(players::search))
+        .route("/api/online", get(players::online))
+        .route("/api/players/{name}/stakes", get(players::stakes))
         .route("/api/players/{name}", get(players::profile))
         .route("/api/players/{name}/games", get(players::games))
         // Accounts (issue 21).
@@ -63,6 +66,14 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/api/account/tokens/{id}", delete(accounts::revoke_token))
         .route("/api/account/games", get(accounts::games))
+        .route("/api/account/recovery", get(recovery::info))
+        .route("/api/account/email", put(recovery::set_email))
+        .route("/api/account/email/verify", post(recovery::verify_email))
+        .route("/api/account/forgot", post(recovery::forgot))
+        .route(
+            "/api/account/reset",
+            get(recovery::check_reset).post(recovery::reset),
+        )
         .route("/api/token", delete(accounts::revoke_own_token))
         // Challenges and the event stream (issue 21, in lichess's shapes).
         .route("/api/challenge", get(challenges::list))

@@ -157,3 +157,144 @@ mod tests {
         }
     }
 }
+
+/// Players a search answers at most, and by default.
+const SEARCH_MAX: u32 = 20;
+const SEARCH_DEFAULT: u32 = 10;
+/// People the online list shows at most.
+const ONLINE_MAX: usize = 100;
+
+/// `GET /api/players?prefix=&limit=`.
+#[derive(Debug, serde::Deserialize)]
+pub struct SearchQuery {
+    #[serde(default)]
+    pub prefix: Option<String>,
+    #[serde(default)]
+    pub limit: Option<String>,
+}
+
+/// `GET /api/players?prefix=ca&limit=10`: the players whose name starts
+/// with `prefix`, ignoring case (issue 36: the header's search).
+pub async fn search(
+    State(state): State<AppState>,
+    ApiQuery(query): ApiQuery<SearchQuery>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let prefix = query.prefix.unwrap_or_default();
+    if prefix.is_empty() {
+        return Err(ApiError::BadRequest(
+            "prefix is required: the first letters of a name".into(),
+        ));
+    }
+    if !crate::domain::valid_name(&prefix) {
+        return Err(ApiError::BadRequest(
+            "prefix is 1 to 20 characters of A-Z a-z 0-9 _ - (a name's first letters)".into(),
+        ));
+    }
+    let limit = match query.limit.as_deref() {
+        None => SEARCH_DEFAULT,
+        Some(text) => text
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (1..=SEARCH_MAX).contains(n))
+            .ok_or_else(|| {
+                ApiError::BadRequest(format!("limit is a whole number from 1 to {SEARCH_MAX}"))
+            })?,
+    };
+    let events = state.registry.events();
+    let players: Vec<serde_json::Value> = state
+        .store()
+        .search_players(&prefix, limit)
+        .await?
+        .into_iter()
+        .map(|hit| {
+            let online = events.is_online(&hit.id);
+            serde_json::json!({
+                "name": hit.name,
+                "rating": hit.rating,
+                "provisional": hit.provisional,
+                "online": online,
+            })
+        })
+        .collect();
+    Ok(Json(serde_json::json!({ "players": players })))
+}
+
+/// `GET /api/online`: the people with a page of this site open now (an
+/// event stream on this node), by name, each with the game they are
+/// playing (`playing`: its id, or null in the lobby).
+pub async fn online(State(state): State<AppState>) -> Result<Json<serde_json::Value>, ApiError> {
+    let mut people = Vec::new();
+    for id in state.registry.events().online_players() {
+        let Some((player, _)) = state.store().player_by_id(&id).await? else {
+            continue;
+        };
+        let (games, _) = state
+            .store()
+            .player_games(&id, PlayerGamesFilter::Unfinished, None, 10)
+            .await?;
+        let playing = games
+            .iter()
+            .find(|game| game.status == Status::Active)
+            .map(|game| game.id.clone());
+        people.push(serde_json::json!({
+            "name": player.name,
+            "rating": player.rating.rating,
+            "provisional": player.rating.provisional,
+            "playing": playing,
+        }));
+    }
+    people.sort_by_key(|person| person["name"].as_str().unwrap_or_default().to_lowercase());
+    let total = people.len();
+    people.truncate(ONLINE_MAX);
+    Ok(Json(
+        serde_json::json!({ "players": people, "total": total }),
+    ))
+}
+
+/// `GET /api/players/{name}/stakes`: what the asking account stands to
+/// win or lose in a rated game against `name` (issue 36: shown before a
+/// challenge is sent or accepted).
+pub async fn stakes(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    headers: axum::http::HeaderMap,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let me = crate::identity::required(state.store(), &headers).await?;
+    validate_name(&name).map_err(|_| player_not_found())?;
+    let them = state
+        .store()
+        .player_id(&name)
+        .await?
+        .ok_or_else(player_not_found)?;
+    if them == me.player.id {
+        return Err(ApiError::SamePlayer);
+    }
+    let side = |player: &str, opponent: &str| {
+        let store = state.store().clone();
+        let (player, opponent) = (player.to_string(), opponent.to_string());
+        async move {
+            let stakes = store
+                .rating_stakes(&player, &opponent)
+                .await?
+                .ok_or_else(player_not_found)?;
+            Ok::<_, ApiError>(serde_json::json!({
+                "win": stakes[0], "draw": stakes[1], "loss": stakes[2],
+            }))
+        }
+    };
+    let (Some((mine, _)), Some((theirs, _))) = (
+        state.store().player_by_id(&me.player.id).await?,
+        state.store().player_by_id(&them).await?,
+    ) else {
+        return Err(player_not_found());
+    };
+    let mut you = side(&me.player.id, &them).await?;
+    you["name"] = mine.name.into();
+    you["rating"] = mine.rating.rating.into();
+    let mut opponent = side(&them, &me.player.id).await?;
+    opponent["name"] = theirs.name.into();
+    opponent["rating"] = theirs.rating.rating.into();
+    Ok(Json(
+        serde_json::json!({ "you": you, "opponent": opponent }),
+    ))
+}

@@ -33,9 +33,18 @@ const MAX_MESSAGE: usize = 1024;
 #[derive(Debug, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum LobbyMessage {
-    Enter { pool: String },
+    /// `rated` (added, issue 36): `false` waits for a casual game; an
+    /// account waits for a rated one unless it says so, an anonymous
+    /// person always for a casual one.
+    Enter {
+        pool: String,
+        #[serde(default)]
+        rated: Option<bool>,
+    },
     Leave,
-    Resume { ticket: String },
+    Resume {
+        ticket: String,
+    },
 }
 
 pub async fn upgrade(
@@ -134,7 +143,7 @@ async fn session(mut socket: WebSocket, state: AppState, player: Option<crate::d
                         }
                         None => json!({"type": "left"}),
                     },
-                    Ok(LobbyMessage::Enter { pool }) => match PoolKey::parse(&pool) {
+                    Ok(LobbyMessage::Enter { pool, rated }) => match PoolKey::parse(&pool) {
                         None => json!({"type": "error", "code": "bad_request",
                             "message": format!("no pool {pool:?}: one of 1+0, 2+1, 3+0, 3+2, 5+0, 5+3, 10+0, 10+5, 15+10, 30+0, 30+20")}),
                         Some(key) => {
@@ -142,7 +151,7 @@ async fn session(mut socket: WebSocket, state: AppState, player: Option<crate::d
                                 pools.leave(&old.id);
                             }
                             let entrant = Entrant {
-                                rated: player.is_some(),
+                                rated: player.is_some() && rated != Some(false),
                                 player: player.clone(),
                                 colour: None,
                                 range: None,

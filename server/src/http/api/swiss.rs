@@ -364,7 +364,8 @@ async fn trf(
     request: Request,
 ) -> LichessResult<Response> {
     let Some(id) = file.strip_suffix(".trf") else {
-        return Ok(crate::http::web::page(&state.config.web_dir, request).await);
+        let found = state.store().swiss(&file).await.map(|s| s.is_some());
+        return Ok(crate::http::web::entity_page(&state.config.web_dir, found, request).await);
     };
     let loaded = load(&state, id).await?;
     Ok((

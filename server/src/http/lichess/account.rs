@@ -61,7 +61,11 @@ pub async fn now_playing(state: &AppState, player_id: &str) -> Result<Vec<Value>
             continue;
         };
         if let Some((side, _)) = live.seat_of_player(player_id) {
-            let source = if live.seat(side.other()).ai_level().is_some() {
+            // An arena's game names its arena, as its gameStart did.
+            let arena = state.store().arena_of_game(&game.id).await?;
+            let source = if arena.is_some() {
+                "arena"
+            } else if live.seat(side.other()).ai_level().is_some() {
                 "ai"
             } else {
                 "friend"
@@ -70,7 +74,12 @@ pub async fn now_playing(state: &AppState, player_id: &str) -> Result<Vec<Value>
                 live.event_games(source)
                     .into_iter()
                     .filter(|(player, _)| player == player_id)
-                    .map(|(_, game)| game),
+                    .map(|(_, mut game)| {
+                        if let Some((id, _)) = &arena {
+                            game["tournamentId"] = Value::String(id.clone());
+                        }
+                        game
+                    }),
             );
         }
     }

@@ -144,6 +144,12 @@ impl LiveGame {
         self.invite = invite;
     }
 
+    /// Makes a new game casual, as its creator chose: its result moves no
+    /// rating and counts only in the scoreboard's `casual` tally.
+    pub fn make_casual(&mut self) {
+        self.rated = false;
+    }
+
     pub fn is_rated(&self) -> bool {
         self.rated
     }

@@ -26,7 +26,11 @@ impl LiveGame {
             moves: self.game.uci_moves(),
             san: self.game.san_moves().to_vec(),
             ending: self.ending,
-            clock: self.clock.as_ref().map(|clock| clock.view(now)),
+            clock: self.clock.as_ref().map(|clock| {
+                let mut view = clock.view(now);
+                view.initial_ms = self.clock_settings.map_or(0, |c| c.initial_ms);
+                view
+            }),
             draw_offer: self.draw_offer,
             takeback_offer: self.takeback_offer,
             takebacks: self.takebacks,
@@ -35,6 +39,7 @@ impl LiveGame {
             rated: self.rated,
             visibility: self.visibility,
             variant: self.variant(),
+            berserk: self.berserked(),
             live: LiveOnly {
                 spectators: self.spectators,
                 first_move_ms: self

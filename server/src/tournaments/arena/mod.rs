@@ -14,10 +14,22 @@
 //! players who are free (`pairing.rs`): new ordinary games, stored with
 //! their pairings in one transaction under the lease, then put live.
 //!
-//! The director keeps nothing in memory that matters: every wave reads the
+//! The director keeps nothing in memory that matters: a wave reads the
 //! arena from the database, so a restarted node, or another node taking
 //! the lease after this one died, goes on where it stopped. Every write is
 //! fenced by the lease (a node that lost it writes nothing).
+//!
+//! **Incremental waves.** Only the director writes an arena's pairings
+//! (its new games, their results), under its lease. So while a node holds
+//! the lease without a break, the pairings it wrote are all the pairings
+//! there are: it keeps them in memory ([`Known`]) and a wave reads only
+//! the arena's row, its players (who join and pause at any node) and its
+//! unsettled games, not the whole history again. The lease is renewed
+//! only if it still names this node ([`ArenaWrite::Renew`]): any other
+//! node taking it writes its own name first, so a renewal that succeeds
+//! proves nobody else held it since. A lease taken afresh, a failed or
+//! refused write, or an arena this node stopped directing drops what it
+//! knew, and the next wave reads every pairing from the database.
 
 pub mod pairing;
 pub mod scoring;
@@ -77,6 +89,64 @@ struct Inner {
     /// Each arena's change counter, for its sockets.
     versions: Mutex<HashMap<String, watch::Sender<u64>>>,
     paired: broadcast::Sender<PairedIn>,
+    /// Each arena's pairings as this node wrote them while holding its
+    /// lease without a break (see the module's header).
+    known: Mutex<HashMap<String, Known>>,
+}
+
+/// An arena's pairings in the order they were made, as this director
+/// wrote them, with each game's place.
+struct Known {
+    pairings: Vec<PairingRow>,
+    by_game: HashMap<String, usize>,
+}
+
+impl Known {
+    fn new(pairings: Vec<PairingRow>) -> Known {
+        let by_game = pairings
+            .iter()
+            .enumerate()
+            .map(|(at, pairing)| (pairing.game_id.clone(), at))
+            .collect();
+        Known { pairings, by_game }
+    }
+
+    /// Results this director has written.
+    fn settle(&mut self, settled: &[Settlement]) {
+        for result in settled {
+            if let Some(pairing) = self
+                .by_game
+                .get(&result.game_id)
+                .and_then(|&at| self.pairings.get_mut(at))
+            {
+                pairing.settled = true;
+                pairing.winner = result.winner.map(str::to_string);
+                pairing.aborted = result.aborted;
+                pairing.plies = result.plies;
+                pairing.berserk = result.berserk;
+            }
+        }
+    }
+
+    /// A wave's new games this director has written.
+    fn pair(&mut self, games: &[(StoredGame, NewPairing)]) {
+        for (game, pairing) in games {
+            self.by_game.insert(game.id.clone(), self.pairings.len());
+            self.pairings.push(PairingRow {
+                game_id: game.id.clone(),
+                white_id: pairing.white_id.clone(),
+                black_id: pairing.black_id.clone(),
+                white_rating: pairing.white_rating,
+                black_rating: pairing.black_rating,
+                created_at: pairing.created_at,
+                settled: false,
+                winner: None,
+                aborted: false,
+                plies: 0,
+                berserk: 0,
+            });
+        }
+    }
 }
 
 impl Arenas {
@@ -92,6 +162,7 @@ impl Arenas {
                 wake: Notify::new(),
                 versions: Mutex::default(),
                 paired: broadcast::channel(1024).0,
+                known: Mutex::default(),
             }),
         }
     }
@@ -100,6 +171,14 @@ impl Arenas {
         // One map operation per lock: a poisoned lock holds a valid map.
         self.inner
             .versions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn known(&self) -> MutexGuard<'_, HashMap<String, Known>> {
+        // One map operation per lock, never held across an await.
+        self.inner
+            .known
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
     }
@@ -176,26 +255,67 @@ impl Arenas {
                 Err(err) => tracing::warn!(%err, arena = %id, "arena not directed this wave"),
             }
         }
+        self.known().retain(|id, _| held.contains(id));
         Ok(held)
     }
 
     /// Directs arena `id` for one wave, if its lease is (or becomes) this
-    /// node's.
+    /// node's. What this node knew of its pairings is taken out for the
+    /// wave and put back only when every step of it went through (a lease
+    /// renewed, every write done): anything else drops it.
     async fn direct(&self, id: &str) -> Result<bool, LiveError> {
-        let store = self.inner.registry.store();
+        let known = self.known().remove(id);
+        let renewed = self.renew(id).await?;
+        if !renewed && !self.take(id).await? {
+            return Ok(false);
+        }
+        let mut known = if renewed { known } else { None };
+        let directed = self.direct_held(id, &mut known).await;
+        if let (Ok(true), Some(known)) = (&directed, known) {
+            self.known().insert(id.to_string(), known);
+        }
+        directed
+    }
+
+    fn lease_ms(&self) -> i64 {
+        i64::try_from(self.inner.options.lease.as_millis()).unwrap_or(i64::MAX)
+    }
+
+    /// Renews the lease of arena `id` if it still names this node.
+    async fn renew(&self, id: &str) -> Result<bool, LiveError> {
+        let until = now_ms().saturating_add(self.lease_ms());
+        Ok(self
+            .inner
+            .registry
+            .store()
+            .write_arena(ArenaWrite::Renew {
+                arena_id: id.to_string(),
+                node: self.inner.node.clone(),
+                until,
+            })
+            .await?)
+    }
+
+    /// Takes the lease of arena `id` if it is free or has expired.
+    async fn take(&self, id: &str) -> Result<bool, LiveError> {
         let now = now_ms();
-        let lease_ms = i64::try_from(self.inner.options.lease.as_millis()).unwrap_or(i64::MAX);
-        let leased = store
+        Ok(self
+            .inner
+            .registry
+            .store()
             .write_arena(ArenaWrite::Lease {
                 arena_id: id.to_string(),
                 node: self.inner.node.clone(),
                 now,
-                until: now.saturating_add(lease_ms),
+                until: now.saturating_add(self.lease_ms()),
             })
-            .await?;
-        if !leased {
-            return Ok(false);
-        }
+            .await?)
+    }
+
+    /// One wave of arena `id`, whose lease this node holds.
+    async fn direct_held(&self, id: &str, known: &mut Option<Known>) -> Result<bool, LiveError> {
+        let store = self.inner.registry.store();
+        let now = now_ms();
         let fence = DirectorFence {
             arena_id: id.to_string(),
             node: self.inner.node.clone(),
@@ -204,7 +324,7 @@ impl Arenas {
         let Some(arena) = store.arena(id).await? else {
             return Ok(false);
         };
-        let mut changed = self.settle(&fence).await?;
+        let mut changed = self.settle(&fence, known).await?;
         let status = match arena.status.as_str() {
             "created" if now >= arena.finishes_at => Some("finished"),
             "created" if now >= arena.starts_at => Some("started"),
@@ -226,7 +346,7 @@ impl Arenas {
             None => arena.status.as_str(),
         };
         if status == "started" {
-            changed |= self.pair(&arena, &fence).await?;
+            changed |= self.pair(&arena, &fence, known).await?;
         }
         if changed {
             self.changed_quietly(id);
@@ -243,7 +363,11 @@ impl Arenas {
     /// Copies the results of the arena's games that ended into their
     /// pairings. A game aborted because a side never moved pauses that
     /// player (lichess's rule for absent players).
-    async fn settle(&self, fence: &DirectorFence) -> Result<bool, LiveError> {
+    async fn settle(
+        &self,
+        fence: &DirectorFence,
+        known: &mut Option<Known>,
+    ) -> Result<bool, LiveError> {
         let store = self.inner.registry.store();
         let mut settled = Vec::new();
         let mut pause = Vec::new();
@@ -286,22 +410,38 @@ impl Arenas {
         if settled.is_empty() {
             return Ok(false);
         }
-        Ok(store
+        let written = store
             .write_arena(ArenaWrite::Settle {
                 fence: fence.clone(),
-                settled,
+                settled: settled.clone(),
                 pause,
             })
-            .await?)
+            .await?;
+        match known {
+            Some(known) if written => known.settle(&settled),
+            _ => *known = None,
+        }
+        Ok(written)
     }
 
     /// Pairs the arena's free players; returns whether any game started.
-    async fn pair(&self, arena: &ArenaRow, fence: &DirectorFence) -> Result<bool, LiveError> {
+    async fn pair(
+        &self,
+        arena: &ArenaRow,
+        fence: &DirectorFence,
+        known: &mut Option<Known>,
+    ) -> Result<bool, LiveError> {
         let store = self.inner.registry.store();
         let players = store.arena_players(&arena.id).await?;
-        let pairings = store.arena_pairings(&arena.id).await?;
+        if known.is_none() {
+            *known = Some(Known::new(store.arena_pairings(&arena.id).await?));
+        }
+        let Some(cached) = known.as_ref() else {
+            return Ok(false);
+        };
+        let pairings = &cached.pairings;
         let active: Vec<&ArenaPlayerRow> = players.iter().filter(|p| p.active).collect();
-        let lines = standings_of(&players, &pairings, arena.streakable);
+        let lines = standings_of(&players, pairings, arena.streakable);
         let rank: HashMap<&str, usize> = lines
             .iter()
             .map(|line| (line.player.id.as_str(), line.rank))
@@ -309,7 +449,7 @@ impl Arenas {
         let mut last_opponent: HashMap<&str, &str> = HashMap::new();
         let mut colours: HashMap<&str, ColourHistory> = HashMap::new();
         let mut busy: HashSet<&str> = HashSet::new();
-        for pairing in &pairings {
+        for pairing in pairings {
             if !pairing.settled {
                 busy.insert(&pairing.white_id);
                 busy.insert(&pairing.black_id);
@@ -388,15 +528,24 @@ impl Arenas {
         let written = store
             .write_arena(ArenaWrite::Pair {
                 fence: fence.clone(),
-                games,
+                games: games.clone(),
             })
             .await?;
         if !written {
+            *known = None;
             return Ok(false);
+        }
+        if let Some(known) = known.as_mut() {
+            known.pair(&games);
         }
         for (live, white, black) in lives {
             let id = live.id;
-            let events = live.event_games("arena");
+            let mut events = live.event_games("arena");
+            // lichess names the arena in its games' events: a client that
+            // plays its pairings (the terminal's `arena join`) knows its own.
+            for (_, game) in &mut events {
+                game["tournamentId"] = serde_json::Value::String(arena.id.clone());
+            }
             // Stored already: if it cannot go live here, the registry loads
             // it on its first request (the players are told anyway).
             if let Err(err) = self.inner.registry.insert(live).await {
@@ -463,4 +612,67 @@ fn coin() -> bool {
     // The OS's random source never fails in practice; white for the
     // better-ranked player is a fine fallback.
     getrandom::fill(&mut byte).is_ok() && byte[0] & 1 == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn new_game(white: &str, black: &str) -> (StoredGame, NewPairing) {
+        let clock = ClockSettings {
+            initial_ms: 60_000,
+            increment_ms: 0,
+        };
+        let live = paired_game(None, None, clock, false)
+            .expect("a paired game")
+            .live;
+        let stored = StoredGame::of(&live.record(), tokio::time::Instant::now(), 1);
+        let pairing = NewPairing {
+            arena_id: "a".into(),
+            white_id: white.into(),
+            black_id: black.into(),
+            white_rating: 1500,
+            black_rating: 1600,
+            created_at: 1,
+        };
+        (stored, pairing)
+    }
+
+    #[tokio::test]
+    async fn what_a_director_knows_follows_its_own_writes_in_order() {
+        let first = vec![new_game("ann", "bob")];
+        let mut known = Known::new(Vec::new());
+        known.pair(&first);
+        let second = vec![new_game("bob", "ann"), new_game("cat", "dan")];
+        known.pair(&second);
+        let order: Vec<(&str, &str)> = known
+            .pairings
+            .iter()
+            .map(|p| (p.white_id.as_str(), p.black_id.as_str()))
+            .collect();
+        assert_eq!(order, [("ann", "bob"), ("bob", "ann"), ("cat", "dan")]);
+        assert!(known.pairings.iter().all(|p| !p.settled));
+        let settled = [Settlement {
+            game_id: second[1].0.id.clone(),
+            winner: Some("black"),
+            aborted: false,
+            plies: 31,
+            berserk: 2,
+        }];
+        known.settle(&settled);
+        let done = &known.pairings[2];
+        assert!(done.settled);
+        assert_eq!(done.winner.as_deref(), Some("black"));
+        assert_eq!((done.plies, done.berserk), (31, 2));
+        assert!(!known.pairings[0].settled && !known.pairings[1].settled);
+        // A game it never wrote changes nothing.
+        known.settle(&[Settlement {
+            game_id: "elsewhere".into(),
+            winner: None,
+            aborted: true,
+            plies: 0,
+            berserk: 0,
+        }]);
+        assert_eq!(known.pairings.iter().filter(|p| p.settled).count(), 1);
+    }
 }
