@@ -18,14 +18,14 @@ const SIZES = [
 ];
 
 // Drags with the mouse from one element's centre to another's.
-// (The page is scrolled to its top first: on a phone the palette sits
-// right under the board, both in view.)
+// (The board is scrolled to the top of the window first: on a phone the
+// palette sits right under it, both in view.)
 async function drag(page, from, to) {
-  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.locator('.board').evaluate((board) => board.scrollIntoView({ block: 'start' }));
   const a = await from.boundingBox();
   const b = await to.boundingBox();
   const height = page.viewportSize().height;
-  assert.ok(a.y >= 0 && a.y + a.height <= height && b.y >= 0 && b.y + b.height <= height, 'both ends of the drag are in view');
+  assert.ok(a.y >= -1 && a.y + a.height <= height && b.y >= -1 && b.y + b.height <= height, `both ends of the drag are in view: ${JSON.stringify([a, b])}`);
   await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
   await page.mouse.down();
   await page.mouse.move(a.x + a.width / 2 + 10, a.y + a.height / 2 + 10, { steps: 3 });
