@@ -13,18 +13,19 @@ import { playerHref, ratingText } from './format.js';
 import { accountErrorText, askToLogIn, currentAccount, forgetSession } from './session.js';
 import { accountSocialSections } from './social.js';
 import { getPlayer } from './storage.js';
+import { formatDate, language, t } from './i18n.js';
 
 const SCOPES = [
-  ['play', 'Play games', 'create, join and play your own games', true],
-  ['challenge', 'Challenges', 'send and answer challenges, read your event stream', true],
-  ['bot', 'Bot', 'play as a bot', false],
+  ['play', t('Play games'), t('create, join and play your own games'), true],
+  ['challenge', t('Challenges'), t('send and answer challenges, read your event stream'), true],
+  ['bot', t('Bot'), t('play as a bot'), false],
 ];
 
 export async function accountPage(root) {
-  document.title = 'Account · Rookery';
+  document.title = t('Account · Rookery');
   const account = await currentAccount();
   if (!account) {
-    askToLogIn(root, 'Account', 'You are not logged in on this browser.');
+    askToLogIn(root, t('Account'), t('You are not logged in on this browser.'));
     return;
   }
   document.title = `${account.name}: account · Rookery`;
@@ -36,24 +37,24 @@ export async function accountPage(root) {
       h('h1', null, account.name,
         h('span', { class: 'rating-badge' }, ratingText(account.rating, account.provisional))),
       h('p', { class: 'actions' },
-        h('a', { href: playerHref(account.name) }, 'Your player page'),
-        h('a', { href: '/me/games' }, 'My games'))),
+        h('a', { href: playerHref(account.name) }, t('Your player page')),
+        h('a', { href: '/me/games' }, t('My games')))),
     h('section', { class: 'card', 'aria-labelledby': 'sessions-title' },
-      h('h2', { id: 'sessions-title' }, 'Sessions'),
-      h('p', { class: 'muted' }, 'The browsers and devices logged in to your account.'),
+      h('h2', { id: 'sessions-title' }, t('Sessions')),
+      h('p', { class: 'muted' }, t('The browsers and devices logged in to your account.')),
       sessions),
     passwordSection(account, () => loadSessions(sessions)),
     emailSection(account),
     h('section', { class: 'card', 'aria-labelledby': 'tokens-title' },
-      h('h2', { id: 'tokens-title' }, 'Personal API tokens'),
-      h('p', { class: 'muted' }, 'For scripts, bots and the terminal client (',
-        h('code', null, 'rookery login'), '). A token acts as you within its scopes.'),
+      h('h2', { id: 'tokens-title' }, t('Personal API tokens')),
+      h('p', { class: 'muted' }, t('For scripts, bots and the terminal client ('),
+        h('code', null, t('rookery login')), t('). A token acts as you within its scopes.')),
       tokenForm(() => loadTokens(tokens)),
       tokens),
     accountSocialSections(account),
     player && player.name.toLowerCase() !== account.name.toLowerCase()
       ? h('section', { class: 'card' },
-        h('h2', null, 'A name saved on this browser'),
+        h('h2', null, t('A name saved on this browser')),
         h('p', null, `This browser also holds ${player.name}, a name without an account, used when you are logged out.`),
         keyBox(player))
       : null));
@@ -75,11 +76,11 @@ async function loadSessions(holder) {
       loggedOutHere();
       return;
     }
-    clear(holder, h('p', { class: 'form-error', role: 'alert' }, `Sessions are unavailable: ${error.message}`));
+    clear(holder, h('p', { class: 'form-error', role: 'alert' }, t('Sessions are unavailable: {reason}', { reason: error.message })));
     return;
   }
   const message = h('p', { class: 'form-error', role: 'alert' });
-  const everywhere = h('button', { type: 'button', class: 'danger', id: 'logout-everywhere' }, 'Log out everywhere');
+  const everywhere = h('button', { type: 'button', class: 'danger', id: 'logout-everywhere' }, t('Log out everywhere'));
   everywhere.addEventListener('click', async () => {
     everywhere.disabled = true;
     try {
@@ -94,7 +95,7 @@ async function loadSessions(holder) {
     .slice()
     .sort((a, b) => Number(b.current) - Number(a.current) || b.last_seen_at - a.last_seen_at)
     .map((session) => {
-      const end = h('button', { type: 'button', class: 'small' }, 'Log out');
+      const end = h('button', { type: 'button', class: 'small' }, t('Log out'));
       end.addEventListener('click', async () => {
         end.disabled = true;
         try {
@@ -109,15 +110,15 @@ async function loadSessions(holder) {
       return h('li', { class: 'session-row', dataset: { sessionId: session.id, current: String(!!session.current) } },
         h('div', null,
           h('span', { class: 'session-device', title: session.device }, deviceName(session.device)),
-          session.current ? h('span', { class: 'badge' }, 'This device') : null,
+          session.current ? h('span', { class: 'badge' }, t('This device')) : null,
           h('div', { class: 'game-details' },
-            `Last seen ${when(session.last_seen_at)} · logged in ${when(session.created_at)}`)),
+            t('Last seen {seen} · logged in {since}', { seen: when(session.last_seen_at), since: when(session.created_at) }))),
         end);
     });
   clear(holder,
     h('ul', { class: 'session-list' }, rows),
     h('div', { class: 'actions' }, everywhere),
-    h('p', { class: 'muted' }, '“Log out everywhere” ends every session, this one too.'),
+    h('p', { class: 'muted' }, t('“Log out everywhere” ends every session, this one too.')),
     message);
 }
 
@@ -127,12 +128,12 @@ function passwordSection(account, onChanged) {
   const next = h('input', { type: 'password', id: 'new-password', autocomplete: 'new-password', minlength: '8' });
   const message = h('p', { class: 'form-error', role: 'alert' });
   const done = h('p', { class: 'form-ok', role: 'status' });
-  const submit = h('button', { type: 'submit', class: 'primary' }, has ? 'Change password' : 'Set password');
+  const submit = h('button', { type: 'submit', class: 'primary' }, has ? t('Change password') : t('Set password'));
   const form = h('form', { class: 'account-form', novalidate: true },
     h('input', { type: 'text', name: 'username', value: account.name, autocomplete: 'username', hidden: true, readonly: true, tabindex: '-1', 'aria-hidden': 'true' }),
-    has ? h('label', { class: 'field' }, h('span', null, 'Current password'), current) : null,
-    h('label', { class: 'field' }, h('span', null, 'New password'), next),
-    h('p', { class: 'muted hint' }, 'At least 8 characters, not a common password and not your name. Changing it logs out your other sessions.'),
+    has ? h('label', { class: 'field' }, h('span', null, t('Current password')), current) : null,
+    h('label', { class: 'field' }, h('span', null, t('New password')), next),
+    h('p', { class: 'muted hint' }, t('At least 8 characters, not a common password and not your name. Changing it logs out your other sessions.')),
     message, done, submit);
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
@@ -145,36 +146,36 @@ function passwordSection(account, onChanged) {
       await api('PUT', '/api/account/password', { body });
       current.value = '';
       next.value = '';
-      done.textContent = 'Password saved. Your other sessions were logged out.';
+      done.textContent = t('Password saved. Your other sessions were logged out.');
       onChanged();
     } catch (error) {
-      message.textContent = error.status === 401 && has ? 'The current password is wrong.' : accountErrorText(error);
+      message.textContent = error.status === 401 && has ? t('The current password is wrong.') : accountErrorText(error);
     } finally {
       submit.disabled = false;
     }
   });
   return h('section', { class: 'card', 'aria-labelledby': 'password-title' },
-    h('h2', { id: 'password-title' }, has ? 'Password' : 'Set a password'), form);
+    h('h2', { id: 'password-title' }, has ? t('Password') : t('Set a password')), form);
 }
 
 function tokenForm(onCreated) {
-  const description = h('input', { type: 'text', id: 'token-description', maxlength: '100', autocomplete: 'off', placeholder: 'What the token is for' });
+  const description = h('input', { type: 'text', id: 'token-description', maxlength: '100', autocomplete: 'off', placeholder: t('What the token is for') });
   const boxes = SCOPES.map(([scope, label, what, checked]) => h('label', { class: 'checkbox' },
     h('input', { type: 'checkbox', name: 'scope', value: scope, checked }),
     h('span', null, h('strong', null, label), ` — ${what}`)));
   const message = h('p', { class: 'form-error', role: 'alert' });
   const shown = h('div', { class: 'token-shown', hidden: true, role: 'status' });
-  const submit = h('button', { type: 'submit' }, 'Create token');
+  const submit = h('button', { type: 'submit' }, t('Create token'));
   const form = h('form', { class: 'account-form', id: 'token-form', novalidate: true },
-    h('label', { class: 'field' }, h('span', null, 'Description'), description),
-    h('fieldset', null, h('legend', null, 'Scopes'), boxes),
+    h('label', { class: 'field' }, h('span', null, t('Description')), description),
+    h('fieldset', null, h('legend', null, t('Scopes')), boxes),
     message, submit, shown);
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     message.textContent = '';
     const scopes = [...form.querySelectorAll('input[name="scope"]:checked')].map((box) => box.value);
     if (!scopes.length) {
-      message.textContent = 'Choose at least one scope.';
+      message.textContent = t('Choose at least one scope.');
       return;
     }
     submit.disabled = true;
@@ -183,8 +184,8 @@ function tokenForm(onCreated) {
       description.value = '';
       const field = h('input', { type: 'text', id: 'new-token', class: 'key-field', readonly: true, value: made.token });
       clear(shown,
-        h('p', null, h('strong', null, 'Copy this token now: it is not shown again.')),
-        h('div', { class: 'invite-row' }, h('label', { for: 'new-token', class: 'visually-hidden' }, 'New token'), field, copyButton(() => made.token, field)));
+        h('p', null, h('strong', null, t('Copy this token now: it is not shown again.'))),
+        h('div', { class: 'invite-row' }, h('label', { for: 'new-token', class: 'visually-hidden' }, t('New token')), field, copyButton(() => made.token, field)));
       shown.hidden = false;
       field.select();
       onCreated();
@@ -203,15 +204,15 @@ async function loadTokens(holder) {
     list = (await api('GET', '/api/account/tokens')).tokens;
   } catch (error) {
     if (error.status === 401) return;
-    clear(holder, h('p', { class: 'form-error', role: 'alert' }, `Tokens are unavailable: ${error.message}`));
+    clear(holder, h('p', { class: 'form-error', role: 'alert' }, t('Tokens are unavailable: {reason}', { reason: error.message })));
     return;
   }
   if (!list.length) {
-    clear(holder, h('p', { class: 'muted' }, 'No tokens yet.'));
+    clear(holder, h('p', { class: 'muted' }, t('No tokens yet.')));
     return;
   }
   clear(holder, h('ul', { class: 'session-list token-list' }, list.map((token) => {
-    const revoke = h('button', { type: 'button', class: 'small danger' }, 'Revoke');
+    const revoke = h('button', { type: 'button', class: 'small danger' }, t('Revoke'));
     revoke.addEventListener('click', async () => {
       revoke.disabled = true;
       try {
@@ -223,7 +224,7 @@ async function loadTokens(holder) {
     });
     return h('li', { class: 'session-row', dataset: { tokenId: token.id } },
       h('div', null,
-        h('span', { class: 'session-device' }, token.description || 'Unnamed token'),
+        h('span', { class: 'session-device' }, token.description || t('Unnamed token')),
         token.scopes.map((scope) => h('span', { class: 'badge' }, scope)),
         h('div', { class: 'game-details' },
           `Created ${when(token.created_at)} · ${token.last_used_at ? `last used ${when(token.last_used_at)}` : 'never used'}`)),
@@ -235,7 +236,7 @@ async function loadTokens(holder) {
 // client, scripts) by their own first word.
 export function deviceName(agent) {
   const ua = String(agent || '');
-  if (!ua) return 'Unknown device';
+  if (!ua) return t('Unknown device');
   const browser = /Edg\//.test(ua) ? 'Edge'
     : /Firefox\//.test(ua) ? 'Firefox'
       : /OPR\//.test(ua) ? 'Opera'
@@ -255,12 +256,13 @@ export function deviceName(agent) {
 
 // "just now", "5 minutes ago", "3 days ago"; the date beyond a month.
 export function when(ms) {
-  if (typeof ms !== 'number') return 'never';
+  if (typeof ms !== 'number') return t('never');
   const seconds = Math.max(0, Math.round((Date.now() - ms) / 1000));
-  const ago = (n, unit) => `${n} ${unit}${n === 1 ? '' : 's'} ago`;
-  if (seconds < 60) return 'just now';
+  if (seconds < 60) return t('just now');
+  // "vor 5 Minuten", "il y a 3 jours": the language's own words (Intl).
+  const ago = (n, unit) => new Intl.RelativeTimeFormat(language, { numeric: 'always' }).format(-n, unit);
   if (seconds < 3600) return ago(Math.floor(seconds / 60), 'minute');
   if (seconds < 86400) return ago(Math.floor(seconds / 3600), 'hour');
   if (seconds < 30 * 86400) return ago(Math.floor(seconds / 86400), 'day');
-  return new Date(ms).toLocaleDateString();
+  return formatDate(ms);
 }

@@ -6,7 +6,8 @@
 
 import { api } from './api.js';
 import { h, clear } from './dom.js';
-import { ROLE_NAMES, parseFen, splitUci, fileOf } from './chess.js';
+import { ROLE_NAMES, parseFen, placement, splitUci, fileOf } from './chess.js';
+import { t } from './i18n.js';
 
 const POLL_MS = 1000;
 const MARKS = { inaccuracy: '?!', mistake: '?', blunder: '??' };
@@ -40,9 +41,9 @@ export function evalText(position) {
 // `turn` is the side to move in the position (the mated side at mate 0).
 export function evalSentence(position, turn) {
   const mate = position.mate;
-  if (mate === null || mate === undefined) return `Evaluation ${evalText(position)}.`;
-  if (mate === 0) return `Checkmate: ${turn === 'white' ? 'Black' : 'White'} has won.`;
-  return `Mate in ${Math.abs(mate)} for ${mate > 0 ? 'White' : 'Black'}.`;
+  if (mate === null || mate === undefined) return t('Evaluation {value}.', { value: evalText(position) });
+  if (mate === 0) return t('Checkmate: {winner, select, white {White} other {Black}} has won.', { winner: turn === 'white' ? 'black' : 'white' });
+  return t('Mate in {count} for {side, select, white {White} other {Black}}.', { count: Math.abs(mate), side: mate > 0 ? 'white' : 'black' });
 }
 
 // How many times the piece on each square has moved, after `ply` moves.
@@ -79,23 +80,7 @@ export function moveCounts(initialFen, moves, ply) {
 // A history position's FEN: placement and side to move exact; castling and
 // en passant rights are not tracked by the client, so written as none.
 function placementFen(position, ply) {
-  const rows = [];
-  for (let rank = 7; rank >= 0; rank--) {
-    let row = '';
-    let empty = 0;
-    for (let file = 0; file < 8; file++) {
-      const piece = position.board.get('abcdefgh'[file] + String(rank + 1));
-      if (!piece) {
-        empty += 1;
-        continue;
-      }
-      if (empty) row += String(empty);
-      empty = 0;
-      row += piece[0] === 'w' ? piece[1] : piece[1].toLowerCase();
-    }
-    rows.push(row + (empty ? String(empty) : ''));
-  }
-  return `${rows.join('/')} ${position.turn === 'white' ? 'w' : 'b'} - - 0 ${Math.floor(ply / 2) + 1}`;
+  return `${placement(position.board)} ${position.turn === 'white' ? 'w' : 'b'} - - 0 ${Math.floor(ply / 2) + 1}`;
 }
 
 export class AnalysisPanel {
@@ -103,18 +88,20 @@ export class AnalysisPanel {
     this.view = view;
     this.data = null;
     this.timer = null;
-    this.button = h('button', { type: 'button', class: 'primary', onclick: () => this.start() }, 'Analyse with the engine');
-    this.progress = h('progress', { class: 'analysis-progress', max: '1', value: '0', hidden: true, 'aria-label': 'Analysis progress' });
+    this.button = h('button', {
+      type: 'button', class: 'primary', title: t('Ask the engine to evaluate every position of this game.'), onclick: () => this.start(),
+    }, t('Analyse with the engine'));
+    this.progress = h('progress', { class: 'analysis-progress', max: '1', value: '0', hidden: true, 'aria-label': t('Analysis progress') });
     this.statusEl = h('p', { class: 'analysis-status', role: 'status', 'aria-live': 'polite' });
     this.acplEl = h('p', { class: 'acpl' });
     this.graphEl = h('div', { class: 'eval-graph' });
     this.adviceEl = h('p', { class: 'advice' });
-    this.copyFen = h('button', { type: 'button', onclick: () => this.copy('fen', this.copyFen) }, 'Copy FEN');
-    this.copyPgn = h('button', { type: 'button', onclick: () => this.copy('pgn', this.copyPgn) }, 'Copy PGN');
-    this.el = h('div', { class: 'analysis' },
-      h('div', { class: 'actions' }, this.copyFen, this.copyPgn),
-      h('div', { class: 'analysis-box', hidden: true }, h('h2', null, 'Analysis'), this.button, this.progress, this.statusEl, this.graphEl, this.acplEl, this.adviceEl));
-    this.box = this.el.querySelector('.analysis-box');
+    this.copyFen = h('button', { type: 'button', onclick: () => this.copy('fen', this.copyFen) }, t('Copy FEN'));
+    this.copyPgn = h('button', { type: 'button', onclick: () => this.copy('pgn', this.copyPgn) }, t('Copy PGN'));
+    // The copy buttons go in the page's row of actions (gameview.js).
+    this.el = h('div', { class: 'analysis-box', hidden: true },
+      h('h2', null, t('Analysis')), this.button, this.progress, this.statusEl, this.graphEl, this.acplEl, this.adviceEl);
+    this.box = this.el;
     this.loaded = false;
   }
 
@@ -135,11 +122,11 @@ export class AnalysisPanel {
     button.dataset.copied = text;
     try {
       await navigator.clipboard.writeText(text);
-      button.textContent = 'Copied';
+      button.textContent = t('Copied');
     } catch {
-      button.textContent = 'Copy failed';
+      button.textContent = t('Copy failed');
     }
-    setTimeout(() => { button.textContent = what === 'fen' ? 'Copy FEN' : 'Copy PGN'; }, 1500);
+    setTimeout(() => { button.textContent = what === 'fen' ? t('Copy FEN') : t('Copy PGN'); }, 1500);
   }
 
   async load() {
@@ -147,7 +134,7 @@ export class AnalysisPanel {
     try {
       this.apply(await api('GET', this.path()));
     } catch (error) {
-      this.statusEl.textContent = `Could not read the analysis: ${error.message}`;
+      this.statusEl.textContent = t('Could not read the analysis: {reason}', { reason: error.message });
     }
   }
 
@@ -184,18 +171,19 @@ export class AnalysisPanel {
     this.progress.max = data.progress.total;
     this.progress.value = data.progress.done;
     const texts = {
-      none: 'Ask the engine to evaluate every position of this game.',
-      queued: 'Waiting for the engine…',
-      running: `Analysing: ${data.progress.done} of ${data.progress.total} positions.`,
-      done: 'Evaluations by Rookery’s engine. Click the graph to jump to a move.',
-      failed: 'The analysis failed. Try again.',
+      // The button says it (its title the rest): the panel's room is short.
+      none: '',
+      queued: t('Waiting for the engine…'),
+      running: t('Analysing: {done} of {total} positions.', { done: data.progress.done, total: data.progress.total }),
+      done: t('Evaluations by Rookery’s engine. Click the graph to jump to a move.'),
+      failed: t('The analysis failed. Try again.'),
     };
     this.statusEl.textContent = texts[data.status] || '';
     this.renderGraph(data, ply);
     this.renderMarks(data);
     if (data.acpl) {
       const side = (v) => (v === null || v === undefined ? '–' : String(v));
-      this.acplEl.textContent = `Average centipawn loss: White ${side(data.acpl.white)} · Black ${side(data.acpl.black)}`;
+      this.acplEl.textContent = t('Average centipawn loss: White {white} · Black {black}', { white: side(data.acpl.white), black: side(data.acpl.black) });
     } else {
       this.acplEl.textContent = '';
     }
@@ -203,7 +191,9 @@ export class AnalysisPanel {
     const position = data.positions.find((p) => p.ply === ply);
     const turn = this.view.positions()[ply]?.turn;
     let advice = position ? evalSentence(position, turn) : '';
-    if (judged && judged.judgement) advice += ` ${game.san[ply - 1]} is ${judged.judgement === 'inaccuracy' ? 'an' : 'a'} ${judged.judgement}: ${judged.best_san} was best.`;
+    if (judged && judged.judgement) {
+      advice += t(' {move} is {judgement, select, inaccuracy {an inaccuracy} mistake {a mistake} other {a blunder}}: {best} was best.', { move: game.san[ply - 1], judgement: judged.judgement, best: judged.best_san });
+    }
     this.adviceEl.textContent = advice;
   }
 
@@ -220,7 +210,7 @@ export class AnalysisPanel {
     const y = (chances) => height / 2 - chances * (height / 2);
     const turns = this.view.positions().map((p) => p.turn);
     const points = positions.map((p) => `${x(p.ply).toFixed(1)},${y(whiteChances(p, turns[p.ply])).toFixed(1)}`);
-    const graph = svg('svg', { viewBox: `0 0 ${width} ${height}`, class: 'eval-svg', role: 'img', 'aria-label': 'Evaluation graph: click to jump to a move', preserveAspectRatio: 'none' });
+    const graph = svg('svg', { viewBox: `0 0 ${width} ${height}`, class: 'eval-svg', role: 'img', 'aria-label': t('Evaluation graph: click to jump to a move'), preserveAspectRatio: 'none' });
     graph.append(svg('rect', { x: 0, y: 0, width, height, class: 'eval-bg' }));
     // As lichess draws it: the area between the line and zero takes the
     // colour of the side ahead, light above the middle (White better), dark
@@ -268,7 +258,7 @@ export class AnalysisPanel {
       }
       mark.className = `judgement ${judgement}`;
       mark.textContent = MARKS[judgement];
-      button.title = `${judgement}: ${move.best_san} was best (−${move.loss} cp)`;
+      button.title = t('{judgement, select, inaccuracy {inaccuracy} mistake {mistake} other {blunder}}: {best} was best (−{loss} cp)', { judgement: move.judgement, best: move.best_san, loss: move.loss });
       button.dataset.judgement = judgement;
     }
   }

@@ -3,6 +3,7 @@
 // logged-in person goes with every request by itself (same origin).
 
 import { getAccountHint, getPlayer, saveBothSeats, saveInvite, savePlayer, saveSeat, saveSettings } from './storage.js';
+import { t } from './i18n.js';
 
 export class ApiError extends Error {
   constructor(status, code, message, retryAfter = null) {
@@ -31,7 +32,7 @@ export async function api(method, path, { body, form, token } = {}) {
   try {
     response = await fetch(path, { method, headers, body: payload });
   } catch {
-    throw new ApiError(0, 'network', 'Cannot reach the server. Check your connection.');
+    throw new ApiError(0, 'network', t('Cannot reach the server. Check your connection.'));
   }
   const text = await response.text();
   let data = null;
@@ -49,7 +50,7 @@ export async function api(method, path, { body, form, token } = {}) {
     throw new ApiError(
       response.status,
       (error && error.code) || `http_${response.status}`,
-      flat || (error && error.message) || response.statusText || 'Request failed',
+      flat || (error && error.message) || response.statusText || t('Request failed'),
       Number.isFinite(retry) ? retry : null,
     );
   }
@@ -63,11 +64,11 @@ export async function apiLines(path) {
   try {
     response = await fetch(path, { headers: { Accept: 'application/x-ndjson' } });
   } catch {
-    throw new ApiError(0, 'network', 'Cannot reach the server. Check your connection.');
+    throw new ApiError(0, 'network', t('Cannot reach the server. Check your connection.'));
   }
   const text = await response.text();
   if (!response.ok) {
-    let message = response.statusText || 'Request failed';
+    let message = response.statusText || t('Request failed');
     try {
       const error = JSON.parse(text).error;
       message = typeof error === 'string' ? error : (error && error.message) || message;

@@ -5,6 +5,7 @@
 // the path decides which page to draw.
 
 import { accountPage } from './account.js';
+import { analysisBoardPage } from './analysisboard.js';
 import { arenaPage, arenasPage } from './arena.js';
 import { challengePage, startChallenges, stopChallenges } from './challenges.js';
 import { h, clear } from './dom.js';
@@ -24,6 +25,7 @@ import { showNotices } from './social.js';
 import { swissPage } from './swiss.js';
 import { teamPage, teamsPage } from './teams.js';
 import { watchPage } from './watch.js';
+import { t } from './i18n.js';
 
 function route(root, path) {
   const match = path.match(/^\/games\/([^/]+)$/);
@@ -33,6 +35,7 @@ function route(root, path) {
   if (path === '/arenas') return { nav: '/arenas', run: () => arenasPage(root) };
   const arena = path.match(/^\/arenas\/([^/]+)$/);
   if (arena) return { nav: '/arenas', run: () => arenaPage(root, decodeSegment(arena[1])) };
+  if (path === '/analysis') return { nav: '/analysis', run: () => analysisBoardPage(root) };
   if (path === '/scoreboard') return { nav: '/scoreboard', run: () => scoreboardPage(root) };
   const player = path.match(/^\/players\/([^/]+)$/);
   if (player) return { nav: null, run: () => playerPage(root, decodeURIComponent(player[1])) };
@@ -55,11 +58,11 @@ function route(root, path) {
   return {
     nav: null,
     run: async () => {
-      document.title = 'Page not found · Rookery';
+      document.title = t('Page not found · Rookery');
       clear(root, h('section', { class: 'card narrow not-found' },
-        h('h1', null, 'Page not found'),
-        h('p', null, 'There is no page at this address. The link may be mistyped, or the page may have moved.'),
-        h('p', { class: 'actions' }, h('a', { class: 'button primary', href: '/' }, 'Back to the lobby'))));
+        h('h1', null, t('Page not found')),
+        h('p', null, t('There is no page at this address. The link may be mistyped, or the page may have moved.')),
+        h('p', { class: 'actions' }, h('a', { class: 'button primary', href: '/' }, t('Back to the lobby')))));
     },
   };
 }
@@ -76,6 +79,10 @@ function decodeSegment(segment) {
 
 // Board colours and pieces first, so no board is drawn in the wrong ones.
 applyLooks();
+// The page's own HTML (index.html) in the page's language.
+for (const el of document.querySelectorAll('.skip-link, .site-nav a, .site-footer a, main > .loading')) el.textContent = t(el.textContent.trim());
+document.querySelector('.brand').setAttribute('aria-label', t('Rookery home'));
+document.querySelector('.site-nav').setAttribute('aria-label', t('Main'));
 document.querySelector('.site-header').append(searchControl(), accountControl(), settingsControl());
 
 // A logged-in person hears of challenges on every page.
@@ -106,7 +113,7 @@ for (const link of document.querySelectorAll('.site-nav a')) {
 }
 run().catch((error) => {
   clear(root, h('section', { class: 'card narrow' },
-    h('h1', null, 'Something went wrong'),
+    h('h1', null, t('Something went wrong')),
     h('p', null, error && error.message ? error.message : String(error)),
-    h('p', null, h('a', { href: window.location.pathname }, 'Reload'))));
+    h('p', null, h('a', { href: window.location.pathname }, t('Reload')))));
 });

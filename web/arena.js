@@ -8,6 +8,7 @@
 import { api } from './api.js';
 import { h, clear } from './dom.js';
 import { currentAccount } from './session.js';
+import { t } from './i18n.js';
 
 const RETURN_KEY = 'rookery:arena-game';
 // The arena game this tab just came back from (not to be followed again).
@@ -30,30 +31,30 @@ function countdown(seconds) {
 }
 
 export async function arenasPage(root) {
-  document.title = 'Arenas · Rookery';
+  document.title = t('Arenas · Rookery');
   const [list, account] = await Promise.all([api('GET', '/api/tournament'), currentAccount()]);
   const item = (arena) => h('li', { class: 'game-item' },
     h('a', { class: 'game-link', href: `/arenas/${encodeURIComponent(arena.id)}` },
       h('span', { class: 'game-label' }, arena.fullName),
       h('span', { class: 'game-details' },
-        `${clockText(arena)} · ${arena.nbPlayers} players${arena.rated ? '' : ' · casual'}${arena.private ? ' · entry code' : ''}`)));
+        t('{clock} · {count, plural, one {# player} other {# players}}{rated, select, no { · casual} other {}}{private, select, yes { · entry code} other {}}', { clock: clockText(arena), count: arena.nbPlayers, rated: arena.rated ? 'yes' : 'no', private: arena.private ? 'yes' : 'no' }))));
   const section = (title, arenas, empty) => h('section', { class: 'card' }, h('h2', null, title),
     arenas.length ? h('ul', { class: 'game-list' }, arenas.map(item)) : h('p', { class: 'muted' }, empty));
   const error = h('p', { class: 'form-error', role: 'alert' });
   const field = (label, name, props) => h('label', { class: 'field' }, h('span', null, label), h('input', { name, ...props }));
   const form = h('form', { class: 'new-arena', novalidate: true },
-    field('Name', 'name', { type: 'text', maxlength: '30', placeholder: 'Club night' }),
+    field(t('Name'), 'name', { type: 'text', maxlength: '30', placeholder: t('Club night') }),
     h('div', { class: 'field-row' },
-      field('Clock (minutes)', 'clockTime', { type: 'number', min: '0', max: '60', step: '0.5', value: '3' }),
-      field('Increment (seconds)', 'clockIncrement', { type: 'number', min: '0', max: '60', value: '2' })),
+      field(t('Clock (minutes)'), 'clockTime', { type: 'number', min: '0', max: '60', step: '0.5', value: '3' }),
+      field(t('Increment (seconds)'), 'clockIncrement', { type: 'number', min: '0', max: '60', value: '2' })),
     h('div', { class: 'field-row' },
-      field('Duration (minutes)', 'minutes', { type: 'number', min: '1', max: '720', value: '30' }),
-      field('Starts in (minutes)', 'waitMinutes', { type: 'number', min: '0', max: '1440', value: '5' })),
-    field('Entry code (optional)', 'password', { type: 'text', autocomplete: 'off' }),
-    h('label', { class: 'checkbox' }, h('input', { type: 'checkbox', name: 'rated', checked: true }), h('span', null, 'Rated')),
-    h('label', { class: 'checkbox' }, h('input', { type: 'checkbox', name: 'berserkable', checked: true }), h('span', null, 'Berserk allowed')),
+      field(t('Duration (minutes)'), 'minutes', { type: 'number', min: '1', max: '720', value: '30' }),
+      field(t('Starts in (minutes)'), 'waitMinutes', { type: 'number', min: '0', max: '1440', value: '5' })),
+    field(t('Entry code (optional)'), 'password', { type: 'text', autocomplete: 'off' }),
+    h('label', { class: 'checkbox' }, h('input', { type: 'checkbox', name: 'rated', checked: true }), h('span', null, t('Rated'))),
+    h('label', { class: 'checkbox' }, h('input', { type: 'checkbox', name: 'berserkable', checked: true }), h('span', null, t('Berserk allowed'))),
     error,
-    h('button', { type: 'submit', class: 'primary' }, 'Create arena'));
+    h('button', { type: 'submit', class: 'primary' }, t('Create arena')));
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     error.textContent = '';
@@ -74,18 +75,18 @@ export async function arenasPage(root) {
   });
   clear(root, h('div', { class: 'lobby' },
     h('div', { class: 'lobby-side' },
-      section('Starting soon', list.created, 'No arena is scheduled.'),
-      section('Playing now', list.started, 'No arena is running.'),
-      section('Finished', list.finished, 'No arena has finished yet.')),
+      section(t('Starting soon'), list.created, t('No arena is scheduled.')),
+      section(t('Playing now'), list.started, t('No arena is running.')),
+      section(t('Finished'), list.finished, t('No arena has finished yet.'))),
     h('div', { class: 'lobby-side' },
-      account ? h('section', { class: 'card' }, h('h2', null, 'New arena'), form)
-        : h('section', { class: 'card' }, h('p', null, h('a', { href: '/login' }, 'Log in'), ' to create an arena.')))));
+      account ? h('section', { class: 'card' }, h('h2', null, t('New arena')), form)
+        : h('section', { class: 'card' }, h('p', null, h('a', { href: '/login' }, t('Log in')), t(' to create an arena.'))))));
 }
 
 export async function arenaPage(root, id) {
-  document.title = 'Arena · Rookery';
+  document.title = t('Arena · Rookery');
   const account = await currentAccount();
-  const title = h('h1', null, 'Arena');
+  const title = h('h1', null, t('Arena'));
   const facts = h('p', { class: 'muted arena-facts' });
   const clock = h('p', { class: 'arena-clock', role: 'timer' });
   const actions = h('div', { class: 'actions' });
@@ -96,7 +97,7 @@ export async function arenaPage(root, id) {
   const mine = h('div', { class: 'arena-mine' });
   clear(root, h('div', { class: 'lobby arena' },
     h('section', { class: 'card' }, title, facts, clock, actions, notice, podium, table, pager),
-    h('div', { class: 'lobby-side' }, h('section', { class: 'card' }, h('h2', null, 'Your games'), mine))));
+    h('div', { class: 'lobby-side' }, h('section', { class: 'card' }, h('h2', null, t('Your games')), mine))));
 
   let arena = null;
   let following = false;
@@ -106,8 +107,8 @@ export async function arenaPage(root, id) {
   const tick = () => {
     if (!arena || deadline === null) return;
     const left = (deadline - Date.now()) / 1000;
-    clock.textContent = arena.isFinished ? 'Finished'
-      : arena.isStarted ? `Ends in ${countdown(left)}` : `Starts in ${countdown(left)}`;
+    clock.textContent = arena.isFinished ? t('Finished')
+      : arena.isStarted ? t('Ends in {time}', { time: countdown(left) }) : t('Starts in {time}', { time: countdown(left) });
   };
   setInterval(tick, 1000);
 
@@ -121,23 +122,23 @@ export async function arenaPage(root, id) {
   };
   const draw = () => {
     title.textContent = arena.fullName;
-    facts.textContent = `${clockText(arena)} · ${arena.rated ? 'rated' : 'casual'} · ${arena.nbPlayers} players${arena.berserkable ? ' · berserk allowed' : ''}`;
+    facts.textContent = t('{clock} · {rated, select, yes {rated} other {casual}} · {count, plural, one {# player} other {# players}}{berserk, select, yes { · berserk allowed} other {}}', { clock: clockText(arena), rated: arena.rated ? 'yes' : 'no', count: arena.nbPlayers, berserk: arena.berserkable ? 'yes' : 'no' });
     deadline = Date.now() + 1000 * (arena.secondsToStart ?? arena.secondsToFinish ?? 0);
     tick();
     const me = arena.me;
     clear(actions);
     if (!account) {
-      actions.append(h('a', { class: 'button', href: '/login' }, 'Log in to join'));
+      actions.append(h('a', { class: 'button', href: '/login' }, t('Log in to join')));
     } else if (!arena.isFinished) {
       if (me && !me.withdraw) {
         actions.append(h('button', { type: 'button', class: 'button', dataset: { action: 'pause' },
-          onclick: () => act(`/api/tournament/${encodeURIComponent(id)}/withdraw`) }, 'Pause'));
+          onclick: () => act(`/api/tournament/${encodeURIComponent(id)}/withdraw`) }, t('Pause')));
       } else {
-        const code = arena.private ? h('input', { type: 'text', name: 'entry-code', placeholder: 'Entry code', 'aria-label': 'Entry code' }) : null;
+        const code = arena.private ? h('input', { type: 'text', name: 'entry-code', placeholder: t('Entry code'), 'aria-label': t('Entry code') }) : null;
         if (code) actions.append(code);
         actions.append(h('button', { type: 'button', class: 'primary', dataset: { action: 'join' },
           onclick: () => act(`/api/tournament/${encodeURIComponent(id)}/join`, code ? { password: code.value } : {}) },
-        me ? 'Come back' : 'Join'));
+        me ? t('Come back') : t('Join')));
       }
     }
     clear(podium, arena.podium ? h('ol', { class: 'podium' },
@@ -149,7 +150,7 @@ export async function arenaPage(root, id) {
       h('td', { class: 'sheet' }, p.sheet.scores, p.sheet.fire ? ' 🔥' : ''),
       h('td', { class: 'score' }, String(p.score))));
     clear(table, h('table', { class: 'standing' },
-      h('thead', null, h('tr', null, h('th', null, '#'), h('th', null, 'Player'), h('th', null, 'Rating'), h('th', null, 'Games'), h('th', null, 'Score'))),
+      h('thead', null, h('tr', null, h('th', null, '#'), h('th', null, t('Player')), h('th', null, t('Rating')), h('th', null, t('Games')), h('th', null, t('Score')))),
       h('tbody', null, rows)));
     const pages = arena.standing.pages || 1;
     clear(pager, pages > 1 ? [
@@ -161,7 +162,7 @@ export async function arenaPage(root, id) {
         h('span', { class: 'game-label' }, `as ${g.color}`),
         h('span', { class: 'game-details' }, !g.settled ? 'playing' : g.aborted ? 'aborted'
           : g.winner === null ? 'draw' : g.winner === g.color ? 'won' : 'lost')))))
-      : h('p', { class: 'muted' }, 'No games yet.'));
+      : h('p', { class: 'muted' }, t('No games yet.')));
   };
   const turn = (next) => {
     page = next;
@@ -226,7 +227,7 @@ export function returnToArena(gameId, view) {
 async function offerBerserk(view, gameId, arenaId) {
   const arena = await api('GET', `/api/tournament/${encodeURIComponent(arenaId)}`).catch(() => null);
   if (!arena || !arena.berserkable) return;
-  const button = h('button', { type: 'button', class: 'berserk-button', hidden: true }, 'Berserk');
+  const button = h('button', { type: 'button', class: 'berserk-button', hidden: true }, t('Berserk'));
   const sync = () => {
     const game = view.game;
     const color = view.seat && view.seat.color;
@@ -240,7 +241,7 @@ async function offerBerserk(view, gameId, arenaId) {
       await api('POST', `/api/board/game/${encodeURIComponent(gameId)}/berserk`);
       button.hidden = true;
     } catch (error) {
-      view.flash(`Berserk refused: ${error.message}`);
+      view.flash(t('Berserk refused: {reason}', { reason: error.message }));
     }
     button.disabled = false;
   });

@@ -15,6 +15,7 @@
 import { h } from './dom.js';
 import { FILES, ROLE_NAMES, castleRook, castleSquares, fileOf, rankOf, squareName } from './chess.js';
 import { pieceElement, pieceName } from './pieces.js';
+import { t } from './i18n.js';
 
 const DRAG_THRESHOLD_PX = 4;
 const ANIMATION_MS = 160;
@@ -22,7 +23,7 @@ const reducedMotion = window.matchMedia ? window.matchMedia('(prefers-reduced-mo
 const PROMOTION_ROLES = ['q', 'r', 'b', 'n'];
 
 export class BoardView {
-  constructor({ onMove = () => {}, onCancel = () => {}, mini = false, label = 'Chess board' } = {}) {
+  constructor({ onMove = () => {}, onCancel = () => {}, mini = false, label = t('Chess board') } = {}) {
     this.onMove = onMove;
     this.onCancel = onCancel;
     this.premove = null;
@@ -189,10 +190,10 @@ export class BoardView {
         const piece = this.pieces.get(square);
         let label = `${square}, ${piece ? pieceName(piece) : 'empty'}`;
         if (this.selected === square) label += ', selected';
-        if (isDest) label += isCapture ? ', capture' : ', legal move';
-        if (this.check === square) label += ', in check';
-        if (this.premove && this.premove[0] === square) label += ', premove from';
-        if (this.premove && this.premove[1] === square) label += ', premove to';
+        if (isDest) label += isCapture ? t(', capture') : t(', legal move');
+        if (this.check === square) label += t(', in check');
+        if (this.premove && this.premove[0] === square) label += t(', premove from');
+        if (this.premove && this.premove[1] === square) label += t(', premove to');
         el.setAttribute('aria-label', label);
         el.tabIndex = square === this.focusSquare ? 0 : -1;
       }
@@ -243,15 +244,15 @@ export class BoardView {
     this.closePromotion();
     const color = (this.pieces.get(from) || 'w')[0];
     const choices = PROMOTION_ROLES.filter((role) => candidates.some((uci) => uci[4] === role));
-    const dialog = h('div', { class: 'promotion', role: 'dialog', 'aria-label': 'Promote pawn to' },
-      h('p', null, 'Promote to'),
+    const dialog = h('div', { class: 'promotion', role: 'dialog', 'aria-label': t('Promote pawn to') },
+      h('p', null, t('Promote to')),
       h('div', { class: 'promotion-choices' },
         choices.map((role) => {
           const button = h('button', {
             type: 'button',
             class: 'promotion-choice',
             dataset: { promotion: role },
-            'aria-label': `Promote to ${ROLE_NAMES[role.toUpperCase()]}`,
+            'aria-label': t('Promote to {role, select, q {queen} r {rook} b {bishop} other {knight}}', { role }),
           });
           button.append(pieceElement(color + role.toUpperCase(), { automation: false }));
           button.addEventListener('click', (event) => {
@@ -263,7 +264,7 @@ export class BoardView {
           });
           return button;
         })),
-      h('button', { type: 'button', class: 'promotion-cancel', onclick: (event) => { event.stopPropagation(); this.closePromotion(); } }, 'Cancel'));
+      h('button', { type: 'button', class: 'promotion-cancel', onclick: (event) => { event.stopPropagation(); this.closePromotion(); } }, t('Cancel')));
     dialog.addEventListener('click', (event) => {
       // A click beside the choices cancels, like Escape.
       event.stopPropagation();

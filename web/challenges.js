@@ -24,18 +24,19 @@ import { api } from './api.js';
 import { h, clear } from './dom.js';
 import { EventStream } from './events.js';
 import { CLOCKS, capitalize, changeText, opposite, playerHref, ratingText } from './format.js';
-import { askToLogIn, currentAccount, forgetSession, loginHref } from './session.js';
+import { askToLogIn, currentAccount, loginHref, sessionEnded } from './session.js';
 import { playSound } from './sound.js';
 import { getAccountHint } from './storage.js';
+import { t } from './i18n.js';
 
 export const DECLINE_REASONS = [
-  ['generic', 'Not accepting challenges now'],
-  ['later', 'Not now, ask again later'],
-  ['tooFast', 'Too fast for me'],
-  ['tooSlow', 'Too slow for me'],
-  ['timeControl', 'Not this time control'],
-  ['rated', 'Rated games only'],
-  ['casual', 'Casual games only'],
+  ['generic', t('Not accepting challenges now')],
+  ['later', t('Not now, ask again later')],
+  ['tooFast', t('Too fast for me')],
+  ['tooSlow', t('Too slow for me')],
+  ['timeControl', t('Not this time control')],
+  ['rated', t('Rated games only')],
+  ['casual', t('Casual games only')],
 ];
 
 const OWN_KEY = 'rookery:own-challenges';
@@ -67,10 +68,10 @@ function ownChallenge(id) {
 // "5+3 blitz · rated · you play black (drawn at random)".
 export function challengeTerms(challenge) {
   const control = challenge.timeControl || {};
-  const clock = control.type === 'clock' ? `${control.show} ${challenge.speed || ''}`.trim() : 'No clock';
+  const clock = control.type === 'clock' ? `${control.show} ${challenge.speed || ''}`.trim() : t('No clock');
   const mine = challenge.direction === 'in' ? opposite(challenge.finalColor) : challenge.finalColor;
-  const drawn = challenge.color === 'random' ? ' (drawn at random)' : '';
-  return `${clock} · ${challenge.rated ? 'rated' : 'casual'} · you play ${mine}${drawn}`;
+  const drawn = challenge.color === 'random' ? t(' (drawn at random)') : '';
+  return t('{clock} · {rated, select, yes {rated} other {casual}} · you play {side, select, white {white} other {black}}{drawn}', { clock, rated: challenge.rated ? 'yes' : 'no', side: mine, drawn });
 }
 
 const userText = (user) => `${user.name} (${ratingText(user.rating, user.provisional)})`;
@@ -105,7 +106,7 @@ new MutationObserver(applyTitleMark).observe(document.head, { subtree: true, chi
 function notify(challenge) {
   if (!('Notification' in window) || Notification.permission !== 'granted' || !document.hidden) return;
   try {
-    const note = new Notification(`${challenge.challenger.name} challenges you`, { body: challengeTerms(challenge), tag: `challenge-${challenge.id}` });
+    const note = new Notification(t('{name} challenges you', { name: challenge.challenger.name }), { body: challengeTerms(challenge), tag: `challenge-${challenge.id}` });
     note.addEventListener('click', () => {
       window.focus();
       note.close();
@@ -144,13 +145,13 @@ class ChallengeTray {
     // challenge (id -> the notice shown, if any): the answer to Send may
     // come after a quick accept's `gameStart`.
     this.startedEarly = new Map();
-    this.el = h('aside', { class: 'challenge-tray', 'aria-label': 'Challenges', 'aria-live': 'polite', 'aria-relevant': 'additions text' });
+    this.el = h('aside', { class: 'challenge-tray', 'aria-label': t('Challenges'), 'aria-live': 'polite', 'aria-relevant': 'additions text' });
     document.body.append(this.el);
     this.stream = new EventStream({
       onEvent: (event) => this.onEvent(event),
       // The session ended (logged out everywhere, expired): the whole page
       // hears it, and the tray goes with the account.
-      onLoggedOut: () => forgetSession(),
+      onLoggedOut: () => sessionEnded(),
     });
     this.expiry = setInterval(() => this.dropExpired(), 10000);
     // What is open now (the stream also opens with it, but only in the
@@ -236,8 +237,8 @@ class ChallengeTray {
     const theirs = (how === 'declined' && challenge.direction === 'out') || (how === 'canceled' && challenge.direction === 'in');
     if (!theirs) return;
     const text = how === 'declined'
-      ? [`${challenge.destUser.name} declined your challenge`, challenge.declineReason ? `: “${challenge.declineReason}”` : '.']
-      : [`${challenge.challenger.name} cancelled their challenge.`];
+      ? [t('{name} declined your challenge', { name: challenge.destUser.name }), challenge.declineReason ? `: “${challenge.declineReason}”` : '.']
+      : [t('{name} cancelled their challenge.', { name: challenge.challenger.name })];
     this.notice(h('p', { class: 'challenge-answer', dataset: { answer: how } }, text), { fades: how === 'canceled' });
   }
 
@@ -259,12 +260,12 @@ class ChallengeTray {
     }
     const other = challenge.direction === 'in' ? challenge.challenger.name : challenge.destUser.name;
     playSound('challenge');
-    const notice = this.notice(h('p', null, `Your game against ${other} has started. `, h('a', { href: path }, 'Go to the game')));
+    const notice = this.notice(h('p', null, t('Your game against {name} has started. ', { name: other }), h('a', { href: path }, t('Go to the game'))));
     if (!own) this.startedEarly.set(id, notice);
   }
 
   notice(content, { fades = false } = {}) {
-    const dismiss = h('button', { type: 'button', class: 'small' }, 'Dismiss');
+    const dismiss = h('button', { type: 'button', class: 'small' }, t('Dismiss'));
     const el = h('div', { class: 'challenge-card notice' }, content, h('div', { class: 'actions' }, dismiss));
     dismiss.addEventListener('click', () => el.remove());
     this.el.prepend(el);
@@ -286,9 +287,9 @@ export function challengeCard(challenge, { onAccepted = () => {}, onClosed = () 
   const incoming = challenge.direction === 'in';
   const message = h('p', { class: 'form-error', role: 'alert' });
   const title = incoming
-    ? h('p', { class: 'challenge-title' }, h('a', { href: playerHref(challenge.challenger.name) }, userText(challenge.challenger)), ' challenges you')
-    : h('p', { class: 'challenge-title' }, 'Waiting for ', h('a', { href: playerHref(challenge.destUser.name) }, userText(challenge.destUser)),
-      ' to answer your challenge…');
+    ? h('p', { class: 'challenge-title' }, h('a', { href: playerHref(challenge.challenger.name) }, userText(challenge.challenger)), t(' challenges you'))
+    : h('p', { class: 'challenge-title' }, t('Waiting for '), h('a', { href: playerHref(challenge.destUser.name) }, userText(challenge.destUser)),
+      t(' to answer your challenge…'));
   const terms = h('p', { class: 'challenge-terms' }, challengeTerms(challenge));
   const other = incoming ? challenge.challenger : challenge.destUser;
   const stakes = challenge.rated && other && other.name ? stakesLine(other.name) : null;
@@ -308,14 +309,14 @@ export function challengeCard(challenge, { onAccepted = () => {}, onClosed = () 
   };
   if (incoming) {
     // Decline asks for a reason first (lichess's list), in the card.
-    const accept = h('button', { type: 'button', class: 'primary' }, 'Accept');
-    const decline = h('button', { type: 'button', 'aria-expanded': 'false' }, 'Decline…');
+    const accept = h('button', { type: 'button', class: 'primary' }, t('Accept'));
+    const decline = h('button', { type: 'button', 'aria-expanded': 'false' }, t('Decline…'));
     const reasonId = `decline-reason-${challenge.id}`;
     const reason = h('select', { id: reasonId }, DECLINE_REASONS.map(([key, label]) => h('option', { value: key }, label)));
-    const send = h('button', { type: 'button', class: 'danger' }, 'Decline');
-    const back = h('button', { type: 'button' }, 'Back');
+    const send = h('button', { type: 'button', class: 'danger' }, t('Decline'));
+    const back = h('button', { type: 'button' }, t('Back'));
     const reasons = h('div', { class: 'decline-row', hidden: true },
-      h('label', { for: reasonId }, 'Reason'), reason, send, back);
+      h('label', { for: reasonId }, t('Reason')), reason, send, back);
     const asking = (show) => {
       reasons.hidden = !show;
       accept.hidden = show;
@@ -337,7 +338,7 @@ export function challengeCard(challenge, { onAccepted = () => {}, onClosed = () 
     });
     actions.append(accept, decline, reasons);
   } else {
-    const cancel = h('button', { type: 'button', class: 'small' }, 'Cancel challenge');
+    const cancel = h('button', { type: 'button', class: 'small' }, t('Cancel challenge'));
     cancel.addEventListener('click', async () => {
       if (await act(cancel, 'cancel')) onClosed();
     });
@@ -347,7 +348,7 @@ export function challengeCard(challenge, { onAccepted = () => {}, onClosed = () 
     class: `challenge-card ${incoming ? 'incoming' : 'outgoing'}`,
     dataset: { challengeId: challenge.id },
     role: 'group',
-    'aria-label': incoming ? `Challenge from ${challenge.challenger.name}` : `Challenge to ${challenge.destUser.name}`,
+    'aria-label': incoming ? t('Challenge from {name}', { name: challenge.challenger.name }) : t('Challenge to {name}', { name: challenge.destUser.name }),
   }, title, terms, stakes, actions, message);
 }
 
@@ -357,7 +358,7 @@ export function challengeSection(name) {
   const section = h('div', { class: 'challenge-section' });
   currentAccount().then((account) => {
     if (!account) {
-      clear(section, h('a', { class: 'button', href: loginHref(), id: 'challenge-login' }, `Log in to challenge ${name}`));
+      clear(section, h('a', { class: 'button', href: loginHref(), id: 'challenge-login' }, t('Log in to challenge {name}', { name })));
       return;
     }
     if (account.name.toLowerCase() === name.toLowerCase()) return;
@@ -367,7 +368,7 @@ export function challengeSection(name) {
       open.setAttribute('aria-expanded', 'false');
       open.hidden = false;
       sentNote.hidden = false;
-      sentNote.textContent = `Challenge sent to ${name}: you go to the game when they accept.`;
+      sentNote.textContent = t('Challenge sent to {name}: you go to the game when they accept.', { name });
       startChallenges(account).sent(challenge);
     });
     form.hidden = true;
@@ -391,8 +392,9 @@ export function stakesLine(name) {
   const line = h('p', { class: 'stakes muted', dataset: { stakesFor: name } });
   api('GET', `/api/players/${encodeURIComponent(name)}/stakes`).then((stakes) => {
     const you = stakes.you;
-    line.textContent = `Rating at stake if rated (you ${you.rating}, ${stakes.opponent.name} ${stakes.opponent.rating}): `
-      + `win ${changeText(you.win)}, draw ${changeText(you.draw)}, loss ${changeText(you.loss)}`;
+    line.textContent = t('Rating at stake if rated (you {rating}, {name} {theirs}): win {win}, draw {draw}, loss {loss}', {
+      rating: you.rating, name: stakes.opponent.name, theirs: stakes.opponent.rating, win: changeText(you.win), draw: changeText(you.draw), loss: changeText(you.loss),
+    });
   }, () => {});
   return line;
 }
@@ -402,7 +404,7 @@ export function stakesLine(name) {
 // lists). A visitor who is not logged in is asked to log in first.
 export async function openChallengeDialog(name) {
   const account = await currentAccount();
-  const close = h('button', { type: 'button', class: 'small', id: 'challenge-dialog-close' }, 'Close');
+  const close = h('button', { type: 'button', class: 'small', id: 'challenge-dialog-close' }, t('Close'));
   const dialog = h('dialog', { class: 'challenge-dialog card', id: 'challenge-dialog', 'aria-labelledby': 'challenge-dialog-title' },
     h('h2', { id: 'challenge-dialog-title' }, `Challenge ${name}`));
   const done = () => {
@@ -412,10 +414,10 @@ export async function openChallengeDialog(name) {
   close.addEventListener('click', done);
   dialog.addEventListener('close', () => dialog.remove());
   if (!account) {
-    dialog.append(h('p', null, `Log in to challenge ${name}.`),
-      h('p', { class: 'actions' }, h('a', { class: 'button primary', href: loginHref() }, 'Log in'), close));
+    dialog.append(h('p', null, t('Log in to challenge {name}.', { name })),
+      h('p', { class: 'actions' }, h('a', { class: 'button primary', href: loginHref() }, t('Log in')), close));
   } else if (account.name.toLowerCase() === name.toLowerCase()) {
-    dialog.append(h('p', null, 'That is you: challenge someone else.'), h('p', { class: 'actions' }, close));
+    dialog.append(h('p', null, t('That is you: challenge someone else.')), h('p', { class: 'actions' }, close));
   } else {
     const form = challengeForm(name, (challenge) => {
       startChallenges(account).sent(challenge);
@@ -429,7 +431,7 @@ export async function openChallengeDialog(name) {
 }
 
 // A small "Challenge" button for `name` (hidden for the person's own name).
-export function challengeButton(name, { label = 'Challenge' } = {}) {
+export function challengeButton(name, { label = t('Challenge') } = {}) {
   const hint = getAccountHint();
   if (hint && hint.name && hint.name.toLowerCase() === String(name).toLowerCase()) return null;
   return h('button', {
@@ -448,27 +450,27 @@ function challengeForm(name, onSent) {
   const minutes = h('input', { type: 'number', name: 'minutes', min: '0', max: '180', step: '0.5', value: '5' });
   const increment = h('input', { type: 'number', name: 'increment', min: '0', max: '180', step: '1', value: '3' });
   const custom = h('div', { class: 'field-row', hidden: true },
-    h('label', { class: 'field' }, h('span', null, 'Minutes'), minutes),
-    h('label', { class: 'field' }, h('span', null, 'Increment (seconds)'), increment));
+    h('label', { class: 'field' }, h('span', null, t('Minutes')), minutes),
+    h('label', { class: 'field' }, h('span', null, t('Increment (seconds)')), increment));
   const clock = h('select', { name: 'clock', id: 'challenge-clock' },
     CLOCKS.map(([value, label]) => h('option', { value, selected: value === '300+3' }, label)));
   clock.addEventListener('change', () => { custom.hidden = clock.value !== 'custom'; });
   const message = h('p', { class: 'form-error', role: 'alert' });
-  const submit = h('button', { type: 'submit', class: 'primary' }, 'Send challenge');
+  const submit = h('button', { type: 'submit', class: 'primary' }, t('Send challenge'));
   const form = h('form', { class: 'new-game challenge-form', id: 'challenge-form', 'aria-label': `Challenge ${name}`, novalidate: true },
-    h('label', { class: 'field' }, h('span', null, 'Clock'), clock),
+    h('label', { class: 'field' }, h('span', null, t('Clock')), clock),
     custom,
-    h('fieldset', { class: 'segmented' }, h('legend', null, 'You play'),
-      radio('challenge-color', 'white', 'White', false),
-      radio('challenge-color', 'random', 'Random', true),
-      radio('challenge-color', 'black', 'Black', false)),
-    h('label', { class: 'field' }, h('span', null, 'Variant'),
+    h('fieldset', { class: 'segmented' }, h('legend', null, t('You play')),
+      radio('challenge-color', 'white', t('White'), false),
+      radio('challenge-color', 'random', t('Random'), true),
+      radio('challenge-color', 'black', t('Black'), false)),
+    h('label', { class: 'field' }, h('span', null, t('Variant')),
       h('select', { name: 'challenge-variant', id: 'challenge-variant' },
-        h('option', { value: 'standard' }, 'Standard'),
-        h('option', { value: 'chess960' }, 'Chess960 (a start drawn from the 960)'))),
-    h('fieldset', { class: 'segmented' }, h('legend', null, 'Game'),
-      radio('challenge-rated', 'true', 'Rated', true),
-      radio('challenge-rated', 'false', 'Casual', false)),
+        h('option', { value: 'standard' }, t('Standard')),
+        h('option', { value: 'chess960' }, t('Chess960 (a start drawn from the 960)')))),
+    h('fieldset', { class: 'segmented' }, h('legend', null, t('Game')),
+      radio('challenge-rated', 'true', t('Rated'), true),
+      radio('challenge-rated', 'false', t('Casual'), false)),
     stakesLine(name),
     message,
     submit);
@@ -484,7 +486,7 @@ function challengeForm(name, onSent) {
       const limit = Math.round(Number(minutes.value) * 60);
       const plus = Math.round(Number(increment.value));
       if (!Number.isFinite(limit) || !Number.isFinite(plus) || limit < 0 || plus < 0 || (limit === 0 && plus === 0)) {
-        message.textContent = 'Enter a clock of at least some minutes or an increment.';
+        message.textContent = t('Enter a clock of at least some minutes or an increment.');
         return;
       }
       fields['clock.limit'] = String(limit);
@@ -499,7 +501,7 @@ function challengeForm(name, onSent) {
       const challenge = await api('POST', `/api/challenge/${encodeURIComponent(name)}`, { form: fields });
       onSent(challenge);
     } catch (error) {
-      message.textContent = `Could not send the challenge: ${error.message}`;
+      message.textContent = t('Could not send the challenge: {reason}', { reason: error.message });
     } finally {
       submit.disabled = false;
     }
@@ -509,10 +511,10 @@ function challengeForm(name, onSent) {
 
 // /challenges/{id}: one challenge, for its challenger or the one challenged.
 export async function challengePage(root, id) {
-  document.title = 'Challenge · Rookery';
+  document.title = t('Challenge · Rookery');
   const account = await currentAccount();
   if (!account) {
-    askToLogIn(root, 'Challenge', 'Log in to see this challenge.');
+    askToLogIn(root, t('Challenge'), t('Log in to see this challenge.'));
     return;
   }
   let challenge;
@@ -520,8 +522,8 @@ export async function challengePage(root, id) {
     challenge = await api('GET', `/api/challenge/${encodeURIComponent(id)}/show`);
   } catch (error) {
     clear(root, h('section', { class: 'card narrow' },
-      h('h1', null, 'Challenge not found'),
-      h('p', null, error.status === 404 ? 'There is no such challenge of yours. It may have been for someone else.' : error.message)));
+      h('h1', null, t('Challenge not found')),
+      h('p', null, error.status === 404 ? t('There is no such challenge of yours. It may have been for someone else.') : error.message)));
     return;
   }
   const game = challenge.gameId || (challenge.status === 'accepted' ? challenge.id : null);
@@ -530,15 +532,15 @@ export async function challengePage(root, id) {
     body = challengeCard(challenge, { onClosed: () => window.location.reload() });
   } else {
     const words = {
-      accepted: 'This challenge was accepted.',
-      declined: `This challenge was declined${challenge.declineReason ? `: “${challenge.declineReason}”` : '.'}`,
-      canceled: 'This challenge was cancelled.',
-      expired: 'This challenge expired before it was answered.',
+      accepted: t('This challenge was accepted.'),
+      declined: challenge.declineReason ? t('This challenge was declined: “{reason}”', { reason: challenge.declineReason }) : t('This challenge was declined.'),
+      canceled: t('This challenge was cancelled.'),
+      expired: t('This challenge expired before it was answered.'),
     };
     body = h('div', null,
       h('p', { class: 'challenge-terms' }, challengeTerms(challenge)),
       h('p', { id: 'challenge-status' }, words[challenge.status] || capitalize(String(challenge.status))),
-      game ? h('p', null, h('a', { class: 'button primary', href: `/games/${encodeURIComponent(game)}` }, 'Go to the game')) : null);
+      game ? h('p', null, h('a', { class: 'button primary', href: `/games/${encodeURIComponent(game)}` }, t('Go to the game'))) : null);
   }
   const between = `${challenge.challenger.name} v ${challenge.destUser.name}`;
   document.title = `Challenge: ${between} · Rookery`;

@@ -21,6 +21,7 @@
 import { h, clear } from './dom.js';
 import { opposite } from './format.js';
 import { getChatMuted, saveChatMuted } from './storage.js';
+import { t } from './i18n.js';
 
 // The server's limit on a line, in characters (Unicode scalar values, as
 // Rust counts them; a JavaScript string's length counts UTF-16 units).
@@ -58,9 +59,9 @@ export class GameChat {
     this.pending = null;
     this.muted = opponent ? getChatMuted(opponent) : false;
 
-    const label = room === 'player' ? `Chat with ${opponent}` : 'Spectators’ chat';
+    const label = room === 'player' ? t('Chat with {name}', { name: opponent }) : t('Spectators’ chat');
     this.list = h('ol', { class: 'chat-lines', role: 'log', 'aria-label': label });
-    this.empty = h('p', { class: 'chat-empty muted' }, 'No messages yet.');
+    this.empty = h('p', { class: 'chat-empty muted' }, t('No messages yet.'));
     this.mutedNote = h('p', { class: 'chat-muted-note muted', hidden: true });
     this.muteButton = opponent
       ? h('button', { type: 'button', class: 'chat-mute', 'aria-pressed': 'false' }, `Mute ${opponent}`)
@@ -71,10 +72,10 @@ export class GameChat {
       'aria-describedby': 'chat-counter',
     });
     this.counter = h('span', { class: 'chat-counter', id: 'chat-counter' });
-    this.sendButton = h('button', { type: 'submit', class: 'chat-send' }, 'Send');
+    this.sendButton = h('button', { type: 'submit', class: 'chat-send' }, t('Send'));
     this.error = h('p', { class: 'form-error chat-error', role: 'alert' });
     const form = h('form', { class: 'chat-form', novalidate: true, hidden: !canWrite },
-      h('label', { for: 'chat-input', class: 'visually-hidden' }, room === 'player' ? `Message to ${opponent}` : 'Message to the spectators'),
+      h('label', { for: 'chat-input', class: 'visually-hidden' }, room === 'player' ? `Message to ${opponent}` : t('Message to the spectators')),
       h('div', { class: 'chat-row' }, this.input, this.sendButton),
       this.counter);
     this.input.addEventListener('input', () => this.onInput());
@@ -82,13 +83,13 @@ export class GameChat {
       event.preventDefault();
       this.send();
     });
-    const title = room === 'player' ? 'Chat' : 'Spectators’ chat';
+    const title = room === 'player' ? t('Chat') : t('Spectators’ chat');
     this.el = h('section', { class: 'chat', 'aria-labelledby': 'chat-title', dataset: { room } },
       h('div', { class: 'chat-head' }, h('h2', { id: 'chat-title' }, title), this.muteButton),
       h('div', { class: 'chat-box' }, this.list, this.empty),
       this.mutedNote,
       form,
-      canWrite ? null : h('p', { class: 'chat-login muted' }, h('a', { href: '/login' }, 'Log in'), ' to chat.'),
+      canWrite ? null : h('p', { class: 'chat-login muted' }, h('a', { href: '/login' }, t('Log in')), t(' to chat.')),
       this.error);
     this.onInput();
     this.renderMute();
@@ -132,8 +133,8 @@ export class GameChat {
     const hidden = this.lines.length - visible.length;
     this.mutedNote.hidden = !this.muted;
     this.mutedNote.textContent = hidden > 0
-      ? `${this.opponent}’s messages are hidden (${hidden}).`
-      : `${this.opponent}’s messages are hidden.`;
+      ? t('{name}’s messages are hidden ({count}).', { name: this.opponent, count: hidden })
+      : t('{name}’s messages are hidden.', { name: this.opponent });
     if (box && atEnd) box.scrollTop = box.scrollHeight;
   }
 
@@ -148,8 +149,8 @@ export class GameChat {
     if (!this.muteButton) return;
     this.muteButton.setAttribute('aria-pressed', String(this.muted));
     this.muteButton.title = this.muted
-      ? `Show ${this.opponent}’s messages again`
-      : `Hide ${this.opponent}’s messages in every game (remembered in this browser)`;
+      ? t('Show {name}’s messages again', { name: this.opponent })
+      : t('Hide {name}’s messages in every game (remembered in this browser)', { name: this.opponent });
   }
 
   // The box holds at most 140 characters; the counter says how many.
@@ -170,7 +171,7 @@ export class GameChat {
     if (!text || this.pending !== null) return;
     this.error.textContent = '';
     if (!this.sendLine(text)) {
-      this.error.textContent = 'Not connected: the message was not sent. Try again once the game is live.';
+      this.error.textContent = t('Not connected: the message was not sent. Try again once the game is live.');
       return;
     }
     this.pending = text;
@@ -189,7 +190,7 @@ export class GameChat {
   // line stays in the box.
   refused(message) {
     this.pending = null;
-    const text = String(message.message || 'The server refused the message.');
+    const text = String(message.message || t('The server refused the message.'));
     this.error.textContent = `Not sent: ${text.charAt(0).toLowerCase()}${text.slice(1)}${/[.!?]$/.test(text) ? '' : '.'}`;
     this.onInput();
   }

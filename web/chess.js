@@ -111,3 +111,25 @@ export function kingSquare(board, color) {
 export function isStandardStart(fen) {
   return String(fen).trim().split(/\s+/).slice(0, 4).join(' ') === START_FEN.split(' ').slice(0, 4).join(' ');
 }
+
+// The piece placement field of a FEN for a board (Map square -> 'wP').
+export function placement(board) {
+  const rows = [];
+  for (let rank = 7; rank >= 0; rank--) {
+    let row = '';
+    let empty = 0;
+    for (let file = 0; file < 8; file++) {
+      const piece = board.get(squareName(file, rank));
+      if (!piece) {
+        empty += 1;
+        continue;
+      }
+      if (empty) row += String(empty);
+      empty = 0;
+      row += piece[0] === 'w' ? piece[1] : piece[1].toLowerCase();
+    }
+    rows.push(row + (empty ? String(empty) : ''));
+  }
+  return rows.join('/');
+}
+

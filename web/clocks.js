@@ -3,10 +3,11 @@
 // arrived (the server decides flag falls), the low-time mark and its beep,
 // the first-move countdown; and the time control read back from a game.
 
-import { capitalize, formatClock } from './format.js';
+import { formatClock } from './format.js';
 import { lowTimeThresholdMs } from './lowtime.js';
 import { playSound } from './sound.js';
 import { getSettings } from './storage.js';
+import { t } from './i18n.js';
 
 export const clockMethods = {
   renderClocks() {
@@ -49,8 +50,8 @@ export const clockMethods = {
     if (!waiting) return;
     const seconds = Math.max(0, Math.ceil((game.first_move_ms - (performance.now() - this.receivedAt)) / 1000));
     const text = this.seat && this.seat.color === game.turn
-      ? `Make your first move within ${seconds} s, or the game is aborted.`
-      : `${capitalize(game.turn)} has ${seconds} s to make a first move, or the game is aborted.`;
+      ? t('Make your first move within {seconds} s, or the game is aborted.', { seconds })
+      : t('{side, select, white {White} other {Black}} has {seconds} s to make a first move, or the game is aborted.', { side: game.turn, seconds });
     if (this.firstMoveEl.textContent !== text) this.firstMoveEl.textContent = text;
   },
 

@@ -6,6 +6,7 @@
 
 import { GameSocket } from './socket.js';
 import { getOrientation, saveBothSeats, saveSeat } from './storage.js';
+import { t } from './i18n.js';
 
 export const connectionMethods = {
   connect() {
@@ -117,7 +118,7 @@ export const connectionMethods = {
         if (this.partnerSocket) this.partnerSocket.stop();
         this.partnerSocket = null;
       }
-      this.flash('The server no longer recognises this browser’s seat in the game, so you are watching it.');
+      this.flash(t('The server no longer recognises this browser’s seat in the game, so you are watching it.'));
       this.connect();
       this.render();
     }, { once: true });
@@ -135,22 +136,26 @@ export const connectionMethods = {
     this.render();
   },
 
+  // "Live" while the game is played; a finished game's socket (kept for a
+  // rematch offer) is not news.
   renderConnection() {
-    const labels = { connecting: 'Connecting…', open: 'Live', closed: 'Connection lost, reconnecting…', finished: '' };
-    this.connectionEl.textContent = labels[this.connection] ?? '';
-    this.connectionEl.className = `connection ${this.connection}`;
+    const labels = { connecting: t('Connecting…'), open: t('Live'), closed: t('Connection lost, reconnecting…'), finished: '' };
+    const over = this.game && this.game.status === 'finished';
+    const state = over ? 'finished' : this.connection;
+    this.connectionEl.textContent = labels[state] ?? '';
+    this.connectionEl.className = `connection ${state}`;
   },
 };
 
 // The server's refusals (docs/API.md's error codes) in words.
 function explain(code, message) {
   const known = {
-    illegal_move: 'That move is not legal here.',
-    not_your_turn: 'It is not your turn.',
-    game_over: 'The game is already over.',
-    forbidden: 'You are watching this game and cannot move.',
-    unauthorized: 'Your seat is not recognised by the server.',
-    rate_limited: 'Too many actions; slow down a little.',
+    illegal_move: t('That move is not legal here.'),
+    not_your_turn: t('It is not your turn.'),
+    game_over: t('The game is already over.'),
+    forbidden: t('You are watching this game and cannot move.'),
+    unauthorized: t('Your seat is not recognised by the server.'),
+    rate_limited: t('Too many actions; slow down a little.'),
   };
-  return known[code] || message || 'The server refused that.';
+  return known[code] || message || t('The server refused that.');
 }

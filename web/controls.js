@@ -9,6 +9,7 @@ import { setPlaying } from './challenges.js';
 import { opposite } from './format.js';
 import { saveOrientation } from './storage.js';
 import { premoveToPlay } from './premove.js';
+import { t } from './i18n.js';
 
 const PENDING_TIMEOUT_MS = 8000;
 
@@ -79,7 +80,7 @@ export const controlMethods = {
     const uci = premoveToPlay(queued, game.legal_moves);
     if (uci) this.sendMove(uci);
     else {
-      this.flash('Your premove was not legal after your opponent’s move, so it was dropped.');
+      this.flash(t('Your premove was not legal after your opponent’s move, so it was dropped.'));
       this.render();
     }
   },
@@ -139,7 +140,7 @@ export const controlMethods = {
     // A game start elsewhere does not take this tab away from a game.
     setPlaying(playing);
     this.resignButton.hidden = !playing || game.status !== 'active';
-    this.resignButton.textContent = this.resignArmed ? 'Confirm resignation' : 'Resign';
+    this.resignButton.textContent = this.resignArmed ? t('Confirm resignation') : t('Resign');
     // A standing offer is answered in the offers box.
     this.drawButton.hidden = !playing || game.status !== 'active' || this.opponentIsAi() || !!game.draw_offer;
     this.cancelButton.hidden = !playing || game.status !== 'waiting';

@@ -9,6 +9,7 @@ import { isStandardStart } from './chess.js';
 import { opposite, resultText } from './format.js';
 import { getSettings } from './storage.js';
 import { guessClock } from './clocks.js';
+import { t } from './i18n.js';
 
 export const endingMethods = {
   renderBanner() {
@@ -24,16 +25,16 @@ export const endingMethods = {
     let verdict = '';
     if (this.seat && !this.passPlay && (game.result === '1-0' || game.result === '0-1')) {
       const winner = game.result === '1-0' ? 'white' : 'black';
-      verdict = winner === this.seat.color ? 'You won!' : 'You lost.';
+      verdict = winner === this.seat.color ? t('You won!') : t('You lost.');
     }
     const rematch = h('button', { type: 'button', class: 'primary', onclick: () => this.rematch(rematch) },
-      this.seat ? 'Rematch' : 'Play these settings');
+      this.seat ? t('Rematch') : t('Play these settings'));
     clear(this.bannerEl,
       h('h2', { class: 'banner-headline' }, headline),
       reason ? h('p', { class: 'banner-reason' }, reason) : null,
       verdict ? h('p', { class: 'banner-verdict' }, verdict) : null,
       h('p', { class: 'banner-result' }, game.result || ''),
-      h('div', { class: 'banner-actions' }, rematch, h('a', { class: 'button', href: '/' }, 'New game')));
+      h('div', { class: 'banner-actions' }, rematch, h('a', { class: 'button', href: '/' }, t('New game'))));
   },
 
   async rematch(button) {
@@ -64,7 +65,7 @@ export const endingMethods = {
       window.location.assign(`/games/${encodeURIComponent(id)}`);
     } catch (error) {
       button.disabled = false;
-      this.flash(`Could not start a new game: ${error.message}`);
+      this.flash(t('Could not start a new game: {reason}', { reason: error.message }));
     }
   },
 };

@@ -1,5 +1,6 @@
 // Words for what the GameState says: player labels, results, clocks.
 
+import { language, t } from './i18n.js';
 export const COLORS = ['white', 'black'];
 export const opposite = (color) => (color === 'white' ? 'black' : 'white');
 export const capitalize = (text) => text.charAt(0).toUpperCase() + text.slice(1);
@@ -7,14 +8,14 @@ export const capitalize = (text) => text.charAt(0).toUpperCase() + text.slice(1)
 // The clocks offered when a game or a challenge is made: "initial+increment"
 // in seconds.
 export const CLOCKS = [
-  ['none', 'No clock'],
+  ['none', t('No clock')],
   ['60+0', '1+0 bullet'],
   ['180+2', '3+2 blitz'],
   ['300+3', '5+3 blitz'],
   ['600+5', '10+5 rapid'],
   ['900+10', '15+10 rapid'],
   ['1800+0', '30+0 classical'],
-  ['custom', 'Custom…'],
+  ['custom', t('Custom…')],
 ];
 
 export const playerHref = (name) => `/players/${encodeURIComponent(name)}`;
@@ -29,19 +30,19 @@ export function ratingText(rating, provisional) {
 
 export function levelLabel(level, levels) {
   const info = (levels || []).find((entry) => entry.level === level);
-  if (!info) return `Level ${level}`;
-  const elo = typeof info.elo === 'number' ? ` (Elo ${info.elo})` : '';
-  return `Level ${level} · ${info.name}${elo}`;
+  if (!info) return t('Level {level}', { level });
+  if (typeof info.elo === 'number') return t('Level {level} · {name} (Elo {elo})', { level, name: info.name, elo: info.elo });
+  return t('Level {level} · {name}', { level, name: info.name });
 }
 
 // The name shown for one side of a game.
 export function sideLabel(side, color, levels) {
-  if (!side) return capitalize(color);
+  if (!side) return color === 'white' ? t('White') : t('Black');
   if (side.kind === 'ai') {
     const info = (levels || []).find((entry) => entry.level === side.level);
     return info ? `Rookery AI ${side.level} · ${info.name}` : `Rookery AI ${side.level}`;
   }
-  return side.name || 'Anonymous';
+  return side.name || t('Anonymous');
 }
 
 // "Moves" as a chess player counts them, one for each side's turn: 16 plies
@@ -54,7 +55,7 @@ export function fullMoves(plies, initialFen) {
 
 export function movesText(plies, initialFen) {
   const moves = fullMoves(plies, initialFen);
-  return `${moves} ${moves === 1 ? 'move' : 'moves'}`;
+  return t('{count, plural, one {# move} other {# moves}}', { count: moves });
 }
 
 // Ply `ply` (1: the first) of a game that began at `initialFen`, numbered as
@@ -67,39 +68,39 @@ export function moveLabel(initialFen, ply, san) {
 }
 
 export function matchLabel(game, levels) {
-  return `${sideLabel(game.white, 'white', levels)} vs ${sideLabel(game.black, 'black', levels)}`;
+  return t('{white} vs {black}', { white: sideLabel(game.white, 'white', levels), black: sideLabel(game.black, 'black', levels) });
 }
 
 const REASONS = {
-  checkmate: 'by checkmate',
-  stalemate: 'by stalemate',
-  threefold_repetition: 'by threefold repetition',
-  fifty_moves: 'by the fifty-move rule',
-  insufficient_material: 'by insufficient material',
-  agreement: 'by agreement',
+  checkmate: t('by checkmate'),
+  stalemate: t('by stalemate'),
+  threefold_repetition: t('by threefold repetition'),
+  fifty_moves: t('by the fifty-move rule'),
+  insufficient_material: t('by insufficient material'),
+  agreement: t('by agreement'),
 };
 
 // { headline, reason } for a finished game.
 export function resultText(game) {
   const { result, termination } = game;
-  if (termination === 'aborted') return { headline: 'Game aborted', reason: 'No result' };
-  let headline = 'Game over';
+  if (termination === 'aborted') return { headline: t('Game aborted'), reason: t('No result') };
+  let headline = t('Game over');
   let loser = null;
-  if (result === '1-0') { headline = 'White wins'; loser = 'black'; }
-  else if (result === '0-1') { headline = 'Black wins'; loser = 'white'; }
-  else if (result === '1/2-1/2') headline = 'Draw';
+  if (result === '1-0') { headline = t('White wins'); loser = 'black'; }
+  else if (result === '0-1') { headline = t('Black wins'); loser = 'white'; }
+  else if (result === '1/2-1/2') headline = t('Draw');
   let reason = REASONS[termination] || '';
-  if (termination === 'resignation') reason = loser ? `${capitalize(loser)} resigned` : 'by resignation';
+  if (termination === 'resignation') reason = loser ? t('{side, select, white {White} other {Black}} resigned', { side: loser }) : t('by resignation');
   if (termination === 'timeout') {
-    reason = loser ? `${capitalize(loser)} ran out of time` : 'Time ran out, but the opponent cannot mate';
+    reason = loser ? t('{side, select, white {White} other {Black}} ran out of time', { side: loser }) : t('Time ran out, but the opponent cannot mate');
   }
   return { headline, reason: reason ? capitalize(reason) : '' };
 }
 
 export function resultShort(game) {
-  if (game.status !== 'finished') return game.status === 'waiting' ? 'Waiting for a player' : 'Playing';
-  if (game.termination === 'aborted') return 'Aborted';
-  return game.result || 'Finished';
+  if (game.status !== 'finished') return game.status === 'waiting' ? t('Waiting for a player') : t('Playing');
+  if (game.termination === 'aborted') return t('Aborted');
+  return game.result || t('Finished');
 }
 
 export function formatClock(ms) {
@@ -116,7 +117,7 @@ export function formatClock(ms) {
 }
 
 export function clockSettingsLabel(settings) {
-  if (!settings) return 'No clock';
+  if (!settings) return t('No clock');
   return `${Math.round(settings.initial / 60 * 100) / 100}+${settings.increment}`;
 }
 
@@ -124,14 +125,14 @@ export function clockSettingsLabel(settings) {
 // a server before `initial_ms`, its clocks that have not started), or
 // "no clock".
 export function timeControlText(game) {
-  if (!game.clock) return 'no clock';
+  if (!game.clock) return t('no clock');
   const initial = game.clock.initial_ms || game.clock.white_ms;
   const minutes = Math.round((initial / 60000) * 100) / 100;
   return `${minutes}+${Math.round(game.clock.increment_ms / 1000)}`;
 }
 
 // "Rated" or "Casual".
-export const ratedText = (game) => (game.rated ? 'Rated' : 'Casual');
+export const ratedText = (game) => (game.rated ? t('Rated') : t('Casual'));
 
 // When a game was created, short: "14:05" today, "27 Nov 14:05" this year,
 // "27 Nov 2025" before.
@@ -139,8 +140,8 @@ export function gameDateText(ms) {
   if (!ms) return '';
   const date = new Date(ms);
   const now = new Date();
-  const time = date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  const time = date.toLocaleTimeString(language, { hour: '2-digit', minute: '2-digit' });
   if (date.toDateString() === now.toDateString()) return time;
-  const day = date.toLocaleDateString(undefined, { day: 'numeric', month: 'short', year: date.getFullYear() === now.getFullYear() ? undefined : 'numeric' });
+  const day = date.toLocaleDateString(language, { day: 'numeric', month: 'short', year: date.getFullYear() === now.getFullYear() ? undefined : 'numeric' });
   return date.getFullYear() === now.getFullYear() ? `${day} ${time}` : day;
 }

@@ -17,18 +17,19 @@ import {
 } from './storage.js';
 import { currentAccount } from './session.js';
 import { GameView } from './gameview.js';
+import { t } from './i18n.js';
 
 export async function gamePage(root, gameId) {
-  document.title = 'Game · Rookery';
+  document.title = t('Game · Rookery');
   const levelsPromise = loadLevels();
   let game;
   try {
     game = await api('GET', `/api/games/${encodeURIComponent(gameId)}`);
   } catch (error) {
     clear(root, h('section', { class: 'card narrow' },
-      h('h1', null, error.status === 404 ? 'Game not found' : 'Could not load the game'),
-      h('p', null, error.status === 404 ? 'This game does not exist. The link may be mistyped.' : error.message),
-      h('p', null, h('a', { class: 'button', href: '/' }, 'Start a new game'))));
+      h('h1', null, error.status === 404 ? t('Game not found') : t('Could not load the game')),
+      h('p', null, error.status === 404 ? t('This game does not exist. The link may be mistyped.') : error.message),
+      h('p', null, h('a', { class: 'button', href: '/' }, t('Start a new game')))));
     return;
   }
   const [levels, account] = await Promise.all([levelsPromise, currentAccount()]);
@@ -43,7 +44,7 @@ export async function gamePage(root, gameId) {
   if (seat && invite && game.status === 'waiting') {
     // The creator opened their own invite link: keep the seat, never take
     // the other one (that would seat one browser on both sides).
-    notice = `This is your own invite link: you already play ${seat.color} here. Send the link to your friend.`;
+    notice = t('This is your own invite link: you already play {side, select, white {white} other {black}} here. Send the link to your friend.', { side: seat.color });
   } else if (!seat && game.status === 'waiting' && (game.joinable || invite)) {
     // An invite (a private game's secret link) asks before taking the seat:
     // a link can be opened by mistake, or by someone it was not meant for.
@@ -56,16 +57,16 @@ export async function gamePage(root, gameId) {
         seat = joined.seat;
         saveSeat(gameId, seat);
         game = joined.game;
-        notice = `You joined the game as ${seat.color}.`;
+        notice = t('You joined the game as {side, select, white {white} other {black}}.', { side: seat.color });
       } catch (error) {
         notice = joinRefusal(error);
         game = await api('GET', `/api/games/${encodeURIComponent(gameId)}`).catch(() => game);
       }
     }
   } else if (!seat && game.status === 'waiting') {
-    notice = 'This game is private: only the friend with its invite link can join. You are watching.';
+    notice = t('This game is private: only the friend with its invite link can join. You are watching.');
   } else if (!seat && invite) {
-    notice = 'This invite has been used: the game has both its players. You are watching.';
+    notice = t('This invite has been used: the game has both its players. You are watching.');
   }
   // Once the secret has done its job (seat taken, or the game is under
   // way), keep it out of the address bar, bookmarks and history; a visitor
@@ -126,25 +127,25 @@ function inviteFromLink() {
 function askToJoin(root, game, levels) {
   const free = ['white', 'black'].find((color) => game[color].kind === 'human' && game[color].taken === false) || 'black';
   const host = game[opposite(free)];
-  const opponent = host.kind === 'ai' ? sideLabel(host, opposite(free), levels) : host.name || 'an anonymous player';
-  const question = `Join as ${free}, ${timeControlText(game)}, against ${opponent}?`;
+  const opponent = host.kind === 'ai' ? sideLabel(host, opposite(free), levels) : host.name || t('an anonymous player');
+  const question = t('Join as {side, select, white {white} other {black}}, {clock}, against {opponent}?', { side: free, clock: timeControlText(game), opponent });
   return new Promise((resolve) => {
     clear(root, h('section', { class: 'card narrow join-prompt', role: 'dialog', 'aria-labelledby': 'join-question' },
       h('h1', { id: 'join-question' }, question),
-      isStandardStart(game.initial_fen) ? null : h('p', null, 'The game starts from a custom position.'),
-      game.rated === false ? h('p', { class: 'muted' }, 'A casual game: its result does not count on the scoreboard.') : null,
+      isStandardStart(game.initial_fen) ? null : h('p', null, t('The game starts from a custom position.')),
+      game.rated === false ? h('p', { class: 'muted' }, t('A casual game: its result does not count on the scoreboard.')) : null,
       h('div', { class: 'actions' },
-        h('button', { type: 'button', class: 'primary', onclick: () => resolve(true) }, `Join as ${free}`),
-        h('button', { type: 'button', onclick: () => resolve(false) }, 'Just watch'))));
+        h('button', { type: 'button', class: 'primary', onclick: () => resolve(true) }, t('Join as {side, select, white {white} other {black}}', { side: free })),
+        h('button', { type: 'button', onclick: () => resolve(false) }, t('Just watch')))));
   });
 }
 
 function joinRefusal(error) {
   const reasons = {
-    same_player: 'You already hold the other seat of this game with your name, so you are watching it here.',
-    forbidden: 'This invite link does not open this game (it may be mistyped): you are watching it.',
-    seat_taken: 'Someone else took the seat first: you are watching the game.',
-    game_over: 'The game is over.',
+    same_player: t('You already hold the other seat of this game with your name, so you are watching it here.'),
+    forbidden: t('This invite link does not open this game (it may be mistyped): you are watching it.'),
+    seat_taken: t('Someone else took the seat first: you are watching the game.'),
+    game_over: t('The game is over.'),
   };
-  return reasons[error.code] || `Could not join: ${error.message}`;
+  return reasons[error.code] || t('Could not join: {reason}', { reason: error.message });
 }

@@ -27,6 +27,7 @@ import { endingMethods } from './ending.js';
 import { moveListMethods } from './movelist.js';
 import { playerBarMethods } from './playerbars.js';
 import { statusMethods } from './status.js';
+import { t } from './i18n.js';
 
 export class GameView {
   constructor(root, gameId, levels, seat, bothSeats = null, me = null) {
@@ -39,7 +40,15 @@ export class GameView {
     // drawn later, when the opponent arrives).
     this.chatRoom = null;
     this.chatLines = [];
-    this.chatSlot = h('div', { class: 'chat-slot', hidden: true });
+    // On a phone the chat opens from a button docked at the bottom of the
+    // screen (with the count of lines not yet seen); on a wide screen it is
+    // always open at the bottom of the panel.
+    this.chatToggle = h('button', {
+      type: 'button', class: 'chat-toggle', 'aria-expanded': 'false', 'aria-controls': 'chat-holder', onclick: () => this.toggleChat(),
+    }, t('Chat'));
+    this.chatHolder = h('div', { class: 'chat-holder', id: 'chat-holder' });
+    this.chatSlot = h('div', { class: 'chat-slot', hidden: true }, this.chatToggle, this.chatHolder);
+    this.chatUnseen = 0;
     this.passPlay = bothSeats ? new PassAndPlay(bothSeats, () => this.update(this.game)) : null;
     this.premove = null;
     this.lowWarned = null;
@@ -58,30 +67,31 @@ export class GameView {
     this.renderedMoves = -1;
     this.resignArmed = null;
 
-    this.board = new BoardView({ onMove: (uci) => this.sendMove(uci), onCancel: () => this.cancelPremove(), label: 'Chess board' });
+    this.board = new BoardView({ onMove: (uci) => this.sendMove(uci), onCancel: () => this.cancelPremove(), label: t('Chess board') });
     this.bars = { top: this.playerBar(), bottom: this.playerBar() };
     this.title = h('h1', { class: 'game-title' });
     this.meta = h('p', { class: 'game-meta' });
     this.statusEl = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
     this.connectionEl = h('span', { class: 'connection' });
     this.firstMoveEl = h('p', { class: 'first-move', hidden: true });
-    this.flashEl = h('p', { class: 'flash', role: 'alert' });
+    this.flashEl = h('p', { class: 'flash', role: 'alert', hidden: true });
+    this.flashedAt = null;
     this.inviteEl = h('div', { class: 'invite', hidden: true });
     this.bannerEl = h('div', { class: 'banner', hidden: true, 'aria-live': 'polite' });
     // Draw, takeback and rematch offers, takeback and abort (offers.js).
     this.offers = new OfferControls(this);
-    this.movesEl = h('ol', { class: 'moves', 'aria-label': 'Moves' });
+    this.movesEl = h('ol', { class: 'moves', 'aria-label': t('Moves') });
     this.navButtons = this.makeNavButtons();
-    this.resignButton = h('button', { type: 'button', class: 'danger', onclick: () => this.resign() }, 'Resign');
-    this.drawButton = h('button', { type: 'button', onclick: () => this.sendAction('draw') }, 'Offer draw');
+    this.resignButton = h('button', { type: 'button', class: 'danger', onclick: () => this.resign() }, t('Resign'));
+    this.drawButton = h('button', { type: 'button', onclick: () => this.sendAction('draw') }, t('Offer draw'));
     // Resigning before the opponent arrives aborts the game (no result).
-    this.cancelButton = h('button', { type: 'button', onclick: () => this.sendAction('resign') }, 'Cancel game');
-    this.flipButton = h('button', { type: 'button', 'aria-label': 'Flip board', onclick: () => this.flip() }, 'Flip board');
+    this.cancelButton = h('button', { type: 'button', onclick: () => this.sendAction('resign') }, t('Cancel game'));
+    this.flipButton = h('button', { type: 'button', 'aria-label': t('Flip board'), onclick: () => this.flip() }, t('Flip board'));
     this.pgnLink = h('a', {
       class: 'button',
       href: `/api/games/${encodeURIComponent(gameId)}/pgn`,
       download: `rookery-${gameId}.pgn`,
-    }, 'Download PGN');
+    }, t('Download PGN'));
 
     this.analysis = new AnalysisPanel(this);
     clear(root, h('section', { class: 'game-page' },
@@ -93,13 +103,17 @@ export class GameView {
         h('div', { class: 'status-line' }, this.statusEl, this.connectionEl),
         this.firstMoveEl,
         this.bannerEl,
+        // What asks for an answer, and the chat: in the panel's flow on a
+        // wide screen, docked at the bottom of a phone's screen.
+        h('div', { class: 'dock' }, this.offers.sheet, this.chatSlot),
         this.offers.el,
+        // After the game, the analysis comes first: it is what is wanted.
+        this.analysis.el,
         h('div', { class: 'moves-box' }, this.movesEl),
-        h('nav', { class: 'replay-nav', 'aria-label': 'Move navigation' }, Object.values(this.navButtons)),
-        h('div', { class: 'actions' }, this.resignButton, this.drawButton, this.cancelButton, this.flipButton, this.pgnLink, muteButton(h)),
-        this.chatSlot,
-        this.passPlay ? this.passPlay.control() : null,
-        this.analysis.el)));
+        h('nav', { class: 'replay-nav', 'aria-label': t('Move navigation') }, Object.values(this.navButtons)),
+        h('div', { class: 'actions game-actions' }, this.resignButton, this.drawButton, this.cancelButton, this.flipButton, this.pgnLink,
+          this.analysis.copyFen, this.analysis.copyPgn, muteButton(h)),
+        this.passPlay ? this.passPlay.control() : null)));
 
     this.movesEl.addEventListener('click', (event) => {
       const button = event.target instanceof Element ? event.target.closest('[data-ply]') : null;
@@ -132,6 +146,7 @@ export class GameView {
       this.partnerSocket.stop();
       this.partnerSocket = null;
     }
+    if (this.flashedAt && this.flashedAt !== flashKey(game)) this.flash('');
     this.offers.onState(previous, game);
     const sound = soundFor(previous, game, previous && pieceCount(game.fen) < pieceCount(previous.fen));
     if (sound) playSound(sound);
@@ -141,8 +156,13 @@ export class GameView {
     if (this.afterUpdate) this.afterUpdate(game);
   }
 
+  // A message about what just happened (a join, a refusal): it holds until
+  // the game moves on (a move, a takeback, its start or its end), so it
+  // never lingers on a position or a result it was not about.
   flash(text) {
     this.flashEl.textContent = text || '';
+    this.flashEl.hidden = !text;
+    this.flashedAt = text && this.game ? flashKey(this.game) : null;
   }
 
   clearPending() {
@@ -237,8 +257,20 @@ export class GameView {
       canWrite: room === 'player' || (!!this.me && this.me.token === null),
     });
     this.chat.show(this.chatLines);
-    this.chatSlot.append(this.chat.el);
+    this.chatHolder.append(this.chat.el);
     this.chatSlot.hidden = false;
+  }
+
+  toggleChat(open = !this.chatSlot.classList.contains('open')) {
+    this.chatSlot.classList.toggle('open', open);
+    this.chatToggle.setAttribute('aria-expanded', String(open));
+    if (open) this.chatUnseen = 0;
+    this.renderChatToggle();
+    if (open && this.chat) this.chat.input.focus({ preventScroll: true });
+  }
+
+  renderChatToggle() {
+    this.chatToggle.textContent = this.chatUnseen > 0 ? t('Chat ({count, plural, one {# new} other {# new}})', { count: this.chatUnseen }) : t('Chat');
   }
 
   onChatHistory(message) {
@@ -258,6 +290,10 @@ export class GameView {
     const line = { user: message.user, text: message.text };
     this.chatLines.push(line);
     if (this.chat && this.chat.room === message.room) this.chat.add(line);
+    if (!this.chatSlot.classList.contains('open') && !(this.me && String(line.user).toLowerCase() === this.me.name.toLowerCase())) {
+      this.chatUnseen += 1;
+      this.renderChatToggle();
+    }
   }
 
   opponentIsAi() {
@@ -269,6 +305,11 @@ export class GameView {
 
 Object.assign(GameView.prototype, connectionMethods, controlMethods, clockMethods, playerBarMethods,
   moveListMethods, statusMethods, endingMethods);
+
+// What a flash is about: the game's moves and status.
+function flashKey(game) {
+  return `${game.status}/${game.moves.length}/${game.takebacks || 0}`;
+}
 
 // Pieces on the board of a FEN: fewer after a move means a capture.
 function pieceCount(fen) {

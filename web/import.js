@@ -12,19 +12,20 @@ import { h, clear } from './dom.js';
 import { BoardView } from './board.js';
 import { isStandardStart, positionsOf, splitUci } from './chess.js';
 import { capitalize, levelLabel, moveLabel, movesText, opposite } from './format.js';
+import { t } from './i18n.js';
 
 const DEFAULT_LEVEL = 3;
 
 export function importCard() {
-  const text = h('textarea', { id: 'pgn-text', rows: '4', 'aria-label': 'PGN text', placeholder: '1. e4 e5 2. Nf3 …' });
-  const file = h('input', { type: 'file', accept: '.pgn,text/plain', 'aria-label': 'PGN file' });
+  const text = h('textarea', { id: 'pgn-text', rows: '4', 'aria-label': t('PGN text'), placeholder: t('1. e4 e5 2. Nf3 …') });
+  const file = h('input', { type: 'file', accept: '.pgn,text/plain', 'aria-label': t('PGN file') });
   const error = h('p', { class: 'form-error', role: 'alert' });
   const result = h('div', { class: 'import-result' });
   file.addEventListener('change', async () => {
     const chosen = file.files && file.files[0];
     if (chosen) text.value = await chosen.text();
   });
-  const read = h('button', { type: 'button', class: 'primary' }, 'Import');
+  const read = h('button', { type: 'button', class: 'primary' }, t('Import'));
   // The text read last, and the game of it shown: a pick re-reads that text.
   let pasted = '';
   let reading = 0; // only the last read's answer is shown
@@ -52,7 +53,7 @@ export function importCard() {
     pasted = text.value;
     load(0, true);
   });
-  return h('section', { class: 'card import' }, h('h2', null, 'Import a PGN'),
+  return h('section', { class: 'card import' }, h('h2', null, t('Import a PGN')),
     text, h('div', { class: 'actions import-actions' }, file, read), error, result);
 }
 
@@ -66,7 +67,7 @@ function tagName(value) {
 function importedTitle(game) {
   const white = tagName(game.white);
   const black = tagName(game.black);
-  const players = white || black ? `${white || 'Unknown'} v ${black || 'Unknown'}` : 'Imported game';
+  const players = white || black ? `${white || 'Unknown'} v ${black || 'Unknown'}` : t('Imported game');
   const result = game.result && game.result !== '*' ? game.result : 'unfinished';
   return `${players} · ${movesText(game.moves.length, game.initial_fen)} · ${result}`;
 }
@@ -82,7 +83,7 @@ function gamePicker(game, load) {
   if (game.more) notes.push(`Only the first ${game.games.length} games of the file are listed.`);
   if (game.unreadable) notes.push(`The rest of the file could not be read (${game.unreadable}).`);
   return h('div', { class: 'import-games' },
-    h('label', { class: 'field' }, h('span', null, `Game (${game.games.length} in the file)`), select),
+    h('label', { class: 'field' }, h('span', null, t('Game ({count} in the file)', { count: game.games.length })), select),
     notes.length ? h('p', { class: 'muted' }, notes.join(' ')) : null);
 }
 
@@ -90,7 +91,7 @@ function gamePicker(game, load) {
 function listedTitle(entry) {
   const white = tagName(entry.white);
   const black = tagName(entry.black);
-  const players = white || black ? `${white || 'Unknown'} v ${black || 'Unknown'}` : 'Unnamed game';
+  const players = white || black ? `${white || 'Unknown'} v ${black || 'Unknown'}` : t('Unnamed game');
   const date = typeof entry.date === 'string' && !entry.date.includes('?') ? ` · ${entry.date}` : '';
   const result = entry.result && entry.result !== '*' ? entry.result : 'unfinished';
   return `${entry.index + 1}. ${players}${date} · ${entry.moves} ${entry.moves === 1 ? 'ply' : 'plies'} · ${result}`;
@@ -99,12 +100,12 @@ function listedTitle(entry) {
 function showImported(root, game, error, levels) {
   const positions = positionsOf(game.initial_fen, game.moves);
   let ply = game.moves.length;
-  const board = new BoardView({ onMove: () => {}, label: 'Imported game board' });
+  const board = new BoardView({ onMove: () => {}, label: t('Imported game board') });
   const label = h('p', { class: 'import-ply', role: 'status' });
   const draw = () => {
     const last = ply > 0 ? splitUci(game.moves[ply - 1]) : null;
     board.set({ position: positions[ply], dests: new Map(), lastMove: last ? [last.from, last.to] : null, check: null, orientation: 'white' });
-    label.textContent = ply === 0 ? 'Start position' : `After ${moveLabel(game.initial_fen, ply, game.san[ply - 1])}`;
+    label.textContent = ply === 0 ? t('Start position') : `After ${moveLabel(game.initial_fen, ply, game.san[ply - 1])}`;
   };
   const step = (delta) => {
     ply = Math.max(0, Math.min(game.moves.length, ply + delta));
@@ -114,11 +115,11 @@ function showImported(root, game, error, levels) {
     h('p', { class: 'import-title' }, importedTitle(game)),
     h('div', { class: 'import-board' }, board.el),
     label,
-    h('nav', { class: 'replay-nav', 'aria-label': 'Imported game navigation' },
-      h('button', { type: 'button', 'aria-label': 'Previous imported move', onclick: () => step(-1) }, '◀'),
-      h('button', { type: 'button', 'aria-label': 'Next imported move', onclick: () => step(1) }, '▶')),
+    h('nav', { class: 'replay-nav', 'aria-label': t('Imported game navigation') },
+      h('button', { type: 'button', 'aria-label': t('Previous imported move'), onclick: () => step(-1) }, '◀'),
+      h('button', { type: 'button', 'aria-label': t('Next imported move'), onclick: () => step(1) }, '▶')),
     game.over
-      ? h('p', { class: 'muted' }, 'This game is over: it can be replayed, not continued.')
+      ? h('p', { class: 'muted' }, t('This game is over: it can be replayed, not continued.'))
       : continueForm(game, positions[positions.length - 1].turn, error, levels));
   draw();
 }
@@ -132,13 +133,13 @@ function continueForm(game, turn, error, levels) {
   const level = h('select', { id: 'import-level', name: 'import-level' },
     numbers.map((n) => h('option', { value: String(n), selected: n === DEFAULT_LEVEL }, levelLabel(n, levels))));
   const vsComputer = h('button', { type: 'button', class: 'primary' });
-  const vsFriend = h('button', { type: 'button' }, 'Continue with a friend');
+  const vsFriend = h('button', { type: 'button' }, t('Continue with a friend'));
   const form = h('div', { class: 'import-continue' },
-    h('fieldset', { class: 'segmented' }, h('legend', null, 'You play'), radio('white'), radio('black')),
-    h('label', { class: 'field' }, h('span', null, 'Computer level'), level),
+    h('fieldset', { class: 'segmented' }, h('legend', null, t('You play')), radio('white'), radio('black')),
+    h('label', { class: 'field' }, h('span', null, t('Computer level')), level),
     h('div', { class: 'actions' }, vsComputer, vsFriend));
   const side = () => form.querySelector('input[name="import-side"]:checked').value;
-  const sync = () => { vsComputer.textContent = `Continue as ${side()} v computer`; };
+  const sync = () => { vsComputer.textContent = t('Continue as {side, select, white {white} other {black}} v computer', { side: side() }); };
   form.addEventListener('change', sync);
   sync();
 
@@ -154,7 +155,7 @@ function continueForm(game, turn, error, levels) {
       window.location.assign(`/games/${encodeURIComponent(id)}`);
     } catch (failure) {
       button.disabled = false;
-      error.textContent = `Could not continue the game: ${failure.message}`;
+      error.textContent = t('Could not continue the game: {reason}', { reason: failure.message });
     }
   };
   vsComputer.addEventListener('click', () => {

@@ -12,9 +12,10 @@ import { nameCard } from './namecard.js';
 import { followingCard } from './social.js';
 import { poolsCard } from './pools.js';
 import { gameList, sortForWatching } from './watch.js';
+import { t } from './i18n.js';
 
 export async function lobbyPage(root) {
-  document.title = 'Rookery · Play chess';
+  document.title = t('Rookery · Play chess');
   const levels = await loadLevels();
   const levelOptions = (selected) => {
     const numbers = levels.length ? levels.map((entry) => entry.level) : [1, 2, 3, 4, 5, 6, 7, 8];
@@ -25,46 +26,46 @@ export async function lobbyPage(root) {
 
   const error = h('p', { class: 'form-error', role: 'alert' });
   const customClock = h('div', { class: 'field-row', dataset: { show: 'custom-clock' }, hidden: true },
-    h('label', { class: 'field' }, h('span', null, 'Minutes'),
+    h('label', { class: 'field' }, h('span', null, t('Minutes')),
       h('input', { type: 'number', name: 'minutes', min: '0', max: '180', step: '0.5', value: '5' })),
-    h('label', { class: 'field' }, h('span', null, 'Increment (seconds)'),
+    h('label', { class: 'field' }, h('span', null, t('Increment (seconds)')),
       h('input', { type: 'number', name: 'increment', min: '0', max: '60', step: '1', value: '3' })));
-  const submit = h('button', { type: 'submit', class: 'primary' }, 'Create game');
+  const submit = h('button', { type: 'submit', class: 'primary' }, t('Create game'));
 
   const form = h('form', { class: 'new-game', 'aria-labelledby': 'new-game-title', novalidate: true },
-    h('fieldset', { class: 'segmented' }, h('legend', null, 'Opponent'),
-      radio('mode', 'friend', 'A friend', true),
-      radio('mode', 'local', 'Pass and play', false),
-      radio('mode', 'ai', 'The computer', false),
-      radio('mode', 'aivai', 'Computer v computer', false)),
-    h('label', { class: 'field', dataset: { show: 'ai' } }, h('span', null, 'Computer level'),
+    h('fieldset', { class: 'segmented' }, h('legend', null, t('Opponent')),
+      radio('mode', 'friend', t('A friend'), true),
+      radio('mode', 'local', t('Pass and play'), false),
+      radio('mode', 'ai', t('The computer'), false),
+      radio('mode', 'aivai', t('Computer v computer'), false)),
+    h('label', { class: 'field', dataset: { show: 'ai' } }, h('span', null, t('Computer level')),
       h('select', { name: 'level', id: 'level' }, levelOptions(3))),
     h('div', { class: 'field-row', dataset: { show: 'aivai' } },
-      h('label', { class: 'field' }, h('span', null, 'White level'),
+      h('label', { class: 'field' }, h('span', null, t('White level')),
         h('select', { name: 'white-level', id: 'white-level' }, levelOptions(4))),
-      h('label', { class: 'field' }, h('span', null, 'Black level'),
+      h('label', { class: 'field' }, h('span', null, t('Black level')),
         h('select', { name: 'black-level', id: 'black-level' }, levelOptions(4)))),
     h('label', { class: 'checkbox', dataset: { show: 'friend' } },
       h('input', { type: 'checkbox', name: 'open-seek', id: 'open-seek' }),
-      h('span', null, 'Open seek: list the game in the lobby so anyone can join')),
-    h('fieldset', { class: 'segmented', dataset: { show: 'friend' } }, h('legend', null, 'Game'),
-      radio('rated', 'false', 'Casual', true),
-      radio('rated', 'true', 'Rated', false)),
-    h('fieldset', { class: 'segmented', dataset: { show: 'friend ai' } }, h('legend', null, 'You play'),
-      radio('color', 'white', 'White', true),
-      radio('color', 'random', 'Random', false),
-      radio('color', 'black', 'Black', false)),
-    h('label', { class: 'field' }, h('span', null, 'Variant'),
+      h('span', null, t('Open seek: list the game in the lobby so anyone can join'))),
+    h('fieldset', { class: 'segmented', dataset: { show: 'friend' } }, h('legend', null, t('Game')),
+      radio('rated', 'false', t('Casual'), true),
+      radio('rated', 'true', t('Rated'), false)),
+    h('fieldset', { class: 'segmented', dataset: { show: 'friend ai' } }, h('legend', null, t('You play')),
+      radio('color', 'white', t('White'), true),
+      radio('color', 'random', t('Random'), false),
+      radio('color', 'black', t('Black'), false)),
+    h('label', { class: 'field' }, h('span', null, t('Variant')),
       h('select', { name: 'variant', id: 'variant' },
-        h('option', { value: 'standard' }, 'Standard'),
-        h('option', { value: 'chess960' }, 'Chess960 (a start drawn from the 960)'))),
-    h('label', { class: 'field' }, h('span', null, 'Clock'),
+        h('option', { value: 'standard' }, t('Standard')),
+        h('option', { value: 'chess960' }, t('Chess960 (a start drawn from the 960)')))),
+    h('label', { class: 'field' }, h('span', null, t('Clock')),
       h('select', { name: 'clock', id: 'clock' }, CLOCKS.map(([value, label]) => h('option', { value }, label)))),
     customClock,
     h('details', { class: 'fen-details' },
-      h('summary', null, 'Start from a position (FEN)'),
+      h('summary', null, t('Start from a position (FEN)')),
       h('label', { class: 'field' }, h('span', null, 'FEN'),
-        h('input', { type: 'text', name: 'fen', id: 'fen', autocomplete: 'off', spellcheck: 'false', placeholder: 'Leave empty for the standard start' }))),
+        h('input', { type: 'text', name: 'fen', id: 'fen', autocomplete: 'off', spellcheck: 'false', placeholder: t('Leave empty for the standard start') }))),
     error,
     submit);
 
@@ -76,8 +77,8 @@ export async function lobbyPage(root) {
       else el.hidden = !shows.includes(mode);
     }
     const seek = form.elements['open-seek'].checked;
-    submit.textContent = mode === 'aivai' ? 'Start and watch' : mode === 'ai' ? 'Play the computer'
-      : mode === 'local' ? 'Start pass and play' : seek ? 'Post open seek' : 'Create game and get link';
+    submit.textContent = mode === 'aivai' ? t('Start and watch') : mode === 'ai' ? t('Play the computer')
+      : mode === 'local' ? t('Start pass and play') : seek ? t('Post open seek') : t('Create game and get link');
   };
   form.addEventListener('change', sync);
   sync();
@@ -99,14 +100,14 @@ export async function lobbyPage(root) {
     } catch (problem) {
       submit.disabled = false;
       error.textContent = problem.code === 'bad_request' && request.body.fen
-        ? `The server rejected the game: ${problem.message}`
-        : `Could not create the game: ${problem.message}`;
+        ? t('The server rejected the game: {reason}', { reason: problem.message })
+        : t('Could not create the game: {reason}', { reason: problem.message });
     }
   });
 
   const liveList = h('div', { class: 'game-list-holder' });
   const seekList = h('div', { class: 'game-list-holder', id: 'open-seeks', 'aria-live': 'polite' });
-  const customCard = h('section', { class: 'card' }, h('h1', { id: 'new-game-title' }, 'New game'), form);
+  const customCard = h('section', { class: 'card' }, h('h1', { id: 'new-game-title' }, t('New game')), form);
   const custom = () => {
     customCard.scrollIntoView({ behavior: 'smooth' });
     form.elements.mode.value = 'friend';
@@ -119,9 +120,9 @@ export async function lobbyPage(root) {
       nameCard(),
       onlineCard(),
       followingCard(),
-      h('section', { class: 'card' }, h('h2', null, 'Open seeks'), seekList),
-      h('section', { class: 'card' }, h('h2', null, 'Live now'), liveList,
-        h('p', null, h('a', { href: '/watch' }, 'All live and finished games →'))),
+      h('section', { class: 'card' }, h('h2', null, t('Open seeks')), seekList),
+      h('section', { class: 'card' }, h('h2', null, t('Live now')), liveList,
+        h('p', null, h('a', { href: '/watch' }, t('All live and finished games →')))),
       importCard())));
 
   const refresh = async () => {
@@ -132,15 +133,15 @@ export async function lobbyPage(root) {
     if (seeks.status === 'fulfilled') {
       clear(seekList, seekItems(seeks.value.games));
     } else {
-      clear(seekList, h('p', { class: 'muted' }, 'Open seeks are unavailable right now.'));
+      clear(seekList, h('p', { class: 'muted' }, t('Open seeks are unavailable right now.')));
     }
     if (live.status === 'fulfilled') {
       // A game still waiting for its opponent is not being played yet; an
       // open seek is listed once, above, with its Join.
       const playing = live.value.games.filter((game) => game.status === 'active');
-      clear(liveList, gameList(sortForWatching(playing), levels, { empty: 'No games in progress. Start one!' }));
+      clear(liveList, gameList(sortForWatching(playing), levels, { empty: t('No games in progress. Start one!') }));
     } else {
-      clear(liveList, h('p', { class: 'muted' }, 'Live games are unavailable right now.'));
+      clear(liveList, h('p', { class: 'muted' }, t('Live games are unavailable right now.')));
     }
   };
   refresh();
@@ -150,17 +151,17 @@ export async function lobbyPage(root) {
 // Open seeks: games whose creator asked for any opponent. Each links to the
 // game page, which asks before taking the seat.
 function seekItems(games) {
-  if (!games.length) return h('p', { class: 'muted' }, 'No open seeks. Post one with “Open seek”.');
+  if (!games.length) return h('p', { class: 'muted' }, t('No open seeks. Post one with “Open seek”.'));
   return h('ul', { class: 'game-list' }, games.map((game) => {
     const free = ['white', 'black'].find((color) => game[color].kind === 'human' && game[color].taken === false) || 'black';
     const host = game[free === 'white' ? 'black' : 'white'];
     const rating = host.name && typeof host.rating === 'number' ? ` (${ratingText(host.rating, host.provisional)})` : '';
-    const label = `Play ${free} against ${host.name || 'an anonymous player'}${rating}`;
+    const label = t('Play {side, select, white {white} other {black}} against {name}{rating}', { side: free, name: host.name || t('an anonymous player'), rating });
     return h('li', { class: 'game-item', dataset: { gameId: game.id } },
       h('a', { href: `/games/${encodeURIComponent(game.id)}`, class: 'game-link' },
         h('span', { class: 'game-label' }, label),
         h('span', { class: 'game-details' }, `${game.variant === 'chess960' ? 'Chess960 · ' : ''}${timeControlText(game)} · ${ratedText(game)}`),
-        h('span', { class: 'badge join' }, 'Join')));
+        h('span', { class: 'badge join' }, t('Join'))));
   }));
 }
 
@@ -201,7 +202,7 @@ function buildRequest(form) {
     const minutes = Number(form.elements.minutes.value);
     const increment = Number(form.elements.increment.value);
     if (!Number.isFinite(minutes) || !Number.isFinite(increment) || minutes < 0 || increment < 0 || (minutes === 0 && increment === 0)) {
-      throw new Error('Enter a clock of at least some minutes or an increment.');
+      throw new Error(t('Enter a clock of at least some minutes or an increment.'));
     }
     body.clock = { initial: Math.round(minutes * 60), increment: Math.round(increment) };
   } else if (clock !== 'none') {
@@ -224,47 +225,47 @@ const ONLINE_REFRESH_MS = 5000;
 function onlineCard() {
   const list = h('div', { class: 'online-list', id: 'online-list', 'aria-live': 'polite' });
   const name = h('input', {
-    type: 'text', id: 'challenge-name', maxlength: '20', autocomplete: 'off', spellcheck: 'false', autocapitalize: 'off', 'aria-label': 'Name to challenge',
-    placeholder: 'Their name',
+    type: 'text', id: 'challenge-name', maxlength: '20', autocomplete: 'off', spellcheck: 'false', autocapitalize: 'off', 'aria-label': t('Name to challenge'),
+    placeholder: t('Their name'),
   });
   const message = h('p', { class: 'form-error', role: 'alert', id: 'challenge-name-error' });
   const byName = h('form', { class: 'challenge-by-name', novalidate: true },
-    h('label', { class: 'field' }, h('span', null, 'Challenge by name'),
-      h('span', { class: 'inline-row' }, name, h('button', { type: 'submit' }, 'Challenge'))),
+    h('label', { class: 'field' }, h('span', null, t('Challenge by name')),
+      h('span', { class: 'inline-row' }, name, h('button', { type: 'submit' }, t('Challenge')))),
     message);
   byName.addEventListener('submit', async (event) => {
     event.preventDefault();
     message.textContent = '';
     const typed = name.value.trim();
     if (!/^[A-Za-z0-9_-]{1,20}$/.test(typed)) {
-      message.textContent = 'Names are 1–20 letters, digits, _ or -.';
+      message.textContent = t('Names are 1–20 letters, digits, _ or -.');
       return;
     }
     try {
       const profile = await api('GET', `/api/players/${encodeURIComponent(typed)}`);
       openChallengeDialog(profile.name);
     } catch (error) {
-      message.textContent = error.status === 404 ? `Nobody is called “${typed}”.` : error.message;
+      message.textContent = error.status === 404 ? t('Nobody is called “{name}”.', { name: typed }) : error.message;
     }
   });
-  const card = h('section', { class: 'card', id: 'online-card' }, h('h2', null, 'Online now'), byName, list);
+  const card = h('section', { class: 'card', id: 'online-card' }, h('h2', null, t('Online now')), byName, list);
   const refresh = async () => {
     try {
       const online = await api('GET', '/api/online');
       if (!online.players.length) {
-        clear(list, h('p', { class: 'muted' }, 'Nobody with an account is online right now.'));
+        clear(list, h('p', { class: 'muted' }, t('Nobody with an account is online right now.')));
         return;
       }
       clear(list, h('ul', { class: 'online-people' }, online.players.map((person) => h('li', { class: 'online-person', dataset: { name: person.name } },
         h('a', { href: playerHref(person.name), class: 'player-link' }, person.name),
         h('span', { class: 'rating-badge' }, ratingText(person.rating, person.provisional)),
         person.playing
-          ? h('a', { href: `/games/${encodeURIComponent(person.playing)}`, class: 'online-playing' }, 'playing now')
-          : h('span', { class: 'muted online-lobby' }, 'in the lobby'),
+          ? h('a', { href: `/games/${encodeURIComponent(person.playing)}`, class: 'online-playing' }, t('playing now'))
+          : h('span', { class: 'muted online-lobby' }, t('in the lobby')),
         challengeButton(person.name)))),
       online.total > online.players.length ? h('p', { class: 'muted' }, `and ${online.total - online.players.length} more`) : null);
     } catch {
-      clear(list, h('p', { class: 'muted' }, 'The online list is unavailable right now.'));
+      clear(list, h('p', { class: 'muted' }, t('The online list is unavailable right now.')));
     }
   };
   refresh();

@@ -4,16 +4,16 @@
 // kept in view inside the list's own box.
 
 import { h, clear, pathIcon } from './dom.js';
-import { capitalize } from './format.js';
+import { t } from './i18n.js';
 
 export const moveListMethods = {
   // First, previous, next and last position: drawn buttons.
   makeNavButtons() {
     return {
-      first: h('button', { type: 'button', 'aria-label': 'First position', onclick: () => this.goTo(0) }, icon('first')),
-      prev: h('button', { type: 'button', 'aria-label': 'Previous move', onclick: () => this.step(-1) }, icon('prev')),
-      next: h('button', { type: 'button', 'aria-label': 'Next move', onclick: () => this.step(1) }, icon('next')),
-      last: h('button', { type: 'button', 'aria-label': 'Last move', onclick: () => this.goTo(Infinity) }, icon('last')),
+      first: h('button', { type: 'button', 'aria-label': t('First position'), onclick: () => this.goTo(0) }, icon('first')),
+      prev: h('button', { type: 'button', 'aria-label': t('Previous move'), onclick: () => this.step(-1) }, icon('prev')),
+      next: h('button', { type: 'button', 'aria-label': t('Next move'), onclick: () => this.step(1) }, icon('next')),
+      last: h('button', { type: 'button', 'aria-label': t('Last move'), onclick: () => this.goTo(Infinity) }, icon('last')),
     };
   },
 
@@ -50,10 +50,10 @@ export const moveListMethods = {
           type: 'button',
           class: 'move',
           dataset: { ply: String(index + 1) },
-          'aria-label': `${capitalize(color)}: ${san}`,
+          'aria-label': t('{side, select, white {White} other {Black}}: {san}', { side: color, san }),
         }, san));
       });
-      clear(this.movesEl, rows.length ? rows : h('li', { class: 'no-moves' }, 'No moves yet.'));
+      clear(this.movesEl, rows.length ? rows : h('li', { class: 'no-moves' }, t('No moves yet.')));
     }
     for (const button of this.movesEl.querySelectorAll('[data-ply]')) {
       const current = Number(button.dataset.ply) === ply;

@@ -8,6 +8,7 @@ import { h, clear } from './dom.js';
 import { currentAccount, loginHref } from './session.js';
 import { getBothSeats, getSeat, heldGameIds } from './storage.js';
 import { gameList } from './watch.js';
+import { t } from './i18n.js';
 
 // Requests at once when reading this browser's games one by one.
 const PARALLEL = 4;
@@ -15,26 +16,26 @@ const PARALLEL = 4;
 const MAX_LOCAL = 60;
 
 export async function myGamesPage(root) {
-  document.title = 'My games · Rookery';
+  document.title = t('My games · Rookery');
   const [levels, account] = await Promise.all([loadLevels(), currentAccount()]);
   const live = h('div', { class: 'game-list-holder', id: 'my-live-games', 'aria-busy': 'true' });
   const recent = h('div', { class: 'game-list-holder', id: 'my-recent-games', 'aria-busy': 'true' });
   clear(root, h('div', { class: 'my-games' },
     h('section', { class: 'card' },
-      h('h1', null, 'My games'),
+      h('h1', null, t('My games')),
       account
-        ? h('p', { class: 'muted' }, `The games of ${account.name}, on every device where you log in.`)
-        : h('p', { class: 'muted' }, 'The games this browser holds a seat in. ',
-          h('a', { href: loginHref() }, 'Log in'), ' to find your games on every device.'),
-      h('h2', null, 'Playing now'),
+        ? h('p', { class: 'muted' }, t('The games of {name}, on every device where you log in.', { name: account.name }))
+        : h('p', { class: 'muted' }, t('The games this browser holds a seat in. '),
+          h('a', { href: loginHref() }, t('Log in')), t(' to find your games on every device.')),
+      h('h2', null, t('Playing now')),
       live),
-    h('section', { class: 'card' }, h('h2', null, 'Recent games'), recent)));
+    h('section', { class: 'card' }, h('h2', null, t('Recent games')), recent)));
 
   let games;
   try {
     games = account ? (await api('GET', '/api/account/games')).games : await localGames();
   } catch (error) {
-    clear(live, h('p', { class: 'form-error', role: 'alert' }, `Your games are unavailable: ${error.message}`));
+    clear(live, h('p', { class: 'form-error', role: 'alert' }, t('Your games are unavailable: {reason}', { reason: error.message })));
     clear(recent);
     return;
   }
@@ -50,8 +51,8 @@ export async function myGamesPage(root) {
   };
   const playing = games.filter((game) => game.status !== 'finished').sort(newestFirst);
   const finished = games.filter((game) => game.status === 'finished').sort(newestFirst);
-  clear(live, marked(gameList(playing, levels, { empty: 'No games in progress.' }), playing, mine));
-  clear(recent, gameList(finished, levels, { empty: 'No finished games yet.' }));
+  clear(live, marked(gameList(playing, levels, { empty: t('No games in progress.') }), playing, mine));
+  clear(recent, gameList(finished, levels, { empty: t('No finished games yet.') }));
   live.setAttribute('aria-busy', 'false');
   recent.setAttribute('aria-busy', 'false');
 }
@@ -64,7 +65,7 @@ function marked(list, games, mine) {
     const color = mine(game);
     if (game.status !== 'active' || !color || game.turn !== color) continue;
     const link = list.querySelector(`[data-game-id="${CSS.escape(game.id)}"] .game-link`);
-    if (link) link.append(h('span', { class: 'badge your-move' }, 'Your move'));
+    if (link) link.append(h('span', { class: 'badge your-move' }, t('Your move')));
   }
   return list;
 }

@@ -10,8 +10,9 @@
 
 import { api } from './api.js';
 import { h, clear } from './dom.js';
-import { capitalize, opposite } from './format.js';
+import { opposite } from './format.js';
 import { getSettings, saveSeat, saveSettings } from './storage.js';
+import { t } from './i18n.js';
 
 // The HTTP path of each action (`draw_decline` is POST .../draw/decline).
 const PATHS = {
@@ -33,25 +34,31 @@ export class OfferControls {
     this.view = view;
     this.message = h('p', { class: 'offer-message' });
     this.answers = h('div', { class: 'offer-answers' });
-    this.box = h('div', { class: 'offer', role: 'group', 'aria-label': 'Offer', hidden: true }, this.message, this.answers);
-    this.takebackButton = h('button', { type: 'button', onclick: () => this.askTakeback() }, 'Take back move');
-    this.abortButton = h('button', { type: 'button', onclick: () => this.act('abort') }, 'Abort game');
+    this.box = h('div', { class: 'offer', role: 'group', 'aria-label': t('Offer'), hidden: true }, this.message, this.answers);
+    this.takebackButton = h('button', { type: 'button', onclick: () => this.askTakeback() }, t('Take back move'));
+    this.abortButton = h('button', { type: 'button', onclick: () => this.act('abort') }, t('Abort game'));
     this.takebacksEl = h('p', { class: 'takebacks muted', hidden: true });
+    // The takeback just granted: { plies } until the next move.
+    this.takenBack = null;
     // Against the computer a takeback is granted at once and makes a rated
     // game casual: the page asks first, and says so.
-    this.confirmYes = h('button', { type: 'button', class: 'primary', onclick: () => this.confirmTakeback(true) }, 'Take back and play casual');
+    this.confirmYes = h('button', { type: 'button', class: 'primary', onclick: () => this.confirmTakeback(true) }, t('Take back and play casual'));
     this.confirmBox = h('div', { class: 'takeback-confirm', role: 'group', 'aria-labelledby': 'takeback-confirm-text', hidden: true },
       h('p', { class: 'offer-message', id: 'takeback-confirm-text' },
-        'Taking back a move against the computer makes this game casual: its result will not count on the scoreboard.'),
+        t('Taking back a move against the computer makes this game casual: its result will not count on the scoreboard.')),
       h('div', { class: 'offer-answers' },
         this.confirmYes,
-        h('button', { type: 'button', onclick: () => this.confirmTakeback(false) }, 'Keep playing rated')));
+        h('button', { type: 'button', onclick: () => this.confirmTakeback(false) }, t('Keep playing rated'))));
     this.confirming = false;
     // What became of this player's last offer (the state's `offer_answer`).
     this.answerEl = h('p', { class: 'offer-answer', hidden: true });
     this.notice = null;
-    // The region is announced when an offer arrives or is answered.
-    this.el = h('div', { class: 'offers', 'aria-live': 'polite' }, this.box, this.answerEl, this.confirmBox, this.takebacksEl,
+    // What waits for an answer (an offer, the takeback's confirmation) is
+    // the sheet the page keeps in view (on a phone, docked at the bottom of
+    // the screen); the rest stays in the panel. Both regions are announced
+    // when an offer arrives or is answered.
+    this.sheet = h('div', { class: 'offers offer-sheet', 'aria-live': 'polite' }, this.box, this.confirmBox);
+    this.el = h('div', { class: 'offers', 'aria-live': 'polite' }, this.answerEl, this.takebacksEl,
       h('div', { class: 'actions offer-actions' }, this.takebackButton, this.abortButton));
     this.shown = '';
   }
@@ -90,6 +97,12 @@ export class OfferControls {
   // for a few seconds. The page's first state is old news.
   onState(previous, game) {
     if (this.notice && game.moves.length !== this.notice.plies) this.dismissNotice();
+    if (this.takenBack && (game.moves.length !== this.takenBack.plies || game.status !== 'active')) this.dismissTakeback();
+    if (previous && game.status === 'active' && (game.takebacks || 0) > (previous.takebacks || 0)) {
+      this.takenBack = { plies: game.moves.length };
+      clearTimeout(this.takebackTimer);
+      this.takebackTimer = setTimeout(() => this.dismissTakeback(), NOTICE_MS);
+    }
     const seat = this.view.seat;
     if (!previous || !game.offer_answer || !seat || this.view.passPlay) return;
     const text = answerText(game.offer_answer, seat.color, game);
@@ -99,6 +112,12 @@ export class OfferControls {
     this.answerEl.hidden = false;
     clearTimeout(this.noticeTimer);
     this.noticeTimer = setTimeout(() => this.dismissNotice(), NOTICE_MS);
+  }
+
+  dismissTakeback() {
+    clearTimeout(this.takebackTimer);
+    this.takenBack = null;
+    if (this.view.game) this.render(this.view.game);
   }
 
   dismissNotice() {
@@ -176,24 +195,32 @@ export class OfferControls {
     let buttons = [];
     if (offer) {
       const { kind, by } = offer;
-      const what = { draw: 'a draw', takeback: 'to take back their last move', rematch: 'a rematch' }[kind];
       if (!mine) {
-        text = kind === 'takeback' ? `${capitalize(by)} asks to take back their last move.` : `${capitalize(by)} offers ${what}.`;
+        text = {
+          draw: t('{side, select, white {White} other {Black}} offers a draw.', { side: by }),
+          takeback: t('{side, select, white {White} other {Black}} asks to take back their last move.', { side: by }),
+          rematch: t('{side, select, white {White} other {Black}} offers a rematch.', { side: by }),
+        }[kind];
       } else if (by === mine) {
-        text = { draw: 'You offered a draw.', takeback: 'You asked to take back your last move.', rematch: 'You offered a rematch. Waiting for your opponent…' }[kind];
-        buttons = [this.button(`Withdraw ${kind} offer`, `${kind}_withdraw`)];
+        text = { draw: t('You offered a draw.'), takeback: t('You asked to take back your last move.'), rematch: t('You offered a rematch. Waiting for your opponent…') }[kind];
+        const withdraw = { draw: t('Withdraw draw offer'), takeback: t('Withdraw takeback offer'), rematch: t('Withdraw rematch offer') }[kind];
+        buttons = [this.button(withdraw, `${kind}_withdraw`)];
       } else {
-        text = kind === 'takeback'
-          ? 'Your opponent asks to take back their last move.'
-          : `Your opponent offers ${what}.${kind === 'draw' ? ' Accept it, or play on: your next move declines it.' : ''}`;
+        text = {
+          draw: t('Your opponent offers a draw. Accept it, or play on: your next move declines it.'),
+          takeback: t('Your opponent asks to take back their last move.'),
+          rematch: t('Your opponent offers a rematch.'),
+        }[kind];
+        const accept = { draw: t('Accept draw'), takeback: t('Accept takeback'), rematch: t('Accept rematch') }[kind];
+        const decline = { draw: t('Decline draw'), takeback: t('Decline takeback'), rematch: t('Decline rematch') }[kind];
         buttons = [
-          this.button(`Accept ${kind}`, kind, 'primary'),
-          this.button(`Decline ${kind}`, `${kind}_decline`),
+          this.button(accept, kind, 'primary'),
+          this.button(decline, `${kind}_decline`),
         ];
       }
     } else if (finished && game.rematch) {
-      text = 'The rematch was agreed.';
-      if (mine) buttons = [this.button('Go to the rematch', 'rematch', 'primary')];
+      text = t('The rematch was agreed.');
+      if (mine) buttons = [this.button(t('Go to the rematch'), 'rematch', 'primary')];
     }
     const key = `${text}|${buttons.map((b) => b.textContent).join('|')}`;
     if (key !== this.shown) {
@@ -203,16 +230,17 @@ export class OfferControls {
       clear(this.answers, buttons);
     }
 
-    const takebacks = game.takebacks || 0;
-    this.takebacksEl.hidden = takebacks === 0;
-    this.takebacksEl.textContent = takebacks === 1 ? 'One move was taken back.' : `${takebacks} takebacks in this game.`;
+    // A takeback is news until the next move (or a few seconds): the
+    // header says for good what it changed (a game turned casual).
+    this.takebacksEl.hidden = !this.takenBack;
+    this.takebacksEl.textContent = this.takenBack ? t('One move was taken back.') : '';
     this.takebackButton.hidden = !mine || !active || !!game.takeback_offer || !hasMoveToTakeBack(game, mine);
     const other = this.opponent(game);
     this.takebackButton.title = !other ? ''
-      : other.kind !== 'ai' ? 'Ask your opponent to let you take back your last move.'
+      : other.kind !== 'ai' ? t('Ask your opponent to let you take back your last move.')
         : this.takebackMakesCasual(game)
-          ? 'The computer lets you take back your last move at once, and the game becomes casual: its result will not count on the scoreboard.'
-          : 'The computer lets you take back your last move at once.';
+          ? t('The computer lets you take back your last move at once, and the game becomes casual: its result will not count on the scoreboard.')
+          : t('The computer lets you take back your last move at once.');
     this.confirming = this.confirming && !this.takebackButton.hidden && this.takebackMakesCasual(game);
     this.confirmBox.hidden = !this.confirming;
     this.abortButton.hidden = !mine || !active || game.moves.length >= 2;
@@ -234,22 +262,26 @@ export class OfferControls {
 }
 
 const NOTICE_MS = 6000;
-const OFFER_NAMES = { draw: 'draw offer', takeback: 'takeback request', rematch: 'rematch offer' };
+const OFFERS = ['draw', 'takeback', 'rematch'];
 
 // What `mine` (a seat's colour) is told of an offer's answer: its maker
 // hears every answer, the opponent only of an offer withdrawn (the other
 // answers were their own doing).
 export function answerText({ offer, by, answer }, mine, game) {
-  const name = OFFER_NAMES[offer];
-  if (!name) return '';
-  if (by !== mine) return answer === 'withdrawn' ? `Your opponent withdrew their ${name}.` : '';
+  if (!OFFERS.includes(offer)) return '';
+  const args = { offer, over: game.status === 'finished' ? 'yes' : 'no' };
+  if (by !== mine) {
+    return answer === 'withdrawn'
+      ? t('Your opponent withdrew their {offer, select, draw {draw offer} takeback {takeback request} other {rematch offer}}.', args)
+      : '';
+  }
   const texts = {
-    accepted: `Your ${name} was accepted.`,
-    declined: `Your ${name} was declined.`,
-    withdrawn: `You withdrew your ${name}.`,
-    expired: `Your ${name} expired: ${game.status === 'finished' ? 'the game ended' : 'a move was made'}.`,
+    accepted: () => t('Your {offer, select, draw {draw offer} takeback {takeback request} other {rematch offer}} was accepted.', args),
+    declined: () => t('Your {offer, select, draw {draw offer} takeback {takeback request} other {rematch offer}} was declined.', args),
+    withdrawn: () => t('You withdrew your {offer, select, draw {draw offer} takeback {takeback request} other {rematch offer}}.', args),
+    expired: () => t('Your {offer, select, draw {draw offer} takeback {takeback request} other {rematch offer}} expired: {over, select, yes {the game ended} other {a move was made}}.', args),
   };
-  return texts[answer] || '';
+  return texts[answer] ? texts[answer]() : '';
 }
 
 // Whether `color` has a move of its own to take back: its last move, after

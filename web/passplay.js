@@ -6,6 +6,7 @@
 
 import { h } from './dom.js';
 import { getPreference, savePreference } from './storage.js';
+import { t } from './i18n.js';
 
 const TURN_KEY = 'passplay-turn';
 
@@ -38,6 +39,6 @@ export class PassAndPlay {
       savePreference(TURN_KEY, this.turning);
       this.onChange();
     });
-    return h('label', { class: 'checkbox passplay-turn' }, input, h('span', null, 'Turn the board to the side to move'));
+    return h('label', { class: 'checkbox passplay-turn' }, input, h('span', null, t('Turn the board to the side to move')));
   }
 }

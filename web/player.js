@@ -11,6 +11,7 @@ import { h, clear } from './dom.js';
 import { changeText, playerHref, ratingText } from './format.js';
 import { playerTeamsSection } from './teams.js';
 import { gameList } from './watch.js';
+import { t } from './i18n.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const PAGE_SIZE = 20;
@@ -51,7 +52,7 @@ function svg(tag, attributes, ...children) {
 // The rating after each game (and the start before the first), as a line.
 export function ratingGraph(history) {
   if (!history.length) {
-    return h('p', { class: 'muted', id: 'rating-graph-empty' }, 'No rated games yet: the graph starts with the first game against another registered player.');
+    return h('p', { class: 'muted', id: 'rating-graph-empty' }, t('No rated games yet: the graph starts with the first game against another registered player.'));
   }
   const values = [history[0].before, ...history.map((point) => point.after)];
   const width = 640;
@@ -65,7 +66,7 @@ export function ratingGraph(history) {
   const points = values.map((value, index) => `${x(index).toFixed(1)},${y(value).toFixed(1)}`).join(' ');
   const first = values[0];
   const last = values[values.length - 1];
-  const label = `Rating history: from ${first} to ${last} over ${history.length} rated ${history.length === 1 ? 'game' : 'games'}`;
+  const label = t('Rating history: from {first} to {last} over {count, plural, one {# rated game} other {# rated games}}', { first, last, count: history.length });
   const graph = svg('svg', {
     id: 'rating-graph', class: 'rating-graph', viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': label,
   },
@@ -85,11 +86,11 @@ export function ratingGraph(history) {
 }
 
 const RECORD_TITLES = {
-  fastest_checkmate: 'Fastest checkmate',
-  fastest_checkmate_vs_ai: 'Fastest checkmate against the computer',
-  longest_game: 'Longest game',
-  biggest_upset: 'Biggest upset',
-  longest_win_streak: 'Longest win streak',
+  fastest_checkmate: t('Fastest checkmate'),
+  fastest_checkmate_vs_ai: t('Fastest checkmate against the computer'),
+  longest_game: t('Longest game'),
+  biggest_upset: t('Biggest upset'),
+  longest_win_streak: t('Longest win streak'),
 };
 
 function recordValue(record) {
@@ -107,28 +108,28 @@ export function recordsSection(records, levels) {
   };
   const body = records && records.length
     ? h('table', { class: 'records-table', id: 'records' },
-      h('caption', null, 'Records'),
-      h('thead', null, h('tr', null, ['Record', 'Holder', 'Feat', 'Against', 'Game'].map((title) => h('th', { scope: 'col' }, title)))),
+      h('caption', null, t('Records')),
+      h('thead', null, h('tr', null, [t('Record'), t('Holder'), t('Feat'), t('Against'), t('Game')].map((title) => h('th', { scope: 'col' }, title)))),
       h('tbody', null, records.map((record) => h('tr', { dataset: { record: record.record, level: record.level ?? '' } },
         h('th', { scope: 'row' }, RECORD_TITLES[record.record] || record.record,
           record.level ? ` (${levelName(record.level)})` : ''),
         h('td', null, playerLink(record.player)),
         h('td', { class: 'record-value' }, recordValue(record)),
         h('td', null, record.opponent || '—'),
-        h('td', null, h('a', { href: `/games/${encodeURIComponent(record.game)}` }, 'View'))))))
-    : h('p', { class: 'muted' }, 'No records yet: finish a rated game with a registered name.');
+        h('td', null, h('a', { href: `/games/${encodeURIComponent(record.game)}` }, t('View')))))))
+    : h('p', { class: 'muted' }, t('No records yet: finish a rated game with a registered name.'));
   return h('section', { class: 'card', id: 'records-section' },
-    h('h2', null, 'Records'),
-    h('p', { class: 'muted' }, 'Feats of registered players in games that count on the scoreboard.'),
+    h('h2', null, t('Records')),
+    h('p', { class: 'muted' }, t('Feats of registered players in games that count on the scoreboard.')),
     body);
 }
 
 function notFound(root, name) {
-  document.title = 'Player not found · Rookery';
+  document.title = t('Player not found · Rookery');
   clear(root, h('section', { class: 'card narrow' },
-    h('h1', null, 'Player not found'),
-    h('p', null, `Nobody is registered as “${name}”.`),
-    h('p', null, h('a', { href: '/scoreboard' }, 'See the scoreboard'))));
+    h('h1', null, t('Player not found')),
+    h('p', null, t('Nobody is registered as “{name}”.', { name })),
+    h('p', null, h('a', { href: '/scoreboard' }, t('See the scoreboard')))));
 }
 
 export async function playerPage(root, name) {
@@ -146,7 +147,7 @@ export async function playerPage(root, name) {
 
   const stat = (label, value, id) => h('div', null, h('dt', null, label), h('dd', { id }, String(value)));
   const games = h('div', { class: 'player-games', id: 'player-games', 'aria-live': 'polite' });
-  const more = h('button', { type: 'button', id: 'older-games', hidden: true }, 'Older games');
+  const more = h('button', { type: 'button', id: 'older-games', hidden: true }, t('Older games'));
   let cursor = null;
   const loadPage = async () => {
     more.disabled = true;
@@ -154,12 +155,12 @@ export async function playerPage(root, name) {
     if (cursor) query.set('before', cursor);
     try {
       const page = await api('GET', `/api/players/${encodeURIComponent(profile.name)}/games?${query}`);
-      if (!cursor && !page.games.length) games.append(h('p', { class: 'muted' }, 'No games yet.'));
+      if (!cursor && !page.games.length) games.append(h('p', { class: 'muted' }, t('No games yet.')));
       else games.append(gameList(page.games, levels));
       cursor = page.next;
       more.hidden = !cursor;
     } catch (error) {
-      games.append(h('p', { class: 'form-error', role: 'alert' }, `Games are unavailable: ${error.message}`));
+      games.append(h('p', { class: 'form-error', role: 'alert' }, t('Games are unavailable: {reason}', { reason: error.message })));
     } finally {
       more.disabled = false;
     }
@@ -172,23 +173,23 @@ export async function playerPage(root, name) {
         h('span', { class: 'rating-badge', id: 'player-rating', title: `Glicko-2 rating, deviation ${profile.rating_deviation}` },
           ratingText(profile.rating, profile.provisional))),
       profile.provisional
-        ? h('p', { class: 'muted', id: 'provisional-note' }, `Provisional rating (deviation ${profile.rating_deviation}): it settles after a few more rated games.`)
-        : h('p', { class: 'muted' }, `Rating deviation ${profile.rating_deviation}.`),
+        ? h('p', { class: 'muted', id: 'provisional-note' }, t('Provisional rating (deviation {deviation}): it settles after a few more rated games.', { deviation: profile.rating_deviation }))
+        : h('p', { class: 'muted' }, t('Rating deviation {deviation}.', { deviation: profile.rating_deviation })),
       challengeSection(profile.name),
       relationSection(profile.name),
-      h('dl', { class: 'color-score player-stats', 'aria-label': 'Results' },
-        stat('Games', profile.games, 'player-games-count'),
-        stat('Wins', profile.wins, 'player-wins'),
-        stat('Losses', profile.losses, 'player-losses'),
-        stat('Draws', profile.draws, 'player-draws'),
-        stat('Win streak', profile.win_streak, 'player-streak'),
-        stat('Best streak', profile.best_win_streak, 'player-best-streak'))),
+      h('dl', { class: 'color-score player-stats', 'aria-label': t('Results') },
+        stat(t('Games'), profile.games, 'player-games-count'),
+        stat(t('Wins'), profile.wins, 'player-wins'),
+        stat(t('Losses'), profile.losses, 'player-losses'),
+        stat(t('Draws'), profile.draws, 'player-draws'),
+        stat(t('Win streak'), profile.win_streak, 'player-streak'),
+        stat(t('Best streak'), profile.best_win_streak, 'player-best-streak'))),
     h('section', { class: 'card' },
-      h('h2', null, 'Rating history'),
+      h('h2', null, t('Rating history')),
       ratingGraph(profile.history)),
     playerTeamsSection(profile.name),
     h('section', { class: 'card' },
-      h('h2', null, 'Games'),
+      h('h2', null, t('Games')),
       games,
       more)));
   await loadPage();

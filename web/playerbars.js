@@ -5,9 +5,10 @@
 // (clocks.js).
 
 import { h, clear } from './dom.js';
-import { capitalize, opposite, ratingText, sideLabel } from './format.js';
+import { opposite, ratingText, sideLabel } from './format.js';
 import { pieceElement } from './pieces.js';
 import { changeText, playerLink, ratingChanges } from './player.js';
+import { t } from './i18n.js';
 
 export const playerBarMethods = {
   playerBar() {
@@ -36,7 +37,7 @@ export const playerBarMethods = {
       bar.color = color;
       bar.el.dataset.color = color;
       bar.clock.dataset.clock = color;
-      bar.clock.setAttribute('aria-label', `${capitalize(color)} clock`);
+      bar.clock.setAttribute('aria-label', t('{side, select, white {White} other {Black}} clock', { side: color }));
       bar.name.textContent = sideLabel(side, color, this.levels);
       const rated = side && side.kind === 'human' && side.name && typeof side.rating === 'number';
       if (rated) clear(bar.name, playerLink(side.name));
@@ -46,7 +47,7 @@ export const playerBarMethods = {
       const mine = this.seat && this.seat.color === color;
       bar.tag.textContent = mine && !this.passPlay ? '(you)' : '';
       // An arena game: this side went berserk (half the clock, no increment).
-      if ((game.berserk || []).includes(color)) bar.tag.append(h('span', { class: 'berserk-mark', title: 'Berserk: half the clock, no increment' }, ' ⚔ berserk'));
+      if ((game.berserk || []).includes(color)) bar.tag.append(h('span', { class: 'berserk-mark', title: t('Berserk: half the clock, no increment') }, ' ⚔ berserk'));
       let presence = '';
       let presenceLabel = '';
       if (side && side.kind === 'human') {
@@ -55,11 +56,11 @@ export const playerBarMethods = {
         const free = game.status === 'waiting' && !mine
           && (side.taken === false || (side.taken === undefined && !side.name && !side.connected));
         presence = free ? 'free' : side.connected ? 'online' : 'offline';
-        presenceLabel = free ? 'Seat free' : side.connected ? 'Connected' : 'Not connected';
-        if (free) bar.name.textContent = 'Waiting for a player…';
+        presenceLabel = free ? t('Seat free') : side.connected ? t('Connected') : t('Not connected');
+        if (free) bar.name.textContent = t('Waiting for a player…');
       } else if (side && side.kind === 'ai') {
         presence = 'ai';
-        presenceLabel = 'Computer';
+        presenceLabel = t('Computer');
       }
       bar.presence.className = `presence ${presence}`;
       bar.presence.setAttribute('aria-label', presenceLabel);
@@ -72,7 +73,7 @@ export const playerBarMethods = {
         clear(bar.material, lead.points > 0 || lead.pieces
           ? [...lead.pieces].map((role) => pieceElement((color === 'white' ? 'b' : 'w') + role, { automation: false })).concat(lead.points > 0 ? ` +${lead.points}` : '')
           : []);
-        if (lead.points > 0) bar.material.setAttribute('aria-label', `${capitalize(color)} is ahead by ${lead.points} in material`);
+        if (lead.points > 0) bar.material.setAttribute('aria-label', t('{side, select, white {White} other {Black}} is ahead by {points} in material', { side: color, points: lead.points }));
         else bar.material.removeAttribute('aria-label');
       }
     }

@@ -6,23 +6,24 @@
 import { h, clear } from './dom.js';
 import { currentAccount } from './session.js';
 import { saveSeat } from './storage.js';
+import { t } from './i18n.js';
 
 export function poolsCard(onCustom) {
-  const grid = h('div', { class: 'pool-grid', role: 'group', 'aria-label': 'Quick pairing' });
+  const grid = h('div', { class: 'pool-grid', role: 'group', 'aria-label': t('Quick pairing') });
   const status = h('p', { class: 'pool-status muted', role: 'status', 'aria-live': 'polite' });
   // Rated or casual (issue 36): an account chooses (rated by default);
   // without an account every pool game is casual.
   const choice = (value, label, checked) => h('label', { class: 'choice' },
     h('input', { type: 'radio', name: 'pool-rated', value, checked }), h('span', null, label));
-  const ratedChoice = h('fieldset', { class: 'segmented pool-rated', hidden: true }, h('legend', null, 'Game'),
+  const ratedChoice = h('fieldset', { class: 'segmented pool-rated', hidden: true }, h('legend', null, t('Game')),
     choice('true', 'Rated', true), choice('false', 'Casual', false));
-  const anonymousNote = h('p', { class: 'muted pool-casual-note', hidden: true }, 'Casual games: log in to play rated.');
+  const anonymousNote = h('p', { class: 'muted pool-casual-note', hidden: true }, t('Casual games: log in to play rated.'));
   currentAccount().then((account) => {
     ratedChoice.hidden = !account;
     anonymousNote.hidden = !!account;
   });
   const card = h('section', { class: 'card pools', id: 'pools' },
-    h('h2', null, 'Quick pairing'), ratedChoice, anonymousNote, grid, status);
+    h('h2', null, t('Quick pairing')), ratedChoice, anonymousNote, grid, status);
   const buttons = new Map();
   let socket = null;
   let waitingIn = null;
@@ -38,11 +39,11 @@ export function poolsCard(onCustom) {
         buttons.set(pool.id, { button, count });
         grid.append(button);
       }
-      grid.append(h('button', { type: 'button', class: 'pool-button custom', onclick: onCustom }, 'Custom'));
+      grid.append(h('button', { type: 'button', class: 'pool-button custom', onclick: onCustom }, t('Custom')));
     }
     for (const pool of pools) {
       const entry = buttons.get(pool.id);
-      if (entry) entry.count.textContent = `${pool.playing} playing · ${pool.waiting} waiting`;
+      if (entry) entry.count.textContent = t('{playing} playing · {waiting} waiting', { playing: pool.playing, waiting: pool.waiting });
     }
   };
 
@@ -51,7 +52,7 @@ export function poolsCard(onCustom) {
       button.classList.toggle('waiting', id === waitingIn);
       button.setAttribute('aria-pressed', id === waitingIn ? 'true' : 'false');
     }
-    status.textContent = waitingIn ? `Looking for a ${waitingIn} opponent… click again to cancel.` : '';
+    status.textContent = waitingIn ? t('Looking for a {kind} opponent… click again to cancel.', { kind: waitingIn }) : '';
     for (const input of ratedChoice.querySelectorAll('input')) input.disabled = !!waitingIn;
   };
 
@@ -79,7 +80,7 @@ export function poolsCard(onCustom) {
       waitingIn = null;
       mark();
       if (!card.isConnected) return;
-      status.textContent = 'Reconnecting…';
+      status.textContent = t('Reconnecting…');
       setTimeout(connect, 2000);
     });
   };

@@ -8,6 +8,7 @@ import { api } from './api.js';
 import { h, clear } from './dom.js';
 import { challengeButton } from './challenges.js';
 import { playerHref, ratingText } from './format.js';
+import { t } from './i18n.js';
 
 const DEBOUNCE_MS = 250;
 const LIMIT = 8;
@@ -17,11 +18,11 @@ const NAME_PART = /^[A-Za-z0-9_-]{1,20}$/;
 export function searchControl() {
   const listId = 'player-search-results';
   const input = h('input', {
-    type: 'search', id: 'player-search', class: 'player-search-input', placeholder: 'Find a player',
-    autocomplete: 'off', spellcheck: 'false', maxlength: '20', 'aria-label': 'Find a player by name',
+    type: 'search', id: 'player-search', class: 'player-search-input', placeholder: t('Find a player'),
+    autocomplete: 'off', spellcheck: 'false', maxlength: '20', 'aria-label': t('Find a player by name'),
     'aria-controls': listId, 'aria-expanded': 'false',
   });
-  const results = h('div', { class: 'player-search-results', id: listId, role: 'region', 'aria-label': 'Players found', 'aria-live': 'polite', hidden: true });
+  const results = h('div', { class: 'player-search-results', id: listId, role: 'region', 'aria-label': t('Players found'), 'aria-live': 'polite', hidden: true });
   const holder = h('div', { class: 'player-search', role: 'search' }, input, results);
   let timer = null;
   let asked = 0;
@@ -32,13 +33,13 @@ export function searchControl() {
   };
   const draw = (players, prefix) => {
     if (!players.length) {
-      clear(results, h('p', { class: 'muted' }, `Nobody’s name starts with “${prefix}”.`));
+      clear(results, h('p', { class: 'muted' }, t('Nobody’s name starts with “{prefix}”.', { prefix })));
       return;
     }
     clear(results, h('ul', { class: 'player-search-list' }, players.map((player) => h('li', { class: 'player-search-item', dataset: { name: player.name } },
       h('a', { href: playerHref(player.name), class: 'player-link' }, player.name),
       h('span', { class: 'rating-badge' }, ratingText(player.rating, player.provisional)),
-      player.online ? h('span', { class: 'online-dot', title: 'Online now' }, h('span', { class: 'visually-hidden' }, 'online')) : null,
+      player.online ? h('span', { class: 'online-dot', title: t('Online now') }, h('span', { class: 'visually-hidden' }, 'online')) : null,
       challengeButton(player.name)))));
   };
   const search = async () => {
@@ -49,7 +50,7 @@ export function searchControl() {
       return;
     }
     if (!NAME_PART.test(prefix)) {
-      clear(results, h('p', { class: 'muted' }, 'Names have only letters, digits, _ and -.'));
+      clear(results, h('p', { class: 'muted' }, t('Names have only letters, digits, _ and -.')));
       show(true);
       return;
     }
@@ -59,7 +60,7 @@ export function searchControl() {
       draw(answer.players, prefix);
     } catch (error) {
       if (ticket !== asked) return;
-      clear(results, h('p', { class: 'form-error' }, `Search is unavailable: ${error.message}`));
+      clear(results, h('p', { class: 'form-error' }, t('Search is unavailable: {reason}', { reason: error.message })));
     }
     show(true);
   };

@@ -11,6 +11,7 @@
 import { api } from './api.js';
 import { h, clear } from './dom.js';
 import { getAccountHint, heldGameIds, saveAccountHint } from './storage.js';
+import { t } from './i18n.js';
 
 let accountPromise = null;
 const listeners = new Set();
@@ -30,7 +31,7 @@ async function fetchAccount() {
   } catch (error) {
     // 401: the session ended (logged out elsewhere, expired). Any other
     // failure (the server unreachable) keeps the hint for the next page.
-    if (error.status === 401) saveAccountHint(null);
+    if (error.status === 401) sessionEnded();
     return null;
   }
 }
@@ -85,21 +86,43 @@ export function forgetSession() {
   setAccount(null);
 }
 
+// The server no longer knows this browser's session, which this page did
+// not end: it was logged out from another device ("log out everywhere", a
+// new password, the account page's list) or it expired. The page flips to
+// "Log in" and says why, once: the hint goes with it.
+export function sessionEnded() {
+  if (!getAccountHint()) return;
+  showSessionEnded();
+  setAccount(null);
+}
+
+function showSessionEnded() {
+  if (document.querySelector('.session-ended')) return;
+  const note = h('div', { class: 'session-ended', role: 'status' },
+    h('p', null, t('You were logged out: the session ended on another device, or it expired.')),
+    h('a', { class: 'button primary', href: loginHref() }, t('Log in again')),
+    h('button', { type: 'button', class: 'session-ended-close', 'aria-label': t('Dismiss') }, '×'));
+  note.querySelector('.session-ended-close').addEventListener('click', () => note.remove());
+  const header = document.querySelector('.site-header');
+  if (header) header.after(note);
+  else document.body.prepend(note);
+}
+
 // What to tell a person about a refused login, sign-up or password change.
 export function accountErrorText(error) {
   if (error.status === 429) {
     return error.retryAfter !== null
-      ? `Too many tries, wait ${error.retryAfter} s.`
-      : 'Too many tries, wait a little before the next one.';
+      ? t('Too many tries, wait {seconds} s.', { seconds: error.retryAfter })
+      : t('Too many tries, wait a little before the next one.');
   }
   const known = {
-    unauthorized: 'Wrong name or password.',
-    name_taken: 'That name is taken. Try another.',
+    unauthorized: t('Wrong name or password.'),
+    name_taken: t('That name is taken. Try another.'),
   };
   if (known[error.code]) return known[error.code];
   // The server's own words ("a password has at least 8 characters"), as a
   // sentence.
-  const text = String(error.message || 'The server refused that.');
+  const text = String(error.message || t('The server refused that.'));
   return `${text.charAt(0).toUpperCase()}${text.slice(1)}${/[.!?:]$/.test(text) ? '' : '.'}`;
 }
 
@@ -134,8 +157,8 @@ export function askToLogIn(root, title, text) {
     h('h1', null, title),
     h('p', null, text),
     h('p', { class: 'actions' },
-      h('a', { class: 'button primary', href: loginHref() }, 'Log in'),
-      h('a', { class: 'button', href: '/signup' }, 'Sign up'))));
+      h('a', { class: 'button primary', href: loginHref() }, t('Log in')),
+      h('a', { class: 'button', href: '/signup' }, t('Sign up')))));
 }
 
 // The header's control: "Log in" (and "My games" when this browser holds
@@ -147,19 +170,19 @@ export function accountControl() {
     closeMenu();
     if (!account) {
       clear(holder,
-        heldGameIds().length ? h('a', { href: '/me/games', class: 'header-link' }, 'My games') : null,
-        h('a', { href: loginHref(), class: 'header-link', id: 'login-link' }, 'Log in'));
+        heldGameIds().length ? h('a', { href: '/me/games', class: 'header-link' }, t('My games')) : null,
+        h('a', { href: loginHref(), class: 'header-link', id: 'login-link' }, t('Log in')));
       return;
     }
     const menuId = 'account-menu';
     const button = h('button', {
       type: 'button', class: 'account-button', id: 'account-button', 'aria-expanded': 'false', 'aria-controls': menuId,
     }, account.name);
-    const logout = h('button', { type: 'button', id: 'logout-button' }, 'Log out');
+    const logout = h('button', { type: 'button', id: 'logout-button' }, t('Log out'));
     const menu = h('div', { class: 'account-menu', id: menuId, hidden: true },
-      h('a', { href: `/players/${encodeURIComponent(account.name)}` }, 'Your player page'),
-      h('a', { href: '/me/games' }, 'My games'),
-      h('a', { href: '/account' }, 'Account and sessions'),
+      h('a', { href: `/players/${encodeURIComponent(account.name)}` }, t('Your player page')),
+      h('a', { href: '/me/games' }, t('My games')),
+      h('a', { href: '/account' }, t('Account and sessions')),
       logout);
     const open = (show) => {
       menu.hidden = !show;

@@ -6,12 +6,14 @@
 // piece set is drawn by pieces.js.
 
 import { h, pathIcon } from './dom.js';
+import { languageSetting } from './languages.js';
 import { PIECE_SETS, currentPieceSet, pieceElement, setPieceSet } from './pieces.js';
 import { getPreference, savePreference } from './storage.js';
+import { t } from './i18n.js';
 
-export const BOARD_THEMES = { wood: 'Wood', green: 'Green', blue: 'Blue', grey: 'Grey' };
+export const BOARD_THEMES = { wood: t('Wood'), green: t('Green'), blue: t('Blue'), grey: t('Grey') };
 // The page's colours (issue 36): the system's choice, or always light or dark.
-export const COLOR_SCHEMES = { system: 'System', light: 'Light', dark: 'Dark' };
+export const COLOR_SCHEMES = { system: t('System'), light: t('Light'), dark: t('Dark') };
 const DEFAULT_THEME = 'wood';
 const DEFAULT_SET = 'classic';
 
@@ -74,7 +76,7 @@ export function applyLooks() {
 export function settingsControl() {
   const panelId = 'board-settings';
   const button = h('button', {
-    type: 'button', class: 'settings-button', 'aria-label': 'Board settings', title: 'Board settings',
+    type: 'button', class: 'settings-button', 'aria-label': t('Board settings'), title: t('Board settings'),
     'aria-expanded': 'false', 'aria-controls': panelId,
   }, gear());
   const group = (legend, name, options, current, onPick) => h('fieldset', { class: 'segmented' },
@@ -87,38 +89,39 @@ export function settingsControl() {
   const preview = h('div', { class: 'settings-preview', 'aria-hidden': 'true' },
     ['wK', 'bQ', 'wR', 'bB', 'wN', 'bP'].map((code, index) => h('div', { class: `sq ${index % 2 ? 'dark' : 'light'}` },
       pieceElement(code, { automation: false }))));
-  const done = h('button', { type: 'button', class: 'primary' }, 'Done');
-  const notify = h('button', { type: 'button', id: 'notify-button', class: 'small' }, 'Notify me of challenges');
+  const done = h('button', { type: 'button', class: 'primary' }, t('Done'));
+  const notify = h('button', { type: 'button', id: 'notify-button', class: 'small' }, t('Notify me of challenges'));
   const notifyState = h('span', { class: 'muted', id: 'notify-state' });
   const drawNotify = () => {
     const supported = 'Notification' in window;
     notify.hidden = !supported || Notification.permission !== 'default';
     notifyState.textContent = !supported ? ''
-      : Notification.permission === 'granted' ? 'Challenges arriving in a hidden tab show a notification.'
-        : Notification.permission === 'denied' ? 'Notifications are blocked in this browser.' : '';
+      : Notification.permission === 'granted' ? t('Challenges arriving in a hidden tab show a notification.')
+        : Notification.permission === 'denied' ? t('Notifications are blocked in this browser.') : '';
   };
   notify.addEventListener('click', async () => {
     await Notification.requestPermission().catch(() => {});
     drawNotify();
   });
   drawNotify();
-  const panel = h('div', { class: 'settings-panel', id: panelId, role: 'dialog', 'aria-label': 'Board settings', hidden: true },
-    h('h2', null, 'Page'),
-    group('Colours', 'color-scheme', COLOR_SCHEMES, chosen('color-scheme', COLOR_SCHEMES, 'system'), (scheme) => {
+  const panel = h('div', { class: 'settings-panel', id: panelId, role: 'dialog', 'aria-label': t('Board settings'), hidden: true },
+    h('h2', null, t('Page')),
+    group(t('Colours'), 'color-scheme', COLOR_SCHEMES, chosen('color-scheme', COLOR_SCHEMES, 'system'), (scheme) => {
       savePreference('color-scheme', scheme);
       applyColorScheme(scheme);
     }),
     h('p', { class: 'notify-row' }, notify, notifyState),
-    h('h2', null, 'Board'),
-    group('Board colours', 'board-theme', BOARD_THEMES, document.documentElement.dataset.boardTheme || DEFAULT_THEME, (theme) => {
+    h('h2', null, t('Board')),
+    group(t('Board colours'), 'board-theme', BOARD_THEMES, document.documentElement.dataset.boardTheme || DEFAULT_THEME, (theme) => {
       savePreference('board-theme', theme);
       applyTheme(theme);
     }),
-    group('Pieces', 'piece-set', Object.fromEntries(Object.entries(PIECE_SETS).map(([key, set]) => [key, set.label])), currentPieceSet(), (set) => {
+    group(t('Pieces'), 'piece-set', Object.fromEntries(Object.entries(PIECE_SETS).map(([key, set]) => [key, set.label])), currentPieceSet(), (set) => {
       savePreference('piece-set', set);
       setPieceSet(set);
     }),
     preview,
+    languageSetting(),
     h('div', { class: 'actions' }, done));
 
   const open = (show) => {

@@ -9,6 +9,7 @@ import { api } from './api.js';
 import { h, clear } from './dom.js';
 import { playerHref } from './format.js';
 import { currentAccount, forgetSession } from './session.js';
+import { t } from './i18n.js';
 
 // lichess's NDJSON of users (`GET /api/rel/following`, `/blocking`).
 export async function relatedUsers(kind) {
@@ -19,7 +20,7 @@ export async function relatedUsers(kind) {
 }
 
 const say = (el, text) => { el.textContent = text; };
-const problem = (error) => String((error && error.message) || 'Something went wrong.');
+const problem = (error) => String((error && error.message) || t('Something went wrong.'));
 
 // Follow, Block and Report on `name`'s page, for a logged-in visitor who
 // is someone else.
@@ -52,14 +53,14 @@ export function relationSection(name) {
     follow.addEventListener('click', () => change(follows ? 'unfollow' : 'follow', () => {
       follows = !follows;
       if (follows) blocks = false;
-      say(status, follows ? `You follow ${name}: their games show in your lobby.` : `You no longer follow ${name}.`);
+      say(status, follows ? t('You follow {name}: their games show in your lobby.', { name }) : t('You no longer follow {name}.', { name }));
     }));
     block.addEventListener('click', () => change(blocks ? 'unblock' : 'block', () => {
       blocks = !blocks;
       if (blocks) follows = false;
       say(status, blocks
-        ? `${name} is blocked: they cannot challenge you, chat to you or be paired with you.`
-        : `${name} is no longer blocked.`);
+        ? t('{name} is blocked: they cannot challenge you, chat to you or be paired with you.', { name })
+        : t('{name} is no longer blocked.', { name }));
     }));
     render();
     clear(section, h('div', { class: 'actions' }, follow, block), reportForm(name), status);
@@ -71,20 +72,20 @@ export function relationSection(name) {
 function reportForm(name) {
   const open = h('button', { type: 'button', id: 'report-button', 'aria-expanded': 'false' }, `Report ${name}`);
   const reason = h('select', { name: 'reason', id: 'report-reason' },
-    h('option', { value: 'cheat' }, 'Cheating (computer help)'),
-    h('option', { value: 'abuse' }, 'Abuse (insults, harassment)'),
-    h('option', { value: 'sandbag' }, 'Sandbagging (losing on purpose)'),
-    h('option', { value: 'other' }, 'Something else'));
+    h('option', { value: 'cheat' }, t('Cheating (computer help)')),
+    h('option', { value: 'abuse' }, t('Abuse (insults, harassment)')),
+    h('option', { value: 'sandbag' }, t('Sandbagging (losing on purpose)')),
+    h('option', { value: 'other' }, t('Something else')));
   const text = h('textarea', { name: 'text', id: 'report-text', rows: '3', maxlength: '2000', required: true });
   const game = h('input', { type: 'text', name: 'game', id: 'report-game', autocomplete: 'off', placeholder: 'optional' });
   const error = h('p', { class: 'form-error', role: 'alert' });
   const done = h('p', { class: 'muted', id: 'report-sent', hidden: true });
   const form = h('form', { class: 'report-form', novalidate: true, hidden: true },
-    h('label', { class: 'field' }, h('span', null, 'Why'), reason),
-    h('label', { class: 'field' }, h('span', null, 'What happened'), text),
-    h('label', { class: 'field' }, h('span', null, 'Game id or link'), game),
+    h('label', { class: 'field' }, h('span', null, t('Why')), reason),
+    h('label', { class: 'field' }, h('span', null, t('What happened')), text),
+    h('label', { class: 'field' }, h('span', null, t('Game id or link')), game),
     error,
-    h('button', { type: 'submit', class: 'primary' }, 'Send report'));
+    h('button', { type: 'submit', class: 'primary' }, t('Send report')));
   open.addEventListener('click', () => {
     form.hidden = !form.hidden;
     open.setAttribute('aria-expanded', String(!form.hidden));
@@ -99,7 +100,7 @@ function reportForm(name) {
       form.hidden = true;
       open.hidden = true;
       done.hidden = false;
-      say(done, `Thank you: the moderators will look at your report on ${name}.`);
+      say(done, t('Thank you: the moderators will look at your report on {name}.', { name }));
     } catch (failure) {
       say(error, problem(failure));
     }
@@ -115,22 +116,22 @@ export function accountSocialSections(account) {
     const social = await api('GET', '/api/account/social');
     clear(policy, policyForm(social.challenge_policy));
     clear(lists,
-      relationList('Following', 'following-list', social.following, 'unfollow', 'You follow nobody yet: follow people from their page.', load),
-      relationList('Blocked', 'blocking-list', social.blocking, 'unblock', 'You block nobody.', load),
-      social.moderator ? h('p', null, h('a', { href: '/mod', id: 'mod-link' }, 'Moderation: reports and the log')) : null);
+      relationList(t('Following'), 'following-list', social.following, 'unfollow', t('You follow nobody yet: follow people from their page.'), load),
+      relationList(t('Blocked'), 'blocking-list', social.blocking, 'unblock', t('You block nobody.'), load),
+      social.moderator ? h('p', null, h('a', { href: '/mod', id: 'mod-link' }, t('Moderation: reports and the log'))) : null);
   };
   load().catch((error) => say(lists, problem(error)));
   return [
     h('section', { class: 'card', 'aria-labelledby': 'policy-title' },
-      h('h2', { id: 'policy-title' }, 'Who may challenge you'), policy),
+      h('h2', { id: 'policy-title' }, t('Who may challenge you')), policy),
     h('section', { class: 'card', 'aria-labelledby': 'relations-title' },
-      h('h2', { id: 'relations-title' }, 'People'), lists),
+      h('h2', { id: 'relations-title' }, t('People')), lists),
     leavingSection(account),
   ];
 }
 
 function policyForm(current) {
-  const choices = [['everyone', 'Everyone'], ['following', 'Only people I follow'], ['nobody', 'Nobody']];
+  const choices = [['everyone', t('Everyone')], ['following', t('Only people I follow')], ['nobody', t('Nobody')]];
   const select = h('select', { id: 'policy-select', name: 'challenge_policy' },
     choices.map(([value, label]) => h('option', { value, selected: value === current }, label)));
   const note = h('p', { class: 'muted', role: 'status' });
@@ -142,7 +143,7 @@ function policyForm(current) {
       say(note, problem(error));
     }
   });
-  return h('label', { class: 'field' }, h('span', null, 'Challenges from'), select, note);
+  return h('label', { class: 'field' }, h('span', null, t('Challenges from')), select, note);
 }
 
 function relationList(title, id, names, verb, empty, reload) {
@@ -166,15 +167,15 @@ function leavingSection(account) {
   const confirm = h('input', { type: 'checkbox', id: 'close-confirm' });
   const error = h('p', { class: 'form-error', role: 'alert' });
   const form = h('form', { class: 'close-form', novalidate: true },
-    account.has_password ? h('label', { class: 'field' }, h('span', null, 'Your password'), password) : null,
-    h('label', { class: 'checkbox' }, confirm, h('span', null, 'I understand: nobody can log in as this account again; my games stay, under my name.')),
+    account.has_password ? h('label', { class: 'field' }, h('span', null, t('Your password')), password) : null,
+    h('label', { class: 'checkbox' }, confirm, h('span', null, t('I understand: nobody can log in as this account again; my games stay, under my name.'))),
     error,
-    h('button', { type: 'submit', class: 'danger', id: 'close-account' }, 'Close my account'));
+    h('button', { type: 'submit', class: 'danger', id: 'close-account' }, t('Close my account')));
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     say(error, '');
     if (!confirm.checked) {
-      say(error, 'Tick the box to confirm.');
+      say(error, t('Tick the box to confirm.'));
       return;
     }
     try {
@@ -186,9 +187,9 @@ function leavingSection(account) {
     }
   });
   return h('section', { class: 'card', 'aria-labelledby': 'leaving-title' },
-    h('h2', { id: 'leaving-title' }, 'Your data and leaving'),
-    h('p', null, h('a', { class: 'button', href: '/api/account/export', download: '', id: 'export-link' }, 'Download my data'),
-      ' ', h('span', { class: 'muted' }, 'Your account, settings and every game (as PGN), in one file.')),
+    h('h2', { id: 'leaving-title' }, t('Your data and leaving')),
+    h('p', null, h('a', { class: 'button', href: '/api/account/export', download: '', id: 'export-link' }, t('Download my data')),
+      ' ', h('span', { class: 'muted' }, t('Your account, settings and every game (as PGN), in one file.'))),
     form);
 }
 
@@ -201,12 +202,12 @@ export function followingCard() {
     const users = await relatedUsers('following');
     if (!users.length) return;
     clear(card,
-      h('h2', { id: 'following-title' }, 'People you follow'),
+      h('h2', { id: 'following-title' }, t('People you follow')),
       h('ul', { class: 'following', id: 'following' }, users.map((user) => h('li', { dataset: { user: user.id } },
         h('span', { class: `online-dot ${user.online ? 'on' : ''}`, title: user.online ? 'online' : 'offline' }),
         h('a', { href: playerHref(user.username) }, user.username),
         user.disabled ? h('span', { class: 'muted' }, ' (closed)') : null,
-        user.playing ? h('a', { class: 'button watch-link', href: new URL(user.playing, window.location.href).pathname }, 'Watch their game') : null))));
+        user.playing ? h('a', { class: 'button watch-link', href: new URL(user.playing, window.location.href).pathname }, t('Watch their game')) : null))));
     card.hidden = false;
   });
   return card;
@@ -224,14 +225,14 @@ export async function showNotices(holder) {
   }
   for (const notice of notices) {
     const box = h('div', { class: 'notice card', role: 'alert', dataset: { notice: notice.id } },
-      h('strong', null, 'A message from the moderators: '), notice.text, ' ',
+      h('strong', null, t('A message from the moderators: ')), notice.text, ' ',
       h('button', {
         type: 'button',
         onclick: async () => {
           await api('DELETE', `/api/account/notices/${encodeURIComponent(notice.id)}`).catch(() => {});
           box.remove();
         },
-      }, 'Dismiss'));
+      }, t('Dismiss')));
     holder.append(box);
   }
 }

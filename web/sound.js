@@ -9,6 +9,7 @@
 // name), which the mute test and any future visual cue can listen to.
 
 import { getPreference, savePreference } from './storage.js';
+import { t } from './i18n.js';
 
 const MUTED_KEY = 'muted';
 
@@ -90,11 +91,11 @@ export function soundFor(previous, game, capture) {
 // The mute toggle for the game page: a button whose pressed state is
 // "sound on".
 export function muteButton(h) {
-  const button = h('button', { type: 'button', class: 'mute', 'aria-label': 'Sound' });
+  const button = h('button', { type: 'button', class: 'mute', 'aria-label': t('Sound') });
   const draw = () => {
     const muted = isMuted();
     button.setAttribute('aria-pressed', String(!muted));
-    button.textContent = muted ? 'Sound off' : 'Sound on';
+    button.textContent = muted ? t('Sound off') : t('Sound on');
   };
   button.addEventListener('click', () => {
     setMuted(!isMuted());

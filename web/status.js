@@ -6,9 +6,10 @@
 
 import { h, clear } from './dom.js';
 import { isStandardStart } from './chess.js';
-import { capitalize, matchLabel, moveLabel, opposite } from './format.js';
+import { matchLabel, moveLabel, opposite } from './format.js';
 import { getInvite, getSettings } from './storage.js';
 import { clockLabel, guessClock } from './clocks.js';
+import { t } from './i18n.js';
 
 export const statusMethods = {
   renderStatus(ply, total) {
@@ -18,26 +19,28 @@ export const statusMethods = {
       // The banner says who won and why; the status line does not repeat it.
       text = '';
     } else if (this.pending) {
-      text = 'Sending your move…';
+      text = t('Sending your move…');
     } else if (this.passPlay && game.status === 'active') {
-      text = `${capitalize(game.turn)} to play${game.check ? ': in check!' : '.'}`;
+      text = t('{side, select, white {White} other {Black}} to play{check, select, yes {: in check!} other {.}}', { side: game.turn, check: game.check ? 'yes' : 'no' });
     } else if (this.premove) {
-      text = 'Premove queued: it is sent when your turn comes (Escape or a click elsewhere cancels it).';
+      text = t('Premove queued: it is sent when your turn comes (Escape or a click elsewhere cancels it).');
     } else if (game.status === 'waiting' && this.seat) {
-      text = 'Waiting for your friend to join. Send them the link above.';
+      text = t('Waiting for your friend to join. Send them the link above.');
     } else if (game.status === 'waiting') {
-      text = 'Waiting for a player to join.';
+      text = t('Waiting for a player to join.');
     } else if (this.seat) {
       const mine = game.turn === this.seat.color;
       const other = game[opposite(this.seat.color)];
-      if (mine) text = game.check ? 'Your move: you are in check!' : 'Your move.';
-      else text = other && other.kind === 'ai' ? 'Rookery is thinking…' : 'Waiting for your opponent to move.';
+      if (mine) text = game.check ? t('Your move: you are in check!') : t('Your move.');
+      else text = other && other.kind === 'ai' ? t('Rookery is thinking…') : t('Waiting for your opponent to move.');
     } else {
-      text = `${capitalize(game.turn)} to move${game.check ? ', in check' : ''}.`;
+      text = t('{side, select, white {White} other {Black}} to move{check, select, yes {, in check} other {}}.', { side: game.turn, check: game.check ? 'yes' : 'no' });
     }
     if (ply !== total) {
-      const where = ply === 0 ? 'the start position' : `the position after ${moveLabel(game.initial_fen, ply, game.san[ply - 1])}`;
-      text = `Viewing ${where}.${game.status === 'finished' ? '' : ' Press “Last move” to return to the game.'}`;
+      const over = game.status === 'finished' ? 'yes' : 'no';
+      text = ply === 0
+        ? t('Viewing the start position.{over, select, yes {} other { Press “Last move” to return to the game.}}', { over })
+        : t('Viewing the position after {move}.{over, select, yes {} other { Press “Last move” to return to the game.}}', { move: moveLabel(game.initial_fen, ply, game.san[ply - 1]), over });
     }
     this.statusEl.textContent = text;
   },
@@ -53,24 +56,24 @@ export const statusMethods = {
     if (!invite && !game.joinable && !this.seat.token) {
       // A private game's secret stays in the browser that made it: a seat
       // reached through the account elsewhere has no link to hand out.
-      clear(this.inviteEl, h('p', null, 'The invite link for this private game is on the device where you created it.'));
+      clear(this.inviteEl, h('p', null, t('The invite link for this private game is on the device where you created it.')));
       return;
     }
     const link = `${window.location.origin}/games/${encodeURIComponent(this.gameId)}${invite ? `#invite=${invite}` : ''}`;
     const input = h('input', { id: 'invite-link', class: 'invite-link', type: 'text', readonly: true, value: link });
-    const copy = h('button', { type: 'button' }, 'Copy link');
+    const copy = h('button', { type: 'button' }, t('Copy link'));
     copy.addEventListener('click', async () => {
       input.select();
       try {
         await navigator.clipboard.writeText(link);
-        copy.textContent = 'Copied';
+        copy.textContent = t('Copied');
       } catch {
-        copy.textContent = 'Select and copy';
+        copy.textContent = t('Select and copy');
       }
     });
     const label = game.joinable
-      ? 'Open seek: anyone can join from the lobby, or send this link'
-      : 'Invite a friend: send this link to them only';
+      ? t('Open seek: anyone can join from the lobby, or send this link')
+      : t('Invite a friend: send this link to them only');
     clear(this.inviteEl,
       h('label', { for: 'invite-link' }, label),
       h('div', { class: 'invite-row' }, input, copy));
@@ -82,18 +85,18 @@ export const statusMethods = {
     const levels = this.levels;
     this.title.textContent = matchLabel(game, levels);
     const yourMove = this.seat && !this.passPlay && game.status === 'active' && game.turn === this.seat.color;
-    document.title = `${yourMove ? '● Your move · ' : ''}${matchLabel(game, levels)} · Rookery`;
+    document.title = yourMove ? t('● Your move · {title} · Rookery', { title: matchLabel(game, levels) }) : t('{title} · Rookery', { title: matchLabel(game, levels) });
     const meta = [];
-    if (game.clock) meta.push(`Clock ${clockLabel(game, this.gameId)}`);
-    else meta.push('No clock');
-    if (game.variant === 'chess960') meta.push('Chess960');
-    else if (!isStandardStart(game.initial_fen)) meta.push('Custom start');
+    if (game.clock) meta.push(t('Clock {clock}', { clock: clockLabel(game, this.gameId) }));
+    else meta.push(t('No clock'));
+    if (game.variant === 'chess960') meta.push(t('Chess960'));
+    else if (!isStandardStart(game.initial_fen)) meta.push(t('Custom start'));
     if (game.rated === false) meta.push(casualText(game, this.gameId));
-    else if (game.rated) meta.push('Rated');
-    if (typeof game.spectators === 'number' && game.status !== 'finished') meta.push(`${game.spectators} watching`);
-    if (this.passPlay) meta.push('Pass and play');
-    else if (this.seat) meta.push(`You play ${this.seat.color}`);
-    else meta.push('Spectating');
+    else if (game.rated) meta.push(t('Rated'));
+    if (typeof game.spectators === 'number' && game.status !== 'finished') meta.push(t('{count, plural, one {# watching} other {# watching}}', { count: game.spectators }));
+    if (this.passPlay) meta.push(t('Pass and play'));
+    else if (this.seat) meta.push(t('You play {side, select, white {white} other {black}}', { side: this.seat.color }));
+    else meta.push(t('Spectating'));
     this.meta.textContent = meta.join(' · ');
   },
 };
@@ -101,11 +104,11 @@ export const statusMethods = {
 // "Casual", and why when the rest of the header does not say it (a custom
 // start does): the rules are docs/API.md's "Rated and casual games".
 function casualText(game, gameId) {
-  if (!isStandardStart(game.initial_fen)) return 'Casual';
+  if (!isStandardStart(game.initial_fen)) return t('Casual');
   const settings = getSettings(gameId);
   const clock = settings && settings.clock ? settings.clock : guessClock(game);
-  if (clock && clock.initial < 60) return 'Casual: under a minute on the clock';
+  if (clock && clock.initial < 60) return t('Casual: under a minute on the clock');
   const computer = game.white.kind === 'ai' || game.black.kind === 'ai';
-  if (computer && (game.takebacks || 0) > 0) return 'Casual: a move was taken back against the computer';
-  return 'Casual: no rating changes';
+  if (computer && (game.takebacks || 0) > 0) return t('Casual: a move was taken back against the computer');
+  return t('Casual: no rating changes');
 }

@@ -11,6 +11,7 @@ import { h, clear } from './dom.js';
 import { playerHref } from './format.js';
 import { currentAccount, loginHref } from './session.js';
 import { clockText, teamHref } from './teams.js';
+import { t } from './i18n.js';
 
 // lichess's roundInterval for "rounds started by hand" (Rookery's info
 // says null).
@@ -18,15 +19,15 @@ const BY_HAND = 99999999;
 const byHand = (swiss) => swiss.roundInterval === null || swiss.roundInterval === undefined || swiss.roundInterval >= BY_HAND;
 
 const RESULTS = { '1-0': '1–0', '0-1': '0–1', '1/2-1/2': '½–½', '+-': '+ – −', '-+': '− – +', '--': '− – −' };
-const BYES = { pab: 'pairing bye (1 point)', full: 'bye requested (1 point)', half: 'bye requested (½ point)', zero: 'absent (0 points)' };
+const BYES = { pab: t('pairing bye (1 point)'), full: t('bye requested (1 point)'), half: t('bye requested (½ point)'), zero: t('absent (0 points)') };
 const points = (value) => (Number.isInteger(value) ? String(value) : `${Math.floor(value) || ''}½`);
 
 function notFound(root, id) {
-  document.title = 'Tournament not found · Rookery';
+  document.title = t('Tournament not found · Rookery');
   clear(root, h('section', { class: 'card narrow' },
-    h('h1', null, 'Tournament not found'),
-    h('p', null, `There is no Swiss tournament “${id}”.`),
-    h('p', null, h('a', { href: '/teams' }, 'See the teams'))));
+    h('h1', null, t('Tournament not found')),
+    h('p', null, t('There is no Swiss tournament “{id}”.', { id })),
+    h('p', null, h('a', { href: '/teams' }, t('See the teams')))));
 }
 
 function refusal(error) {
@@ -35,7 +36,7 @@ function refusal(error) {
 }
 
 export async function swissPage(root, id) {
-  document.title = 'Swiss tournament · Rookery';
+  document.title = t('Swiss tournament · Rookery');
   const path = `/api/swiss/${encodeURIComponent(id)}`;
   let data;
   try {
@@ -68,11 +69,11 @@ export async function swissPage(root, id) {
   const title = h('h1', { id: 'swiss-title' });
   const meta = h('p', { class: 'muted', id: 'swiss-meta' });
   const status = h('p', { class: 'status', id: 'swiss-status', 'aria-live': 'polite' });
-  const live = h('span', { class: 'connection', id: 'swiss-live' }, 'Connecting…');
+  const live = h('span', { class: 'connection', id: 'swiss-live' }, t('Connecting…'));
   const actions = h('div', { class: 'swiss-actions', id: 'swiss-actions' });
   const message = h('p', { class: 'form-error', role: 'alert', id: 'swiss-message' });
   const yourGame = h('div', { id: 'swiss-your-game', 'aria-live': 'polite' });
-  const roundPicker = h('select', { id: 'swiss-round-select', 'aria-label': 'Round' });
+  const roundPicker = h('select', { id: 'swiss-round-select', 'aria-label': t('Round') });
   const pairings = h('div', { id: 'swiss-pairings' });
   const standings = h('div', { class: 'table-scroll', id: 'swiss-standings' });
   roundPicker.addEventListener('change', () => {
@@ -90,16 +91,16 @@ export async function swissPage(root, id) {
       message,
       yourGame,
       h('p', { class: 'actions swiss-files' },
-        h('a', { href: `/swiss/${encodeURIComponent(id)}.trf`, id: 'swiss-trf', download: `${id}.trf` }, 'Download TRF'),
-        h('span', { class: 'muted' }, '(FIDE’s Tournament Report File, for other pairing programs)'),
-        h('a', { href: `${path}/games`, id: 'swiss-pgn' }, 'Games (PGN)'))),
+        h('a', { href: `/swiss/${encodeURIComponent(id)}.trf`, id: 'swiss-trf', download: `${id}.trf` }, t('Download TRF')),
+        h('span', { class: 'muted' }, t('(FIDE’s Tournament Report File, for other pairing programs)')),
+        h('a', { href: `${path}/games`, id: 'swiss-pgn' }, t('Games (PGN)')))),
     h('div', { class: 'swiss-columns' },
       h('section', { class: 'card', 'aria-labelledby': 'swiss-standings-title' },
-        h('h2', { id: 'swiss-standings-title' }, 'Standings'),
+        h('h2', { id: 'swiss-standings-title' }, t('Standings')),
         standings),
       h('section', { class: 'card', 'aria-labelledby': 'swiss-pairings-title' },
         h('div', { class: 'chat-head' },
-          h('h2', { id: 'swiss-pairings-title' }, 'Pairings'),
+          h('h2', { id: 'swiss-pairings-title' }, t('Pairings')),
           roundPicker),
         pairings))));
 
@@ -107,20 +108,20 @@ export async function swissPage(root, id) {
 
   function statusText() {
     const { swiss } = state;
-    if (swiss.status === 'finished') return 'Finished';
+    if (swiss.status === 'finished') return t('Finished');
     const manual = byHand(swiss);
     let next = '';
     if (swiss.nextRound) {
       const left = Math.max(0, swiss.nextRound.in - Math.floor((Date.now() - state.readAt) / 1000));
-      next = left > 0 ? `next round in ${left < 120 ? `${left} s` : `${Math.ceil(left / 60)} min`}` : 'next round starting';
-    } else if (manual) next = 'the next round starts when a leader starts it';
+      next = left > 0 ? `next round in ${left < 120 ? `${left} s` : `${Math.ceil(left / 60)} min`}` : t('next round starting');
+    } else if (manual) next = t('the next round starts when a leader starts it');
     if (swiss.status === 'created') {
-      if (!swiss.nextRound) return 'Not started';
+      if (!swiss.nextRound) return t('Not started');
       const left = Math.max(0, swiss.nextRound.in - Math.floor((Date.now() - state.readAt) / 1000));
-      const when = left > 0 ? `round 1 in ${left < 120 ? `${left} s` : `${Math.ceil(left / 60)} min`}` : 'round 1 starting';
+      const when = left > 0 ? `round 1 in ${left < 120 ? `${left} s` : `${Math.ceil(left / 60)} min`}` : t('round 1 starting');
       return `Not started · ${when}${manual ? ', or when a leader starts it' : ''}`;
     }
-    if (swiss.nbOngoing > 0) return `Round ${swiss.round} is being played (${swiss.nbOngoing} ${swiss.nbOngoing === 1 ? 'game' : 'games'} on)`;
+    if (swiss.nbOngoing > 0) return t('Round {round} is being played ({count, plural, one {# game} other {# games}} on)', { round: swiss.round, count: swiss.nbOngoing });
     return `Round ${swiss.round} is over${next ? ` · ${next}` : ''}`;
   }
 
@@ -129,11 +130,11 @@ export async function swissPage(root, id) {
     document.title = `${swiss.name} · Rookery`;
     title.textContent = swiss.name;
     clear(meta,
-      'Team ', h('a', { href: teamHref(swiss.teamId), id: 'swiss-team' }, team ? team.name : swiss.teamId),
+      t('Team '), h('a', { href: teamHref(swiss.teamId), id: 'swiss-team' }, team ? team.name : swiss.teamId),
       ` · ${clockText(swiss.clock)} · ${swiss.rated ? 'rated' : 'casual'} · `,
       h('span', { id: 'swiss-round' }, `round ${swiss.round} of ${swiss.nbRounds}`),
       ` · ${swiss.nbPlayers} ${swiss.nbPlayers === 1 ? 'player' : 'players'}`,
-      byHand(swiss) ? ' · rounds started by hand' : null);
+      byHand(swiss) ? t(' · rounds started by hand') : null);
     status.textContent = statusText();
     status.dataset.status = swiss.status;
     const description = root.querySelector('#swiss-description');
@@ -167,23 +168,23 @@ export async function swissPage(root, id) {
     };
     if (swiss.status !== 'finished') {
       if (!account) {
-        buttons.push(h('a', { class: 'button primary', href: loginHref(), id: 'swiss-login' }, 'Log in to play'));
+        buttons.push(h('a', { class: 'button primary', href: loginHref(), id: 'swiss-login' }, t('Log in to play')));
       } else if (team && !team.joined) {
-        buttons.push(h('p', { class: 'muted', id: 'swiss-not-member' }, 'Only members of the team play. ',
-          h('a', { href: teamHref(swiss.teamId) }, `Join ${team.name}`), ' first.'));
+        buttons.push(h('p', { class: 'muted', id: 'swiss-not-member' }, t('Only members of the team play. '),
+          h('a', { href: teamHref(swiss.teamId) }, `Join ${team.name}`), t(' first.')));
       } else if (me && me.joined) {
-        buttons.push(act('Withdraw', 'POST', 'withdraw', { id: 'swiss-withdraw', className: 'danger' }));
+        buttons.push(act(t('Withdraw'), 'POST', 'withdraw', { id: 'swiss-withdraw', className: 'danger' }));
         buttons.push(me.absentNext
-          ? act('Play next round', 'DELETE', 'bye', { id: 'swiss-bye' })
-          : act('Skip next round', 'POST', 'bye', { id: 'swiss-bye' }));
-        if (me.absentNext) buttons.push(h('span', { class: 'badge join', id: 'swiss-bye-note' }, 'You sit out the next round'));
+          ? act(t('Play next round'), 'DELETE', 'bye', { id: 'swiss-bye' })
+          : act(t('Skip next round'), 'POST', 'bye', { id: 'swiss-bye' }));
+        if (me.absentNext) buttons.push(h('span', { class: 'badge join', id: 'swiss-bye-note' }, t('You sit out the next round')));
       } else {
         const refused = (swiss.verdicts && swiss.verdicts.list || []).filter((v) => v.verdict !== 'ok');
-        buttons.push(act('Join tournament', 'POST', 'join', { id: 'swiss-join', className: 'primary' }));
+        buttons.push(act(t('Join tournament'), 'POST', 'join', { id: 'swiss-join', className: 'primary' }));
         if (refused.length) buttons.push(h('span', { class: 'muted' }, `Not met: ${refused.map((v) => v.condition).join(', ')}`));
       }
       if (me && me.leader && swiss.nbOngoing === 0) {
-        buttons.push(act(`Start round ${swiss.round + 1} now`, 'POST', 'schedule-next-round', { id: 'swiss-start-round' }));
+        buttons.push(act(t('Start round {round} now', { round: swiss.round + 1 }), 'POST', 'schedule-next-round', { id: 'swiss-start-round' }));
       }
     }
     clear(actions, buttons.length ? h('div', { class: 'actions' }, buttons) : null);
@@ -202,8 +203,8 @@ export async function swissPage(root, id) {
       const color = isMe(game.white) ? 'white' : 'black';
       const opponent = color === 'white' ? game.black : game.white;
       clear(yourGame, h('p', { class: 'flash your-game' },
-        `Round ${round.round}: you play ${color} against ${opponent}. `,
-        h('a', { class: 'button primary', href: `/games/${encodeURIComponent(game.gameId)}`, id: 'your-game', dataset: { color, game: game.gameId } }, 'Go to your game')));
+        t('Round {round}: you play {side, select, white {white} other {black}} against {opponent}. ', { round: round.round, side: color, opponent }),
+        h('a', { class: 'button primary', href: `/games/${encodeURIComponent(game.gameId)}`, id: 'your-game', dataset: { color, game: game.gameId } }, t('Go to your game'))));
     } else if (bye) {
       clear(yourGame, h('p', { class: 'flash', id: 'your-bye' }, `Round ${round.round}: you have a ${BYES[bye.bye] || 'bye'}.`));
     } else clear(yourGame);
@@ -213,7 +214,7 @@ export async function swissPage(root, id) {
     const count = state.rounds.length;
     if (!count) {
       roundPicker.hidden = true;
-      clear(pairings, h('p', { class: 'muted' }, 'No round has been paired yet.'));
+      clear(pairings, h('p', { class: 'muted' }, t('No round has been paired yet.')));
       return;
     }
     const latest = state.rounds[count - 1].round;
@@ -224,7 +225,7 @@ export async function swissPage(root, id) {
     const who = (name) => h('a', { class: `player-link${isMe(name) ? ' me' : ''}`, href: playerHref(name) }, name);
     clear(pairings, h('table', { class: 'score-table swiss-pairings', dataset: { round: round.round } },
       h('caption', null, `Round ${round.round}`),
-      h('thead', null, h('tr', null, ['Board', 'White', 'Black', 'Result', 'Game'].map((t) => h('th', { scope: 'col' }, t)))),
+      h('thead', null, h('tr', null, [t('Board'), t('White'), t('Black'), t('Result'), t('Game')].map((t) => h('th', { scope: 'col' }, t)))),
       h('tbody', null, round.pairings.map((p) => (p.bye
         ? h('tr', { dataset: { bye: p.player } },
           h('td', null, p.board ?? ''), h('td', { colspan: '2' }, who(p.player)),
@@ -235,7 +236,7 @@ export async function swissPage(root, id) {
           h('td', null, who(p.black)),
           h('td', { class: 'swiss-result' }, p.result ? RESULTS[p.result] || p.result : 'playing'),
           h('td', null, p.gameId
-            ? h('a', { href: `/games/${encodeURIComponent(p.gameId)}` }, p.result ? 'View' : 'Watch')
+            ? h('a', { href: `/games/${encodeURIComponent(p.gameId)}` }, p.result ? t('View') : t('Watch'))
             : '')))))));
   }
 
@@ -243,16 +244,16 @@ export async function swissPage(root, id) {
     if (!state.standings.length) {
       const joined = state.swiss.nbPlayers;
       clear(standings, h('p', { class: 'muted', id: 'swiss-no-standings' }, joined
-        ? `${joined} ${joined === 1 ? 'player has' : 'players have'} joined; the standings start with round 1.`
-        : 'Nobody has joined yet.'));
+        ? t('{count, plural, one {# player has} other {# players have}} joined; the standings start with round 1.', { count: joined })
+        : t('Nobody has joined yet.')));
       return;
     }
     const columns = [
-      ['#', 'Rank'], ['Player', null], ['Pts', 'Points'], ['BH-1', 'Buchholz cut 1'], ['BH', 'Buchholz'],
-      ['SB', 'Sonneborn-Berger'], ['W', 'Wins'], ['Rating', null], ['Perf', 'Performance'],
+      ['#', t('Rank')], [t('Player'), null], [t('Pts'), t('Points')], ['BH-1', t('Buchholz cut 1')], ['BH', t('Buchholz')],
+      ['SB', t('Sonneborn-Berger')], ['W', t('Wins')], [t('Rating'), null], [t('Perf'), t('Performance')],
     ];
     clear(standings, h('table', { class: 'score-table swiss-standings' },
-      h('caption', null, 'Points, then Buchholz cut 1, Buchholz, Sonneborn-Berger and wins'),
+      h('caption', null, t('Points, then Buchholz cut 1, Buchholz, Sonneborn-Berger and wins')),
       h('thead', null, h('tr', null, columns.map(([label, long]) => h('th', { scope: 'col', title: long }, long
         ? [h('abbr', { title: long, 'aria-hidden': 'true' }, label), h('span', { class: 'visually-hidden' }, long)]
         : label)))),
@@ -322,7 +323,7 @@ export async function swissPage(root, id) {
     });
     draw();
   }, (open) => {
-    live.textContent = open ? 'Live' : 'Reconnecting…';
+    live.textContent = open ? t('Live') : t('Reconnecting…');
     live.className = `connection ${open ? 'open' : 'closed'}`;
   });
 }

@@ -9,6 +9,7 @@ import { challengeButton } from './challenges.js';
 import {
   gameDateText, matchLabel, movesText, ratedText, ratingText, resultShort, timeControlText,
 } from './format.js';
+import { t } from './i18n.js';
 
 const REFRESH_MS = 3000;
 
@@ -22,12 +23,12 @@ export function sortForWatching(games) {
     .map(({ game }) => game);
 }
 
-export function gameList(games, levels, { empty = 'No games.', boards = false } = {}) {
+export function gameList(games, levels, { empty = t('No games.'), boards = false } = {}) {
   if (!games.length) return h('p', { class: 'muted' }, empty);
   return h('ul', { class: boards ? 'game-cards' : 'game-list' }, games.map((game) => {
     const label = matchLabel(game, levels);
     const plies = game.moves.length;
-    const variant = game.variant === 'chess960' ? 'Chess960 · ' : '';
+    const variant = game.variant === 'chess960' ? t('Chess960 · ') : '';
     // Who, with their ratings; then the result, moves, time control,
     // rated or casual, and when.
     const rated = (color) => {
@@ -52,21 +53,21 @@ export function gameList(games, levels, { empty = 'No games.', boards = false } 
         h('span', { class: 'game-label' }, withRatings),
         h('span', { class: 'game-details' }, details,
           game.created_at ? h('time', { class: 'game-date', datetime: new Date(game.created_at).toISOString() }, ` · ${gameDateText(game.created_at)}`) : null),
-        isAiVsAi(game) ? h('span', { class: 'badge' }, 'AI v AI') : null,
+        isAiVsAi(game) ? h('span', { class: 'badge' }, t('AI v AI')) : null,
         // Only open seeks take anyone; a private game's seat needs its invite.
-        game.joinable ? h('span', { class: 'badge join' }, 'Join') : null),
+        game.joinable ? h('span', { class: 'badge join' }, t('Join')) : null),
       challenges.length ? h('div', { class: 'game-challenges' }, challenges) : null);
   }));
 }
 
 export async function watchPage(root) {
-  document.title = 'Watch · Rookery';
+  document.title = t('Watch · Rookery');
   const levels = await loadLevels();
   const live = h('div', { class: 'game-list-holder', id: 'live-games', 'aria-live': 'polite', 'aria-busy': 'true' });
   const finished = h('div', { class: 'game-list-holder', id: 'finished-games' });
   clear(root, h('div', { class: 'watch' },
-    h('section', { class: 'card' }, h('h1', null, 'Live games'), live),
-    h('section', { class: 'card' }, h('h2', null, 'Finished games'), h('p', { class: 'muted' }, 'Open one to replay it move by move.'), finished)));
+    h('section', { class: 'card' }, h('h1', null, t('Live games')), live),
+    h('section', { class: 'card' }, h('h2', null, t('Finished games')), h('p', { class: 'muted' }, t('Open one to replay it move by move.')), finished)));
 
   const refresh = async () => {
     const [active, done] = await Promise.allSettled([
@@ -75,11 +76,11 @@ export async function watchPage(root) {
     ]);
     live.setAttribute('aria-busy', 'false');
     if (active.status === 'fulfilled') {
-      clear(live, gameList(sortForWatching(active.value.games), levels, { empty: 'No games in progress right now.', boards: true }));
+      clear(live, gameList(sortForWatching(active.value.games), levels, { empty: t('No games in progress right now.'), boards: true }));
     } else {
-      clear(live, h('p', { class: 'muted' }, 'Live games are unavailable right now.'));
+      clear(live, h('p', { class: 'muted' }, t('Live games are unavailable right now.')));
     }
-    if (done.status === 'fulfilled') clear(finished, gameList(done.value.games, levels, { empty: 'No finished games yet.' }));
+    if (done.status === 'fulfilled') clear(finished, gameList(done.value.games, levels, { empty: t('No finished games yet.') }));
   };
   await refresh();
   setInterval(refresh, REFRESH_MS);

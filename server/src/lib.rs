@@ -89,6 +89,8 @@ pub struct AppState {
     pub waiting_games: Arc<GameLedger>,
     /// Post-game analysis jobs.
     pub analyses: Analyses,
+    /// The analysis board's evaluations (issue 36).
+    pub board: crate::ai::board::BoardAnalyses,
     /// Failed logins, per name and per address (issue 21).
     pub login_throttle: Arc<crate::identity::throttle::LoginThrottle>,
     /// The directors of Swiss tournaments (issue 39).
@@ -166,6 +168,11 @@ impl App {
         };
         ai.set_max_searches_per_client(config.ai.max_ai_searches_per_client);
         let analyses = Analyses::new(store.clone(), ai.clone(), config.analysis_options());
+        let board = crate::ai::board::BoardAnalyses::new(
+            ai.clone(),
+            config.ai.analysis_nodes,
+            config.ai.max_analyses_per_client,
+        );
         // AI v AI games left unfinished by the last run count towards the
         // caps from the first request on (one read, before serving).
         let ai_games = Arc::new(GameLedger::default());
@@ -196,6 +203,7 @@ impl App {
             http: ClientBuckets::new(config.http_rate()),
             ws: ClientBuckets::new(config.ws_rate()),
             signups: ClientBuckets::new(config.signup_rate()),
+            board: ClientBuckets::new(config.board_analysis_rate()),
             mails: ClientBuckets::new(crate::http::rate_limit::MAIL_RATE),
         };
         let pools = crate::pools::Pools::new(registry.clone(), config.pool_options());
@@ -211,6 +219,7 @@ impl App {
                 ai_games,
                 waiting_games: Arc::default(),
                 analyses,
+                board,
                 login_throttle: Arc::default(),
                 swiss,
                 chat: Arc::new(crate::social::chat::ChatRules::new(chat_filter)),

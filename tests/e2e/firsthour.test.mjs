@@ -463,7 +463,7 @@ describe('a new person’s first hour, in Chromium', () => {
     await white.getByRole('button', { name: 'Decline draw' }).click();
     await blackNotice.getByText('Your draw offer was declined.').waitFor();
     await screenshot(black, 'offer-declined');
-    assert.equal(await black.locator('.offers').getAttribute('aria-live'), 'polite');
+    assert.equal(await black.locator('.offers:has(.offer-answer)').getAttribute('aria-live'), 'polite');
     assert.equal(await whiteNotice.isVisible(), false, 'the one who declined is not told');
     // The next move dismisses the notice.
     await clickMove(black, 'e7e5');

@@ -11,6 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+// The password of the accounts tests make.
+export const PASSWORD = 'a long pass phrase 7';
 export const ARTIFACTS = join(ROOT, 'artifacts', 'e2e');
 const STARTUP_TIMEOUT_MS = 60_000;
 
@@ -277,6 +279,16 @@ export function browserSuite({ viewport = { width: 1280, height: 900 }, permissi
       const context = await suite.browser.newContext({ viewport, ...options });
       if (permissions.length > 0) await context.grantPermissions(permissions, { origin: suite.server.url });
       suite.contexts.push(context);
+      return context;
+    },
+    // A browser profile logged in to a new account `name` (password
+    // PASSWORD), signed up through the profile's own cookie jar; its pages
+    // are told of the login as the client would be (the account hint).
+    async person(name, options = {}) {
+      const context = await suite.newContext(options);
+      const answer = await context.request.post(`${suite.server.url}/api/accounts`, { data: { name, password: PASSWORD } });
+      assert.equal(answer.status(), 201, await answer.text());
+      await context.addInitScript((hint) => localStorage.setItem('rookery:account', hint), JSON.stringify({ name }));
       return context;
     },
   };

@@ -41,7 +41,7 @@ describe('offers between players in Chromium', () => {
     await watcher.getByText('Black offers a draw.').waitFor();
     await black.getByText('You offered a draw.').waitFor();
     // The region that shows offers is announced to screen readers.
-    assert.equal(await white.locator('.offers').getAttribute('aria-live'), 'polite');
+    assert.equal(await white.locator('.offer-sheet').getAttribute('aria-live'), 'polite');
     await screenshot(white, 'offers-draw');
     assert.deepEqual(await unnamedControls(white), []);
     await white.getByRole('button', { name: 'Decline draw' }).click();

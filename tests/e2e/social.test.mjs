@@ -15,15 +15,8 @@ import { join } from 'node:path';
 import { browserSuite, openPage, screenshot, waitUntil } from './harness.mjs';
 
 const suite = browserSuite();
-const PASSWORD = 'a long pass phrase 7';
 
-async function person(name) {
-  const context = await suite.newContext();
-  const answer = await context.request.post(`${suite.url}/api/accounts`, { data: { name, password: PASSWORD } });
-  assert.equal(answer.status(), 201, await answer.text());
-  await context.addInitScript((hint) => localStorage.setItem('rookery:account', hint), JSON.stringify({ name }));
-  return context;
-}
+const person = (name, options) => suite.person(name, options);
 
 async function accountGame(white, black, blackName) {
   const sent = await white.request.post(`${suite.url}/api/challenge/${blackName}`, {

@@ -161,12 +161,36 @@ pub fn evaluate(
     nodes: u64,
     stop: &std::sync::atomic::AtomicBool,
 ) -> Option<(Eval, Option<rookery_engine::Move>)> {
+    search_line(game, nodes, stop).map(|found| (found.eval, found.line.first().copied()))
+}
+
+/// What one position's search found.
+#[derive(Debug, Clone)]
+pub struct Found {
+    /// White's point of view.
+    pub eval: Eval,
+    /// The principal variation, the best move first (empty when the game
+    /// is over in this position).
+    pub line: Vec<rookery_engine::Move>,
+    pub depth: u32,
+    pub nodes: u64,
+}
+
+/// [`evaluate`] with the whole line the engine expects: the search of the
+/// post-game analysis, also the analysis board's (`ai/board.rs`).
+pub fn search_line(game: &Game, nodes: u64, stop: &std::sync::atomic::AtomicBool) -> Option<Found> {
     let position = game.position();
     if let Some(outcome) = game.outcome() {
-        return Some(if outcome.winner.is_some() {
-            (Eval::Mate(0), None)
+        let eval = if outcome.winner.is_some() {
+            Eval::Mate(0)
         } else {
-            (Eval::Cp(0), None)
+            Eval::Cp(0)
+        };
+        return Some(Found {
+            eval,
+            line: Vec::new(),
+            depth: 0,
+            nodes: 0,
         });
     }
     let limits = Limits {
@@ -184,7 +208,20 @@ pub fn evaluate(
         Score::Cp(cp) => Eval::Cp(if white { cp } else { -cp }),
         Score::Mate(n) => Eval::Mate(if white { n } else { -n }),
     };
-    Some((eval, result.best_move))
+    // The line starts with the move the search chose (they differ only
+    // under a handicap, which analysis never sets).
+    let mut line = result.pv;
+    match (result.best_move, line.first()) {
+        (Some(best), Some(&first)) if best != first => line = vec![best],
+        (Some(best), None) => line = vec![best],
+        _ => {}
+    }
+    Some(Found {
+        eval,
+        line,
+        depth: result.depth,
+        nodes: result.nodes,
+    })
 }
 
 #[derive(Clone)]

@@ -32,12 +32,15 @@
 //!   priority ([`AnalysisSlot`]).
 //! - [`remote`]: searches sent to worker processes over NATS.
 //! - [`analysis`]: post-game analysis jobs.
+//! - [`board`]: the analysis board's evaluations of any position, on
+//!   demand, on the same lent threads (issue 36).
 //!
 //! The AI v AI admission caps (how many shows may run at once, in total and
 //! per client) are a limit at the edge:
 //! [`crate::http::rate_limit::AiGameLedger`].
 
 pub mod analysis;
+pub mod board;
 mod pool;
 mod queue;
 pub mod remote;

@@ -214,6 +214,12 @@ pub struct AiFlags {
     /// budget gives the same results on any machine).
     #[arg(long, env = "ROOKERY_ANALYSIS_NODES", default_value_t = 200_000)]
     pub analysis_nodes: u64,
+
+    /// The analysis board's evaluations (`POST /api/analysis`) one client
+    /// (IP address) may ask for per minute, in bursts of up to ten.
+    #[arg(long, env = "ROOKERY_BOARD_ANALYSES_PER_MINUTE", default_value_t = 60,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub board_analyses_per_minute: u32,
 }
 
 impl Default for AiFlags {
@@ -229,6 +235,7 @@ impl Default for AiFlags {
             max_analyses: 1,
             max_analyses_per_client: 2,
             analysis_nodes: 200_000,
+            board_analyses_per_minute: 60,
         }
     }
 }

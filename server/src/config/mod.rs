@@ -406,6 +406,14 @@ impl Config {
         }
     }
 
+    /// The analysis board's evaluations per client address.
+    pub fn board_analysis_rate(&self) -> RateLimit {
+        RateLimit {
+            per_second: f64::from(self.ai.board_analyses_per_minute) / 60.0,
+            burst: self.ai.board_analyses_per_minute.min(10),
+        }
+    }
+
     /// Sign-ups per client address.
     pub fn signup_rate(&self) -> RateLimit {
         RateLimit {

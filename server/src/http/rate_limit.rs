@@ -142,6 +142,8 @@ pub struct Limits {
     pub ws: ClientBuckets,
     /// Accounts created (`--signups-per-hour`, `--signup-burst`).
     pub signups: ClientBuckets,
+    /// The analysis board's evaluations (`--board-analyses-per-minute`).
+    pub board: ClientBuckets,
     /// Requests that may send mail (a reset link, a verification link):
     /// [`MAIL_RATE`] per address.
     pub mails: ClientBuckets,

@@ -6,7 +6,8 @@
 //! `/signup`, `/account`, `/me/games`, `/challenges/{id}`: the `url` of a
 //! challenge) all get `index.html`, and the page's script shows the right
 //! view; so do the arenas of issue 38 (`/arenas`, `/arenas/{id}`), the team
-//! pages of issue 39 (`/teams`, `/team/{id}`) and a Swiss tournament's page,
+//! pages of issue 39 (`/teams`, `/team/{id}`), the analysis board of issue
+//! 36 (`/analysis`) and a Swiss tournament's page,
 //! `/swiss/{id}`, which shares its route with the TRF file `/swiss/{id}.trf`
 //! (the Swiss API's handler calls [`page`] for every name without `.trf`).
 //! The page of one thing (a game, a player, a challenge, a team, an arena,
@@ -66,6 +67,7 @@ pub fn service(state: &AppState) -> Router {
         .route_service("/mod", index.clone())
         .route_service("/teams", index.clone())
         .route_service("/arenas", index.clone())
+        .route_service("/analysis", index.clone())
         .route_service("/scoreboard", index)
         .fallback_service(files)
 }

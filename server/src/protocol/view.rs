@@ -114,11 +114,7 @@ pub fn view(snapshot: GameSnapshot<'_>) -> GameState {
         legal_moves: if status == Status::Finished {
             Vec::new()
         } else {
-            position
-                .legal_moves()
-                .iter()
-                .map(|&mv| position.uci(mv))
-                .collect()
+            legal_uci(position)
         },
         check: position.is_check(),
         result: ending.and_then(|e| e.result()).map(str::to_string),
@@ -160,4 +156,14 @@ impl GameSeat {
             GameSeat::Ai { level } => SeatView::Ai { level: *level },
         }
     }
+}
+
+/// Every legal move of `position`, in UCI as the position spells it
+/// (Chess960 castling as king takes rook).
+pub fn legal_uci(position: &rookery_engine::Position) -> Vec<String> {
+    position
+        .legal_moves()
+        .iter()
+        .map(|&mv| position.uci(mv))
+        .collect()
 }

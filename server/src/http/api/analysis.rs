@@ -315,3 +315,210 @@ pub async fn read_pgn(ApiJson(request): ApiJson<PgnRequest>) -> Result<Json<PgnV
         unreadable: read.unreadable.clone(),
     }))
 }
+
+/// The most moves a position request may replay from its start.
+pub const MAX_BOARD_MOVES: usize = 1000;
+
+/// `POST /api/position` and `POST /api/analysis` (issue 36): a position as
+/// a start and the moves played from it, for the analysis board.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BoardRequest {
+    /// The start (default: the standard one). Any legal position; with
+    /// `variant` `chess960` its castling rights may name any rook
+    /// (Shredder-FEN `HAha` or X-FEN).
+    #[serde(default)]
+    pub fen: Option<String>,
+    /// Moves played from it, in UCI (castling as the variant spells it).
+    #[serde(default)]
+    pub moves: Vec<String>,
+    /// `standard` (default) or `chess960`.
+    #[serde(default)]
+    pub variant: Option<String>,
+}
+
+/// A position of the analysis board, as the rules see it.
+#[derive(Debug, Serialize)]
+pub struct BoardPosition {
+    pub variant: crate::protocol::Variant,
+    pub initial_fen: String,
+    pub fen: String,
+    pub turn: crate::domain::Side,
+    /// The moves, in UCI as the server spells them, and in SAN.
+    pub moves: Vec<String>,
+    pub san: Vec<String>,
+    /// Every legal move here (empty once the game is over).
+    pub legal_moves: Vec<String>,
+    pub check: bool,
+    /// The game's end in this position, by the rules, if it has ended.
+    pub outcome: Option<BoardOutcome>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct BoardOutcome {
+    /// `1-0`, `0-1` or `1/2-1/2`.
+    pub result: &'static str,
+    /// `checkmate`, `stalemate`, `insufficient_material`,
+    /// `threefold_repetition`, `fifty_moves`.
+    pub termination: String,
+}
+
+/// The engine's evaluation of the analysis board's position.
+#[derive(Debug, Serialize)]
+pub struct BoardEvalView {
+    pub fen: String,
+    /// Centipawns, White's point of view (null when `mate` is set).
+    pub cp: Option<i64>,
+    /// Mate in N, White's point of view (negative: Black mates; 0: the side
+    /// to move is checkmated).
+    pub mate: Option<i64>,
+    /// The engine's move and the line it expects, in UCI and SAN (empty
+    /// when the game is over here).
+    pub best: Option<String>,
+    pub best_san: Option<String>,
+    pub line: Vec<String>,
+    pub line_san: Vec<String>,
+    pub depth: u32,
+    pub nodes: u64,
+    /// The node budget (`--analysis-nodes`).
+    pub nodes_limit: u64,
+}
+
+/// Reads a board request into a game: 400 `bad_request` for a bad variant
+/// or FEN (the engine's reason: one king each, no pawn on a back rank, the
+/// side not to move not in check, castling rights with their rooks…) or too
+/// many moves, 400 `illegal_move` naming the first move that is not legal.
+pub fn board_game(request: &BoardRequest) -> Result<Game, ApiError> {
+    let variant =
+        crate::protocol::validate::parse_variant(request.variant.as_deref())?.unwrap_or_default();
+    if request.moves.len() > MAX_BOARD_MOVES {
+        return Err(ApiError::BadRequest(format!(
+            "at most {MAX_BOARD_MOVES} moves, not {}",
+            request.moves.len()
+        )));
+    }
+    let fen = request
+        .fen
+        .as_deref()
+        .map(str::trim)
+        .filter(|fen| !fen.is_empty());
+    let mut game = match fen {
+        Some(fen) => {
+            Game::from_fen(fen).map_err(|err| ApiError::BadRequest(format!("bad fen: {err}")))?
+        }
+        None if variant == crate::protocol::Variant::Chess960 => {
+            return Err(ApiError::BadRequest(
+                "a chess960 position needs its fen".into(),
+            ))
+        }
+        None => Game::new(rookery_engine::Position::startpos()),
+    };
+    game.set_castling_mode(variant.castling_mode());
+    for (index, uci) in request.moves.iter().enumerate() {
+        if let Some(outcome) = game.outcome() {
+            return Err(ApiError::IllegalMove(format!(
+                "move {} {:?}: the game is over ({})",
+                index + 1,
+                rookery_engine::text::excerpt(uci),
+                outcome.termination
+            )));
+        }
+        game.play_uci(uci.trim()).map_err(|err| {
+            ApiError::IllegalMove(format!(
+                "move {} {:?}: {err}",
+                index + 1,
+                rookery_engine::text::excerpt(uci)
+            ))
+        })?;
+    }
+    Ok(game)
+}
+
+fn board_position(game: &Game) -> BoardPosition {
+    let position = game.position();
+    let outcome = game.outcome();
+    BoardPosition {
+        variant: crate::protocol::Variant::of(game),
+        initial_fen: game.initial_position().to_fen(),
+        fen: position.to_fen(),
+        turn: position.turn().into(),
+        moves: game.uci_moves(),
+        san: game.san_moves().to_vec(),
+        legal_moves: if outcome.is_some() {
+            Vec::new()
+        } else {
+            crate::protocol::view::legal_uci(position)
+        },
+        check: position.is_check(),
+        outcome: outcome.map(|outcome| BoardOutcome {
+            result: match outcome.winner {
+                Some(rookery_engine::types::Color::White) => "1-0",
+                Some(rookery_engine::types::Color::Black) => "0-1",
+                None => "1/2-1/2",
+            },
+            termination: outcome.termination.to_string(),
+        }),
+    }
+}
+
+/// `POST /api/position`: a position's rules (legal moves, SAN, the end of
+/// the game) for the analysis board and its editor; nothing is searched
+/// nor stored. Replaying at most [`MAX_BOARD_MOVES`] moves is quick.
+pub async fn position(
+    ApiJson(request): ApiJson<BoardRequest>,
+) -> Result<Json<BoardPosition>, ApiError> {
+    let game = board_game(&request)?;
+    Ok(Json(board_position(&game)))
+}
+
+/// `POST /api/analysis`: the engine's evaluation and line for a position,
+/// searched on a lent search thread within the analysis limits
+/// (`ai/board.rs`); each request also takes a token from the client's
+/// analysis-board bucket (`--board-analyses-per-minute`).
+pub async fn evaluate(
+    State(state): State<AppState>,
+    Extension(ClientIp(client)): Extension<ClientIp>,
+    ApiJson(request): ApiJson<BoardRequest>,
+) -> Result<Json<BoardEvalView>, ApiError> {
+    let game = board_game(&request)?;
+    if !state
+        .limits
+        .board
+        .try_take(client, tokio::time::Instant::now())
+    {
+        return Err(ApiError::Limited(format!(
+            "at most {} analysis board evaluations a minute: wait a little",
+            state.config.ai.board_analyses_per_minute
+        )));
+    }
+    let fen = game.position().to_fen();
+    let position = game.position().clone();
+    let found = state.board.evaluate(game, client).await?;
+    let (cp, mate) = match found.eval {
+        crate::ai::analysis::Eval::Cp(cp) => (Some(i64::from(cp)), None),
+        crate::ai::analysis::Eval::Mate(n) => (None, Some(i64::from(n))),
+    };
+    let mut line = Vec::new();
+    let mut line_san = Vec::new();
+    let mut walk = position;
+    for &mv in &found.line {
+        line.push(walk.uci(mv));
+        line_san.push(walk.san(mv));
+        match walk.play(mv) {
+            Ok(next) => walk = next,
+            Err(_) => break, // the line is the search's own: legal move by move
+        }
+    }
+    Ok(Json(BoardEvalView {
+        fen,
+        cp,
+        mate,
+        best: line.first().cloned(),
+        best_san: line_san.first().cloned(),
+        line,
+        line_san,
+        depth: found.depth,
+        nodes: found.nodes,
+        nodes_limit: state.board.nodes(),
+    }))
+}

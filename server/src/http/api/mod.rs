@@ -129,6 +129,9 @@ pub fn router(state: AppState) -> Router {
             get(analysis::get).post(analysis::start),
         )
         .route("/api/pgn", post(analysis::read_pgn))
+        // The analysis board (issue 36).
+        .route("/api/position", post(analysis::position))
+        .route("/api/analysis", post(analysis::evaluate))
         .route("/api/games/{id}/stream", get(games::stream))
         .route("/api/games/{id}/move", post(games::play))
         .route("/api/games/{id}/resign", post(games::resign))
