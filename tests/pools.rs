@@ -13,46 +13,9 @@ use serde_json::{json, Value};
 use support::*;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
-const PASSWORD: &str = "a long and rare phrase";
-
-/// An account: its session cookie and a personal API token.
-struct Person {
-    cookie: String,
-    token: String,
-}
-
-async fn person(server: &TestServer, name: &str) -> Person {
-    let response = server
-        .http
-        .post(server.url("/api/accounts"))
-        .json(&json!({"name": name, "password": PASSWORD}))
-        .send()
-        .await
-        .expect("sign up");
-    assert_eq!(response.status().as_u16(), 201);
-    let cookie = response
-        .headers()
-        .get("set-cookie")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .expect("cookie")
-        .to_string();
-    let (status, token) = read(
-        server
-            .http
-            .post(server.url("/api/account/tokens"))
-            .header("cookie", &cookie)
-            .json(&json!({"scopes": ["play", "challenge"]}))
-            .send()
-            .await
-            .expect("token"),
-    )
-    .await;
-    assert_eq!(status, 201, "{token}");
-    Person {
-        cookie,
-        token: token["token"].as_str().unwrap().to_string(),
-    }
+/// An account with a token that may play and challenge.
+async fn person(server: &TestServer, name: &str) -> Account {
+    account(server, name, &["play", "challenge"]).await
 }
 
 async fn lobby(server: &TestServer, cookie: Option<&str>) -> WsClient {

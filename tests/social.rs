@@ -13,48 +13,11 @@ use serde_json::{json, Value};
 use support::*;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
-const PASSWORD: &str = "a long and rare phrase";
-
-/// An account: its name, session cookie and a `play challenge` token.
-struct Person {
-    name: String,
-    cookie: String,
-    token: String,
-}
+/// An account with a `play challenge` token.
+type Person = Account;
 
 async fn sign_up(server: &TestServer, name: &str) -> Person {
-    let response = server
-        .http
-        .post(server.url("/api/accounts"))
-        .json(&json!({"name": name, "password": PASSWORD}))
-        .send()
-        .await
-        .expect("sign up");
-    assert_eq!(response.status().as_u16(), 201);
-    let cookie = response
-        .headers()
-        .get("set-cookie")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .expect("cookie")
-        .to_string();
-    let (status, token) = read(
-        server
-            .http
-            .post(server.url("/api/account/tokens"))
-            .header("cookie", &cookie)
-            .json(&json!({"scopes": ["play", "challenge"]}))
-            .send()
-            .await
-            .expect("token"),
-    )
-    .await;
-    assert_eq!(status, 201, "{token}");
-    Person {
-        name: name.to_string(),
-        cookie,
-        token: token["token"].as_str().expect("token").to_string(),
-    }
+    account(server, name, &["play", "challenge"]).await
 }
 
 /// A request as `person`'s session (`json`: a JSON body).

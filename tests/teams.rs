@@ -8,38 +8,9 @@ mod support;
 use serde_json::{json, Value};
 use support::*;
 
-const PASSWORD: &str = "a long and rare phrase";
-
 /// Signs a person up and makes them a token that may play.
 pub async fn person(server: &TestServer, name: &str) -> String {
-    let response = server
-        .http
-        .post(server.url("/api/accounts"))
-        .json(&json!({"name": name, "password": PASSWORD}))
-        .send()
-        .await
-        .expect("sign up");
-    assert_eq!(response.status().as_u16(), 201);
-    let cookie = response
-        .headers()
-        .get("set-cookie")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .expect("cookie")
-        .to_string();
-    let (status, token) = read(
-        server
-            .http
-            .post(server.url("/api/account/tokens"))
-            .header("cookie", cookie)
-            .json(&json!({"scopes": ["play", "challenge"]}))
-            .send()
-            .await
-            .expect("token"),
-    )
-    .await;
-    assert_eq!(status, 201, "{token}");
-    token["token"].as_str().expect("token").to_string()
+    support::person(server, name, &["play", "challenge"]).await
 }
 
 async fn get_as(server: &TestServer, path: &str, token: Option<&str>) -> (u16, Value) {

@@ -771,8 +771,21 @@ pub async fn a_move_reaches_spectators(server: &TestServer, count: usize) {
 /// The password of the accounts the tests sign up.
 pub const PASSWORD: &str = "a long and rare phrase";
 
+/// A signed-up account: its name, session cookie and an API token.
+pub struct Account {
+    pub name: String,
+    pub cookie: String,
+    pub token: String,
+}
+
 /// Signs a person up and makes them a token with `scopes`.
 pub async fn person(server: &TestServer, name: &str, scopes: &[&str]) -> String {
+    account(server, name, scopes).await.token
+}
+
+/// Signs a person up (password [`PASSWORD`]) and makes them a token with
+/// `scopes`: the account's session cookie and token.
+pub async fn account(server: &TestServer, name: &str, scopes: &[&str]) -> Account {
     let response = server
         .http
         .post(server.url("/api/accounts"))
@@ -792,7 +805,7 @@ pub async fn person(server: &TestServer, name: &str, scopes: &[&str]) -> String 
         server
             .http
             .post(server.url("/api/account/tokens"))
-            .header("cookie", cookie)
+            .header("cookie", &cookie)
             .json(&json!({"scopes": scopes}))
             .send()
             .await
@@ -800,7 +813,11 @@ pub async fn person(server: &TestServer, name: &str, scopes: &[&str]) -> String 
     )
     .await;
     assert_eq!(status, 201, "{token}");
-    token["token"].as_str().unwrap().to_string()
+    Account {
+        name: name.to_string(),
+        cookie,
+        token: token["token"].as_str().expect("token").to_string(),
+    }
 }
 
 /// A form-encoded POST (lichess's clients send their bodies so).
