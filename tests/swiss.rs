@@ -257,6 +257,23 @@ async fn a_team_swiss_runs_to_its_end_with_byes_a_withdrawal_and_a_restart() {
     );
     let games1: Vec<&Value> = round1.iter().filter(|p| p["gameId"].is_string()).collect();
     assert_eq!(games1.len(), 2);
+    // A paired player's games in play name the Swiss, as the gameStart
+    // lines that open an event stream do (lichess's `nowPlaying`).
+    let white = games1[0]["white"].as_str().expect("white");
+    let (status, playing) = server
+        .get_with("/api/account/playing", &tokens[white])
+        .await;
+    assert_eq!(status, 200, "{playing}");
+    assert_eq!(
+        playing["nowPlaying"][0]["gameId"], games1[0]["gameId"],
+        "{playing}"
+    );
+    assert_eq!(playing["nowPlaying"][0]["source"], "swiss", "{playing}");
+    assert_eq!(
+        playing["nowPlaying"][0]["swissId"],
+        id.as_str(),
+        "{playing}"
+    );
     let pushed = within(WAIT, "round 1 on the page's socket", async {
         loop {
             let message = next_message(&mut page).await;

@@ -561,10 +561,14 @@ impl Store {
         .await)?)
     }
 
-    /// The tournament and round a game was paired in: its name and round.
-    pub async fn swiss_of_game(&self, game_id: &str) -> Result<Option<(String, i64)>, StoreError> {
+    /// The tournament and round a game was paired in: its id, name and
+    /// round.
+    pub async fn swiss_of_game(
+        &self,
+        game_id: &str,
+    ) -> Result<Option<(String, String, i64)>, StoreError> {
         Ok(on_pool!(&self.inner.read, pool => sqlx::query_as(
-            "SELECT s.name, sp.round FROM swiss_pairings sp JOIN swiss s ON s.id = sp.swiss_id
+            "SELECT s.id, s.name, sp.round FROM swiss_pairings sp JOIN swiss s ON s.id = sp.swiss_id
              WHERE sp.game_id = $1",
         )
         .bind(game_id)

@@ -407,9 +407,9 @@ pub async fn export_pgn(
     let arena = arena.map(|(_, name)| crate::http::lichess::arena::full_name(&name));
     let event = swiss
         .as_ref()
-        .map(|(name, _)| name.as_str())
+        .map(|(_, name, _)| name.as_str())
         .or(arena.as_deref());
-    let round = swiss.as_ref().map(|(_, round)| *round);
+    let round = swiss.as_ref().map(|(_, _, round)| *round);
     Ok(crate::protocol::pgn::write(
         &live.record(),
         live.game(),

@@ -61,10 +61,17 @@ pub async fn now_playing(state: &AppState, player_id: &str) -> Result<Vec<Value>
             continue;
         };
         if let Some((side, _)) = live.seat_of_player(player_id) {
-            // An arena's game names its arena, as its gameStart did.
+            // A tournament's game names its arena or Swiss, as its
+            // gameStart did.
             let arena = state.store().arena_of_game(&game.id).await?;
+            let swiss = match arena {
+                Some(_) => None,
+                None => state.store().swiss_of_game(&game.id).await?,
+            };
             let source = if arena.is_some() {
                 "arena"
+            } else if swiss.is_some() {
+                "swiss"
             } else if live.seat(side.other()).ai_level().is_some() {
                 "ai"
             } else {
@@ -77,6 +84,9 @@ pub async fn now_playing(state: &AppState, player_id: &str) -> Result<Vec<Value>
                     .map(|(_, mut game)| {
                         if let Some((id, _)) = &arena {
                             game["tournamentId"] = Value::String(id.clone());
+                        }
+                        if let Some((id, _, _)) = &swiss {
+                            game["swissId"] = Value::String(id.clone());
                         }
                         game
                     }),
