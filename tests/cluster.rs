@@ -376,4 +376,43 @@ async fn events_follow_a_person_across_nodes() {
     let event = next_event(&mut stream, &mut buffer).await;
     assert_eq!(event["type"], "gameStart", "{event}");
     assert_eq!(event["game"]["id"], id.as_str());
+
+    // Who is online is the cluster's: B lists bob, whose stream is on A,
+    // with his game (the nodes announce their streams every 5 s), and
+    // lichess's user object on B says he is online.
+    let listed = |online: &serde_json::Value| {
+        online["players"]
+            .as_array()
+            .and_then(|players| players.iter().find(|p| p["name"] == "bob"))
+            .cloned()
+    };
+    let bob_on_b = within(WAIT, "bob online on B", async {
+        loop {
+            let (status, online) = get(&b, "/api/online").await;
+            assert_eq!(status, 200, "{online}");
+            if let Some(bob) = listed(&online) {
+                return bob;
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+    })
+    .await;
+    assert_eq!(bob_on_b["playing"], id.as_str(), "{bob_on_b}");
+    let (status, user) = get(&b, "/api/user/bob").await;
+    assert_eq!(status, 200, "{user}");
+    assert_eq!(user["online"], true, "{user}");
+    // His stream closed, A's next announcement drops him on B too.
+    drop(stream);
+    within(WAIT, "bob offline on B", async {
+        loop {
+            let (_, online) = get(&b, "/api/online").await;
+            if listed(&online).is_none() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+    })
+    .await;
+    let (_, user) = get(&b, "/api/user/bob").await;
+    assert_eq!(user["online"], false, "{user}");
 }

@@ -196,6 +196,7 @@ impl App {
         // A person's events reach their stream on whichever node it is.
         if let Some(cluster) = &cluster {
             cluster.relay_events(registry.events().clone()).await?;
+            cluster.share_presence(registry.events().clone()).await?;
         }
         let swiss = crate::tournaments::swiss::Directors::new(registry.clone(), director_lease);
         registry.set_max_lag(config.ws.ws_max_lag);

@@ -69,6 +69,14 @@ use self::wire::{state_subject, StateMessage};
 use crate::live::error::LiveError;
 use crate::store::{Fence, Store};
 
+/// How often a node announces its open event streams
+/// ([`Cluster::share_presence`]); [`crate::events::ELSEWHERE_TTL`] is three
+/// of these.
+const PRESENCE_PERIOD: Duration = Duration::from_secs(5);
+
+/// Player ids in one presence message: about 40 KB of JSON.
+const PRESENCE_PART: usize = 1000;
+
 /// and the lease time.
 #[derive(Clone)]
 pub struct Cluster {
@@ -363,6 +371,75 @@ impl Cluster {
                 };
                 if *event.origin != *node {
                     events.deliver(&event.player, Arc::from(event.line));
+                }
+            }
+        });
+        Ok(())
+    }
+
+    /// Tells the other nodes, every [`PRESENCE_PERIOD`], who has an event
+    /// stream open on this node, and hands theirs to `events`: who is
+    /// online (`GET /api/online`, lichess's `online`) is the cluster's.
+    pub async fn share_presence(&self, events: crate::events::Events) -> anyhow::Result<()> {
+        let mut incoming = self
+            .inner
+            .client
+            .subscribe(wire::PRESENCE_SUBJECT)
+            .await
+            .map_err(|err| anyhow::anyhow!("subscribing to the cluster's presence: {err}"))?;
+        let node = self.inner.node.to_string();
+        let heard = events.clone();
+        let own = node.clone();
+        tokio::spawn(async move {
+            use futures_util::StreamExt;
+            while let Some(message) = incoming.next().await {
+                let Ok(told) = serde_json::from_slice::<wire::PresenceMessage>(&message.payload)
+                else {
+                    tracing::debug!("an unreadable presence message dropped");
+                    continue;
+                };
+                if told.origin != own {
+                    heard.online_elsewhere(
+                        &told.origin,
+                        told.round,
+                        told.part,
+                        told.parts,
+                        told.players,
+                    );
+                }
+            }
+        });
+        let outbox = self.inner.outbox.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(PRESENCE_PERIOD);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            for round in 0u64.. {
+                tick.tick().await;
+                let here = events.online_here();
+                let chunks: Vec<&[String]> = if here.is_empty() {
+                    vec![&[]]
+                } else {
+                    here.chunks(PRESENCE_PART).collect()
+                };
+                let parts = chunks.len() as u32;
+                for (part, players) in chunks.into_iter().enumerate() {
+                    let message = wire::PresenceMessage {
+                        origin: node.clone(),
+                        round,
+                        part: part as u32,
+                        parts,
+                        players: players.to_vec(),
+                    };
+                    let Ok(payload) = serde_json::to_vec(&message) else {
+                        continue;
+                    };
+                    // A failed send means the publisher is gone (shutdown).
+                    if outbox
+                        .send((wire::PRESENCE_SUBJECT.to_string(), Bytes::from(payload)))
+                        .is_err()
+                    {
+                        return;
+                    }
                 }
             }
         });

@@ -33,6 +33,21 @@ pub(super) struct EventMessage {
     pub line: String,
 }
 
+/// The subject on which each node announces its open event streams.
+pub(super) const PRESENCE_SUBJECT: &str = "rookery.presence";
+
+/// One part of a node's announcement of who has an event stream open on
+/// it: announcement `round`, part `part` of `parts` (a long list is cut
+/// into parts well under NATS's 1 MiB message limit).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(super) struct PresenceMessage {
+    pub origin: String,
+    pub round: u64,
+    pub part: u32,
+    pub parts: u32,
+    pub players: Vec<String>,
+}
+
 /// A change an owner publishes.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]

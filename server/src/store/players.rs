@@ -231,6 +231,71 @@ impl Store {
             .collect())
     }
 
+    /// The players of `ids` (those of them that exist and are not closed),
+    /// in no particular order: one query per [`IDS_PER_QUERY`] ids.
+    pub async fn players_by_ids(&self, ids: &[String]) -> Result<Vec<PlayerHit>, StoreError> {
+        let mut hits = Vec::with_capacity(ids.len());
+        for chunk in ids.chunks(IDS_PER_QUERY) {
+            let sql = format!(
+                "SELECT id, name, rating, rating_deviation FROM players
+                 WHERE closed_at IS NULL AND id IN ({})",
+                placeholders(chunk.len())
+            );
+            let rows: Vec<(String, String, f64, f64)> = on_pool!(&self.inner.read, pool => {
+                let mut query = sqlx::query_as(&sql);
+                for id in chunk {
+                    query = query.bind(id);
+                }
+                query.fetch_all(pool).await
+            })?;
+            hits.extend(
+                rows.into_iter()
+                    .map(|(id, name, rating, deviation)| PlayerHit {
+                        id,
+                        name,
+                        rating: rating.round() as i64,
+                        provisional: deviation > PROVISIONAL_DEVIATION,
+                    }),
+            );
+        }
+        Ok(hits)
+    }
+
+    /// The most recent active game of each player of `ids` who has one
+    /// (player id → game id).
+    pub async fn active_games_of(
+        &self,
+        ids: &[String],
+    ) -> Result<std::collections::HashMap<String, String>, StoreError> {
+        let mut playing = std::collections::HashMap::new();
+        for chunk in ids.chunks(IDS_PER_QUERY) {
+            let list = placeholders(chunk.len());
+            let sql = format!(
+                "SELECT id, white_player_id, black_player_id FROM games
+                 WHERE status = 'active'
+                   AND (white_player_id IN ({list}) OR black_player_id IN ({list}))
+                 ORDER BY created_at DESC, id DESC"
+            );
+            let rows: Vec<(String, Option<String>, Option<String>)> = on_pool!(&self.inner.read, pool => {
+                let mut query = sqlx::query_as(&sql);
+                for id in chunk {
+                    query = query.bind(id);
+                }
+                query.fetch_all(pool).await
+            })?;
+            let wanted: std::collections::HashSet<&String> = chunk.iter().collect();
+            for (game, white, black) in rows {
+                for player in [white, black].into_iter().flatten() {
+                    if wanted.contains(&player) {
+                        // Newest first: the first game seen is the one.
+                        playing.entry(player).or_insert_with(|| game.clone());
+                    }
+                }
+            }
+        }
+        Ok(playing)
+    }
+
     /// What `player_id` stands to win or lose against `opponent_id` in a
     /// rated game: the rating change for a win, a draw and a loss
     /// (`None` if either is unknown).
@@ -421,6 +486,20 @@ mod tests {
             );
         }
     }
+}
+
+/// How many ids one `IN (...)` list of [`Store::players_by_ids`] and
+/// [`Store::active_games_of`] binds (SQLite allows 32,766 parameters, and
+/// the second binds each twice).
+const IDS_PER_QUERY: usize = 500;
+
+/// `$1, $2, ... $n`: the placeholders of an `IN` list (both dialects read
+/// numbered parameters; a repeated one binds the same value).
+fn placeholders(n: usize) -> String {
+    (1..=n)
+        .map(|i| format!("${i}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A player found by [`Store::search_players`].

@@ -220,34 +220,30 @@ pub async fn search(
 }
 
 /// `GET /api/online`: the people with a page of this site open now (an
-/// event stream on this node), by name, each with the game they are
-/// playing (`playing`: its id, or null in the lobby).
+/// event stream on any node of the cluster), by name, each with the game
+/// they are playing (`playing`: its id, or null in the lobby). Two queries
+/// however many are online: the players, then the games of those shown.
 pub async fn online(State(state): State<AppState>) -> Result<Json<serde_json::Value>, ApiError> {
-    let mut people = Vec::new();
-    for id in state.registry.events().online_players() {
-        let Some((player, _)) = state.store().player_by_id(&id).await? else {
-            continue;
-        };
-        let (games, _) = state
-            .store()
-            .player_games(&id, PlayerGamesFilter::Unfinished, None, 10)
-            .await?;
-        let playing = games
-            .iter()
-            .find(|game| game.status == Status::Active)
-            .map(|game| game.id.clone());
-        people.push(serde_json::json!({
-            "name": player.name,
-            "rating": player.rating.rating,
-            "provisional": player.rating.provisional,
-            "playing": playing,
-        }));
-    }
-    people.sort_by_key(|person| person["name"].as_str().unwrap_or_default().to_lowercase());
+    let ids = state.registry.events().online_players();
+    let mut people = state.store().players_by_ids(&ids).await?;
+    people.sort_by_cached_key(|person| person.name.to_lowercase());
     let total = people.len();
     people.truncate(ONLINE_MAX);
+    let shown: Vec<String> = people.iter().map(|person| person.id.clone()).collect();
+    let playing = state.store().active_games_of(&shown).await?;
+    let players: Vec<serde_json::Value> = people
+        .iter()
+        .map(|person| {
+            serde_json::json!({
+                "name": person.name,
+                "rating": person.rating,
+                "provisional": person.provisional,
+                "playing": playing.get(&person.id),
+            })
+        })
+        .collect();
     Ok(Json(
-        serde_json::json!({ "players": people, "total": total }),
+        serde_json::json!({ "players": players, "total": total }),
     ))
 }
 
