@@ -24,6 +24,9 @@ import {
 const mails = [];
 async function startSmtpSink() {
   const server = net.createServer((socket) => {
+    // Neither the sink nor the server's pooled connections to it may keep
+    // this file's process alive once its tests are done.
+    socket.unref();
     socket.setEncoding('utf8');
     let buffer = '';
     let data = null;
@@ -62,6 +65,7 @@ async function startSmtpSink() {
     socket.on('error', () => {});
   });
   await new Promise((done) => server.listen(0, '127.0.0.1', done));
+  server.unref();
   return server.address().port;
 }
 
