@@ -393,7 +393,7 @@ export function stakesLine(name) {
   api('GET', `/api/players/${encodeURIComponent(name)}/stakes`).then((stakes) => {
     const you = stakes.you;
     line.textContent = t('Rating at stake if rated (you {rating}, {name} {theirs}): win {win}, draw {draw}, loss {loss}', {
-      rating: you.rating, name: stakes.opponent.name, theirs: stakes.opponent.rating, win: changeText(you.win), draw: changeText(you.draw), loss: changeText(you.loss),
+      rating: String(you.rating), name: stakes.opponent.name, theirs: String(stakes.opponent.rating), win: changeText(you.win), draw: changeText(you.draw), loss: changeText(you.loss),
     });
   }, () => {});
   return line;

@@ -66,7 +66,8 @@ export function ratingGraph(history) {
   const points = values.map((value, index) => `${x(index).toFixed(1)},${y(value).toFixed(1)}`).join(' ');
   const first = values[0];
   const last = values[values.length - 1];
-  const label = t('Rating history: from {first} to {last} over {count, plural, one {# rated game} other {# rated games}}', { first, last, count: history.length });
+  // Ratings are written as lichess writes them, with no digit grouping.
+  const label = t('Rating history: from {first} to {last} over {count, plural, one {# rated game} other {# rated games}}', { first: String(first), last: String(last), count: history.length });
   const graph = svg('svg', {
     id: 'rating-graph', class: 'rating-graph', viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': label,
   },
