@@ -136,7 +136,9 @@ export const trustFlag = (certPath) => `--ignore-certificate-errors-spki-list=${
 // test ends by asserting the list is empty.
 export async function openPage(context, errors, url) {
   const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
+  // Generous: CI runs these beside the compose test and fuzzing on two
+  // cores, where a page's modules once took over 15 s to render a form.
+  page.setDefaultTimeout(30_000);
   page.on('console', (message) => {
     if (message.type() === 'error') errors.push(`${page.url()}: console error: ${message.text()}`);
   });
