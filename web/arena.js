@@ -196,13 +196,22 @@ export async function arenaPage(root, id) {
 
 // On a game page: if this game came from an arena's pairing, offer the
 // player berserk while they may (offerBerserk), and go back to the arena
-// once it is over (the arena then sends the next pairing).
-export function returnToArena(gameId, view) {
+// once it is over (the arena then sends the next pairing). A player who
+// opened an arena game in play some other way (a link, another tab) is
+// found out by the game's export, which names its arena.
+export async function returnToArena(gameId, view) {
   let target;
   try {
     target = JSON.parse(window.sessionStorage.getItem(RETURN_KEY) || 'null');
   } catch {
     target = null;
+  }
+  if ((!target || target.game !== gameId) && view && view.seat && view.game && view.game.status !== 'finished') {
+    const exported = await api('GET', `/game/export/${encodeURIComponent(gameId)}`).catch(() => null);
+    if (exported && exported.tournament) {
+      target = { arena: exported.tournament, game: gameId };
+      window.sessionStorage.setItem(RETURN_KEY, JSON.stringify(target));
+    }
   }
   if (!target || target.game !== gameId) return;
   if (view) offerBerserk(view, gameId, target.arena);

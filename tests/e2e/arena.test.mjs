@@ -51,6 +51,11 @@ describe('arenas in Chromium', () => {
     const state = await (await ann.request.get(`${suite.url}/api/games/${gameId}`)).json();
     const [white, black] = state.white.name === 'Ann' ? [pageA, pageB] : [pageB, pageA];
     const loser = state.white.name === 'Ann' ? bob : ann;
+    // The game opened some other way (a new tab, with nothing of the
+    // arena's page in it) still offers berserk: the export names the arena.
+    const direct = await openPage(state.white.name === 'Ann' ? bob : ann, suite.errors, `${suite.url}/games/${gameId}`);
+    await direct.getByRole('button', { name: 'Berserk' }).waitFor();
+    await direct.close();
     // Berserk, before one's first move: white halves their clock; both
     // pages then mark white's bar, and white's button goes.
     const whiteBerserk = white.getByRole('button', { name: 'Berserk' });

@@ -84,7 +84,16 @@ pub async fn game(
         Uuid::parse_str(id.trim_end_matches(".pgn")).map_err(|_| ApiError::game_not_found())?;
     let live = state.registry.snapshot(id).await?;
     if wants(&headers, "application/json") {
-        return Ok(axum::Json(game_json(&live)).into_response());
+        let mut json = game_json(&live);
+        // A tournament's game names it, as lichess's export does (the web
+        // game page offers berserk and the way back to the arena by it).
+        let key = id.to_string();
+        if let Some((arena, _)) = state.store().arena_of_game(&key).await? {
+            json["tournament"] = json!(arena);
+        } else if let Some((swiss, _, _)) = state.store().swiss_of_game(&key).await? {
+            json["swiss"] = json!(swiss);
+        }
+        return Ok(axum::Json(json).into_response());
     }
     let pgn = crate::http::api::games::export_pgn(&state, &live, &[]).await?;
     Ok(([(CONTENT_TYPE, "application/x-chess-pgn")], pgn).into_response())
