@@ -3,7 +3,13 @@
 //! ```text
 //! cargo bench -p rookery-engine --bench perft            # about 800 M nodes per library
 //! cargo bench -p rookery-engine --bench perft -- 20000000 # smaller: max nodes per position
+//! cargo bench -p rookery-engine --bench perft -- 2000000 cozy # one library alone
 //! ```
+//!
+//! Naming one library (`rookery`, `cozy` or `shakmaty`) runs its perft
+//! alone, with nothing else in the process: for counting its instructions
+//! under `valgrind --tool=callgrind`, a measure that the machine's load
+//! does not change (`tools/perft-instructions.sh`).
 //!
 //! Every library runs the same perft: one thread, no hash table, bulk
 //! counting at the last ply (the number of legal moves is counted, not
@@ -123,6 +129,13 @@ fn main() {
         .find_map(|a| a.parse::<u64>().ok())
         .unwrap_or(200_000_000);
     let cases = cases(max_nodes);
+    if let Some(library) = std::env::args()
+        .skip(1)
+        .find(|a| ["rookery", "cozy", "shakmaty"].contains(&a.as_str()))
+    {
+        alone(&library, &cases);
+        return;
+    }
     println!(
         "{:<10} {:>5} {:>12} {:>14} {:>14} {:>14}",
         "position", "depth", "nodes", "rookery Mn/s", "cozy Mn/s", "shakmaty Mn/s"
@@ -188,6 +201,51 @@ fn main() {
         speed(0) / speed(2)
     );
     copy_make_costs(&cases);
+}
+
+/// Runs one library's perft over `cases`, every count checked, and prints
+/// the leaves and the time.
+fn alone(library: &str, cases: &[Case]) {
+    let mut nodes = 0;
+    let mut time = Duration::ZERO;
+    for case in cases {
+        time += match library {
+            "rookery" => {
+                let pos = Position::from_fen(&case.fen).expect("suite FEN");
+                timed(
+                    case.nodes,
+                    || rookery_perft(&pos, case.depth),
+                    library,
+                    &case.id,
+                )
+            }
+            "cozy" => {
+                let board = Board::from_fen(&case.fen, false).expect("cozy FEN");
+                timed(
+                    case.nodes,
+                    || cozy_perft(&board, case.depth),
+                    library,
+                    &case.id,
+                )
+            }
+            _ => {
+                let pos: Chess = case
+                    .fen
+                    .parse::<Fen>()
+                    .expect("shakmaty FEN")
+                    .into_position(CastlingMode::Standard)
+                    .expect("shakmaty position");
+                timed(
+                    case.nodes,
+                    || shakmaty_perft(&pos, case.depth),
+                    library,
+                    &case.id,
+                )
+            }
+        };
+        nodes += case.nodes;
+    }
+    println!("{library}: {nodes} leaves in {time:?}");
 }
 
 /// What copy-make costs: the copy of a `Position` alone, and the copy plus
