@@ -489,8 +489,8 @@ mod tests {
 }
 
 /// How many ids one `IN (...)` list of [`Store::players_by_ids`] and
-/// [`Store::active_games_of`] binds (SQLite allows 32,766 parameters, and
-/// the second binds each twice).
+/// [`Store::active_games_of`] binds (SQLite allows 32,766 parameters;
+/// PostgreSQL 65,535).
 const IDS_PER_QUERY: usize = 500;
 
 /// `$1, $2, ... $n`: the placeholders of an `IN` list (both dialects read
