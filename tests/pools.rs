@@ -44,8 +44,8 @@ async fn next_of(ws: &mut WsClient, kind: &str) -> Value {
     .await
 }
 
-/// Counts until `pool` shows `waiting`.
-async fn waiting_becomes(ws: &mut WsClient, pool: &str, waiting: u64) {
+/// Counts until `pool` shows `waiting`: that message.
+async fn waiting_becomes(ws: &mut WsClient, pool: &str, waiting: u64) -> Value {
     within(Duration::from_secs(20), "the pool's count", async {
         loop {
             let message = next_of(ws, "pools").await;
@@ -57,7 +57,7 @@ async fn waiting_becomes(ws: &mut WsClient, pool: &str, waiting: u64) {
                 .cloned()
                 .expect("the pool");
             if entry["waiting"] == waiting {
-                return;
+                return message;
             }
         }
     })
@@ -117,14 +117,13 @@ async fn two_accounts_in_a_pool_are_paired_into_a_rated_game() {
         .map(|n| n.as_str().unwrap())
         .collect();
     assert!(names.contains(&"Ann") && names.contains(&"Bob"), "{game}");
-    waiting_becomes(&mut watcher, "5+3", 0).await;
-    // The "playing" count catches up (read every two seconds).
+    let mut counts = waiting_becomes(&mut watcher, "5+3", 0).await;
+    // The "playing" count catches up (read every two seconds), maybe in the
+    // very message that emptied the pool: counts are pushed only when they
+    // change.
     within(Duration::from_secs(20), "the playing count", async {
-        loop {
-            let message = next_of(&mut watcher, "pools").await;
-            if message["pools"][5]["playing"] == 2 {
-                return;
-            }
+        while counts["pools"][5]["playing"] != 2 {
+            counts = next_of(&mut watcher, "pools").await;
         }
     })
     .await;
