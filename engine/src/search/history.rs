@@ -1,9 +1,8 @@
 //! What a thread learns about quiet moves while it searches: which ones
 //! caused cut-offs lately, so that they are tried earlier and reduced less.
 //!
-//! Two kinds of statistics about moves, both raised for the quiet move
-//! that cut off a node and lowered for the quiet moves tried before it
-//! there:
+//! Two kinds of statistics, both raised for the quiet move that cut off a
+//! node and lowered for the quiet moves tried before it there:
 //!
 //! - **Butterfly history**, `[colour][from][to]`: how good a move is in
 //!   general, whatever came before.
@@ -12,17 +11,10 @@
 //!   the follow-up to our own move two plies earlier (one table serves both,
 //!   as in Stockfish). It tells a reply to *this* threat from a move that
 //!   is merely good on average.
-//!
-//! And one about the static evaluation: the **correction history**,
-//! `[colour][pawn structure]`, a running average of how far the searched
-//! score of a node came out from its static evaluation, for the side to
-//! move and a hash of the pawns. The search adds it to the static
-//! evaluation: an evaluation that keeps misjudging a pawn structure is
-//! corrected by what the searches below it found.
 
 use crate::moves::Move;
 use crate::position::Position;
-use crate::types::{Color, Role};
+use crate::types::Color;
 
 /// Every statistic saturates at this magnitude.
 const HISTORY_MAX: i32 = 16_384;
@@ -50,32 +42,12 @@ impl PieceTo {
 
 const PIECE_TO: usize = 12 * 64;
 
-/// Entries of the correction history per colour (a power of two).
-const CORRECTION_SIZE: usize = 16_384;
-/// The correction history keeps centipawns in 1/256ths.
-const CORRECTION_GRAIN: i32 = 256;
-/// No correction exceeds this many centipawns.
-const CORRECTION_MAX_CP: i32 = 64;
-
-/// The correction history's index of `pos`'s pawns (both colours').
-fn pawn_index(pos: &Position) -> usize {
-    let white = pos.pieces(Color::White, Role::Pawn).0;
-    let black = pos.pieces(Color::Black, Role::Pawn).0;
-    let mut key = white.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ black.rotate_left(32);
-    key = (key ^ (key >> 31)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    key ^= key >> 29;
-    (key as usize) & (CORRECTION_SIZE - 1)
-}
-
 /// One thread's statistics (the threads of a Lazy SMP search each order
 /// their own tree, so each learns its own).
 pub(super) struct Histories {
     butterfly: [[[i32; 64]; 64]; 2],
     /// `PIECE_TO × PIECE_TO` entries, indexed by the earlier move first.
     continuation: Box<[i16]>,
-    /// `[colour][pawn index]`: the correction of the static evaluation,
-    /// in 1/256 centipawn (see the module's overview).
-    correction: [[i32; CORRECTION_SIZE]; 2],
 }
 
 impl Histories {
@@ -83,7 +55,6 @@ impl Histories {
         Box::new(Histories {
             butterfly: [[[0; 64]; 64]; 2],
             continuation: vec![0; PIECE_TO * PIECE_TO].into_boxed_slice(),
-            correction: [[0; CORRECTION_SIZE]; 2],
         })
     }
 
@@ -94,13 +65,10 @@ impl Histories {
             .flatten()
             .for_each(|row| row.fill(0));
         self.continuation.fill(0);
-        self.correction.iter_mut().for_each(|row| row.fill(0));
     }
 
-    /// Halves the move statistics at the start of a search: what the last
-    /// move's search learnt still helps, but weighs less than what this one
-    /// finds. The correction history is a running average already: it
-    /// stays.
+    /// Halves everything at the start of a search: what the last move's
+    /// search learnt still helps, but weighs less than what this one finds.
     pub(super) fn age(&mut self) {
         for h in self.butterfly.iter_mut().flatten().flatten() {
             *h /= 2;
@@ -145,26 +113,5 @@ impl Histories {
             let c = &mut self.continuation[e * PIECE_TO + to.0 as usize];
             *c = nudge(*c as i32) as i16;
         }
-    }
-
-    /// `eval`, the static evaluation of `pos`, corrected by what searches
-    /// of its pawn structure found (never into the mate scores: the caller
-    /// gives the bound).
-    #[inline]
-    pub(super) fn corrected(&self, pos: &Position, eval: i32, limit: i32) -> i32 {
-        let correction = self.correction[pos.turn().index()][pawn_index(pos)] / CORRECTION_GRAIN;
-        (eval + correction).clamp(-limit, limit)
-    }
-
-    /// A search of `pos` to `depth` scored `score` where its static
-    /// evaluation said `eval`: moves the correction towards the difference,
-    /// the more the deeper the search.
-    pub(super) fn update_correction(&mut self, pos: &Position, eval: i32, score: i32, depth: i32) {
-        let limit = CORRECTION_MAX_CP * CORRECTION_GRAIN;
-        let target = ((score - eval) * CORRECTION_GRAIN).clamp(-limit, limit);
-        let weight = (depth + 1).clamp(1, 16);
-        let entry = &mut self.correction[pos.turn().index()][pawn_index(pos)];
-        *entry = ((*entry * (CORRECTION_GRAIN - weight) + target * weight) / CORRECTION_GRAIN)
-            .clamp(-limit, limit);
     }
 }

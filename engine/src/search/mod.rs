@@ -66,7 +66,7 @@ use crate::eval::{evaluate, SEE_VALUE};
 use crate::moves::Move;
 use crate::nnue::{AccumulatorStack, Change, Network};
 use crate::position::Position;
-use crate::tt::{Bound, TranspositionTable, TtHit};
+use crate::tt::{Bound, TranspositionTable};
 use crate::types::Role;
 use history::{Histories, PieceTo};
 use picker::MovePicker;
@@ -632,7 +632,7 @@ impl Worker<'_> {
         self.evals[0] = if root.is_check() {
             -INFINITY
         } else {
-            self.static_eval(root, 0, None).1
+            self.evaluate(root, 0)
         };
         self.path.push(root.hash());
         for i in line..self.root_moves.len() {
@@ -696,19 +696,6 @@ impl Worker<'_> {
             }
             None => evaluate(pos),
         }
-    }
-
-    /// The static evaluation of `pos` (not in check), the position at `ply`:
-    /// as the table keeps it (taken from the table's entry `hit` if there
-    /// is one, else evaluated), and corrected by the correction history,
-    /// as the search uses it.
-    #[inline]
-    fn static_eval(&mut self, pos: &Position, ply: usize, hit: Option<TtHit>) -> (i32, i32) {
-        let raw = match hit {
-            Some(h) => h.eval,
-            None => self.evaluate(pos, ply),
-        };
-        (raw, self.history.corrected(pos, raw, MATE_BOUND - 1))
     }
 
     /// Notes that the position at `ply` is the one at `ply − 1` with `mv`
@@ -822,12 +809,13 @@ impl Worker<'_> {
             }
         }
 
-        // The evaluation as the table keeps it, and as the search uses it:
-        // corrected by the correction history.
-        let (raw_eval, static_eval) = if in_check {
-            (0, -INFINITY)
+        let static_eval = if in_check {
+            -INFINITY
         } else {
-            self.static_eval(pos, ply, hit)
+            match hit {
+                Some(h) => h.eval,
+                None => self.evaluate(pos, ply),
+            }
         };
 
         // Is the static evaluation better than at our previous move (two
@@ -1073,25 +1061,9 @@ impl Worker<'_> {
         } else {
             Bound::Upper
         };
-        // The correction history learns from a searched score that says
-        // more than its bound: not from a fail-high above an evaluation it
-        // only had to beat, nor from a fail-low below one; not from a
-        // capture or promotion, whose gain the static evaluation cannot
-        // see; not from mates.
-        let best_is_quiet = best_move.is_none()
-            || (best_move.promotion().is_none()
-                && !best_move.is_en_passant()
-                && pos.role_at(best_move.to()).is_none());
-        if !in_check
-            && best_is_quiet
-            && best.abs() < MATE_BOUND
-            && !(bound == Bound::Lower && best <= static_eval)
-            && !(bound == Bound::Upper && best >= static_eval)
-        {
-            self.history.update_correction(pos, raw_eval, best, depth);
-        }
+        let stored_eval = if in_check { 0 } else { static_eval };
         self.tt
-            .store(pos.hash(), ply, best_move, best, raw_eval, depth, bound);
+            .store(pos.hash(), ply, best_move, best, stored_eval, depth, bound);
         best
     }
 
@@ -1147,15 +1119,18 @@ impl Worker<'_> {
             }
         }
 
-        let (raw_eval, stand_pat) = if in_check {
-            (0, -INFINITY)
+        let stand_pat = if in_check {
+            -INFINITY
         } else {
-            let (raw, eval) = self.static_eval(pos, ply, hit);
+            let eval = match hit {
+                Some(h) => h.eval,
+                None => self.evaluate(pos, ply),
+            };
             if eval >= beta {
                 return eval;
             }
             alpha = alpha.max(eval);
-            (raw, eval)
+            eval
         };
 
         let moves = if in_check {
@@ -1221,8 +1196,9 @@ impl Worker<'_> {
         } else {
             Bound::Upper
         };
+        let stored_eval = if in_check { 0 } else { stand_pat };
         self.tt
-            .store(pos.hash(), ply, best_move, best, raw_eval, 0, bound);
+            .store(pos.hash(), ply, best_move, best, stored_eval, 0, bound);
         best
     }
 }
