@@ -25,7 +25,10 @@
 //!   multi-cut) for a table move nothing else comes near.
 //!   Late-move pruning and the reductions are harsher, and reverse
 //!   futility more careful, at a node whose static evaluation is not
-//!   **improving** on the one at our previous move.
+//!   **improving** on the one at our previous move. Reverse futility,
+//!   null move and futility judge the node by the **table's score**
+//!   instead of the static evaluation where the entry's bound says the
+//!   true score lies beyond it.
 //! - **Draws** by repetition (against the game history too), by the
 //!   fifty-move rule and by insufficient material are recognised inside the
 //!   tree.
