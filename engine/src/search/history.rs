@@ -11,16 +11,10 @@
 //!   the follow-up to our own move two plies earlier (one table serves both,
 //!   as in Stockfish). It tells a reply to *this* threat from a move that
 //!   is merely good on average.
-//!
-//! And one for captures, the **capture history**, `[piece][to][captured
-//! role]`: raised for the capture that cut off a node, lowered for the
-//! captures tried before the move that did. It orders captures of the
-//! same victim (and close victims) by how they fared, which the victim's
-//! and attacker's values alone cannot tell.
 
 use crate::moves::Move;
 use crate::position::Position;
-use crate::types::{Color, Role};
+use crate::types::Color;
 
 /// Every statistic saturates at this magnitude.
 const HISTORY_MAX: i32 = 16_384;
@@ -54,9 +48,6 @@ pub(super) struct Histories {
     butterfly: [[[i32; 64]; 64]; 2],
     /// `PIECE_TO × PIECE_TO` entries, indexed by the earlier move first.
     continuation: Box<[i16]>,
-    /// `PIECE_TO × 6` entries: the capturing piece and square, then the
-    /// captured role.
-    capture: Box<[i16]>,
 }
 
 impl Histories {
@@ -64,7 +55,6 @@ impl Histories {
         Box::new(Histories {
             butterfly: [[[0; 64]; 64]; 2],
             continuation: vec![0; PIECE_TO * PIECE_TO].into_boxed_slice(),
-            capture: vec![0; PIECE_TO * 6].into_boxed_slice(),
         })
     }
 
@@ -75,7 +65,6 @@ impl Histories {
             .flatten()
             .for_each(|row| row.fill(0));
         self.continuation.fill(0);
-        self.capture.fill(0);
     }
 
     /// Halves everything at the start of a search: what the last move's
@@ -84,7 +73,7 @@ impl Histories {
         for h in self.butterfly.iter_mut().flatten().flatten() {
             *h /= 2;
         }
-        for h in self.continuation.iter_mut().chain(self.capture.iter_mut()) {
+        for h in self.continuation.iter_mut() {
             *h /= 2;
         }
     }
@@ -123,23 +112,6 @@ impl Histories {
         for e in earlier.iter().filter_map(|e| e.index()) {
             let c = &mut self.continuation[e * PIECE_TO + to.0 as usize];
             *c = nudge(*c as i32) as i16;
-        }
-    }
-
-    /// How well the capture of a `victim` by the piece and square `to` has
-    /// done lately.
-    #[inline]
-    pub(super) fn capture_score(&self, to: PieceTo, victim: Role) -> i32 {
-        to.index()
-            .map_or(0, |i| self.capture[i * 6 + victim.index()] as i32)
-    }
-
-    /// Moves the capture history of the capture of `victim` by `to` by
-    /// `delta` (with the same gravity as the quiet statistics).
-    pub(super) fn update_capture(&mut self, to: PieceTo, victim: Role, delta: i32) {
-        if let Some(i) = to.index() {
-            let c = &mut self.capture[i * 6 + victim.index()];
-            *c = (*c as i32 + delta - *c as i32 * delta.abs() / HISTORY_MAX) as i16;
         }
     }
 }

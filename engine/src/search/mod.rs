@@ -336,12 +336,6 @@ struct Worker<'a> {
     nnue: Option<(&'a Network, AccumulatorStack)>,
 }
 
-/// How much a cut-off at `depth` raises the history of the move that made
-/// it (and lowers those tried before it).
-fn history_bonus(depth: i32) -> i32 {
-    (depth * depth * 8).min(1200)
-}
-
 /// Lazy SMP's variety: helper `id` (1, 2, …) skips some depths of its
 /// iterative deepening, in Stockfish 9's pattern (helper 1 searches the
 /// even depths, helper 2 the odd ones, helpers 3 to 6 two depths out of
@@ -935,7 +929,6 @@ impl Worker<'_> {
         let mut best = -INFINITY;
         let mut best_move = Move::NONE;
         let mut quiets_tried: ArrayVec<Move, 256> = ArrayVec::new();
-        let mut captures_tried: ArrayVec<(PieceTo, Role), 256> = ArrayVec::new();
         let mut searched = 0usize;
         self.path.push(pos.hash());
 
@@ -943,12 +936,8 @@ impl Worker<'_> {
             if mv == excluded {
                 continue;
             }
-            let victim = if mv.is_en_passant() {
-                Some(Role::Pawn)
-            } else {
-                pos.role_at(mv.to())
-            };
-            let is_quiet = mv.promotion().is_none() && victim.is_none();
+            let is_quiet =
+                mv.promotion().is_none() && !mv.is_en_passant() && pos.role_at(mv.to()).is_none();
             let is_killer = is_quiet && self.killers[ply].contains(&mv);
 
             let gives_check = pos.gives_check(mv);
@@ -1051,14 +1040,8 @@ impl Worker<'_> {
                         self.pv_len[ply] = child_len + 1;
                     }
                     if alpha >= beta {
-                        let bonus = history_bonus(depth);
                         if is_quiet {
                             self.reward_quiet(pos, mv, &quiets_tried, depth, ply);
-                        } else if let Some(v) = victim {
-                            self.history.update_capture(self.played[ply], v, bonus);
-                        }
-                        for &(to, v) in &captures_tried {
-                            self.history.update_capture(to, v, -bonus);
                         }
                         break;
                     }
@@ -1066,8 +1049,6 @@ impl Worker<'_> {
             }
             if is_quiet {
                 quiets_tried.push(mv);
-            } else if let Some(v) = victim {
-                captures_tried.push((self.played[ply], v));
             }
         }
         self.path.pop();
@@ -1097,7 +1078,7 @@ impl Worker<'_> {
             self.killers[ply][1] = self.killers[ply][0];
             self.killers[ply][0] = mv;
         }
-        let bonus = history_bonus(depth);
+        let bonus = (depth * depth * 8).min(1200);
         let us = pos.turn();
         let earlier = self.earlier(ply);
         self.history

@@ -3,8 +3,7 @@
 //! Alpha-beta prunes the most when the best move comes first, so each move
 //! gets a guess of its worth before the search: the table move, then
 //! captures that static exchange evaluation says do not lose material (most
-//! valuable victim first, least valuable attacker first among equals, and
-//! the capture history's verdict on top), then
+//! valuable victim first, least valuable attacker first among equals), then
 //! the two killer moves of this ply (quiet moves that caused a cut-off in a
 //! sibling), then the other quiet moves by their history (butterfly plus
 //! continuation, see [`super::history`]), and last the
@@ -92,12 +91,7 @@ impl Worker<'_> {
                 let attacker = pos.role_at(mv.from()).map_or(0, |r| r.index() as i32);
                 let gain = victim.map_or(0, |r| SEE_VALUE[r.index()])
                     + promotion.map_or(0, |r| SEE_VALUE[r.index()]);
-                // Within a class, the capture history (a quarter of it,
-                // at most half a queen's step in `gain * 8`) reorders.
-                let history = victim.map_or(0, |v| {
-                    self.history.capture_score(PieceTo::of(pos, mv), v) / 4
-                });
-                let mvv_lva = gain * 8 - attacker + history;
+                let mvv_lva = gain * 8 - attacker;
                 if pos.see(mv) >= 0 {
                     (1 << 28) + mvv_lva
                 } else {
