@@ -8,7 +8,7 @@
 
 use std::sync::atomic::Ordering;
 
-use super::{Node, SearchResult, Worker, INFINITY};
+use super::{SearchResult, Worker, INFINITY};
 use crate::moves::Move;
 use crate::position::Position;
 use crate::rng::SplitMix64;
@@ -82,7 +82,7 @@ impl Worker<'_> {
             } else {
                 best - margin
             };
-            let score = -self.negamax(&child, depth - 1, -INFINITY, -floor, 1, Node::Pv);
+            let score = -self.negamax(&child, depth - 1, -INFINITY, -floor, 1, true);
             if self.stopped {
                 break;
             }

@@ -336,30 +336,6 @@ struct Worker<'a> {
     nnue: Option<(&'a Network, AccumulatorStack)>,
 }
 
-/// What a node of the tree is expected to be (Knuth and Moore's node
-/// types): on the principal variation (searched with an open window), a
-/// cut node (expected to fail high: one good move refutes it) or an all
-/// node (expected to fail low: every move is tried).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Node {
-    Pv,
-    Cut,
-    All,
-}
-
-impl Node {
-    /// The type of a child searched with a null window at full depth: a
-    /// cut node's children are all nodes and the rest's are cut nodes.
-    /// (A child searched reduced is a cut node: it is expected to fail
-    /// high, proving the move bad.)
-    fn child(self) -> Node {
-        match self {
-            Node::Cut => Node::All,
-            Node::Pv | Node::All => Node::Cut,
-        }
-    }
-}
-
 /// Lazy SMP's variety: helper `id` (1, 2, …) skips some depths of its
 /// iterative deepening, in Stockfish 9's pattern (helper 1 searches the
 /// even depths, helper 2 the odd ones, helpers 3 to 6 two depths out of
@@ -671,11 +647,11 @@ impl Worker<'_> {
             let nodes_before = self.nodes;
             self.nodes += 1;
             let score = if i == line {
-                -self.negamax(&child, depth - 1, -beta, -alpha, 1, Node::Pv)
+                -self.negamax(&child, depth - 1, -beta, -alpha, 1, true)
             } else {
-                let s = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, 1, Node::Cut);
+                let s = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, 1, false);
                 if s > alpha && s < beta && !self.stopped {
-                    -self.negamax(&child, depth - 1, -beta, -alpha, 1, Node::Pv)
+                    -self.negamax(&child, depth - 1, -beta, -alpha, 1, true)
                 } else {
                     s
                 }
@@ -786,9 +762,8 @@ impl Worker<'_> {
         mut alpha: i32,
         mut beta: i32,
         ply: usize,
-        node: Node,
+        pv_node: bool,
     ) -> i32 {
-        let pv_node = node == Node::Pv;
         self.pv_len[ply] = 0;
         let in_check = pos.is_check();
         // Check extension: a forcing line is searched one ply deeper, so
@@ -891,14 +866,7 @@ impl Worker<'_> {
                 // A zero in the path marks the null move, so that two are
                 // never played in a row.
                 self.path.push(0);
-                let score = -self.negamax(
-                    &child,
-                    depth - 1 - r,
-                    -beta,
-                    -beta + 1,
-                    ply + 1,
-                    node.child(),
-                );
+                let score = -self.negamax(&child, depth - 1 - r, -beta, -beta + 1, ply + 1, false);
                 self.path.pop();
                 if self.stopped {
                     return 0;
@@ -937,11 +905,7 @@ impl Worker<'_> {
                 singular_beta - 1,
                 singular_beta,
                 ply,
-                if node == Node::Cut {
-                    Node::Cut
-                } else {
-                    Node::All
-                },
+                false,
             );
             self.excluded[ply] = Move::NONE;
             if self.stopped {
@@ -961,8 +925,6 @@ impl Worker<'_> {
         let mut picker = MovePicker::new(moves, |mv| self.order_score(pos, mv, tt_move, ply));
 
         let us = pos.turn();
-        let tt_capture =
-            !tt_move.is_none() && (tt_move.is_en_passant() || pos.role_at(tt_move.to()).is_some());
         let original_alpha = alpha;
         let mut best = -INFINITY;
         let mut best_move = Move::NONE;
@@ -1019,7 +981,7 @@ impl Worker<'_> {
                     -beta,
                     -alpha,
                     ply + 1,
-                    if pv_node { Node::Pv } else { node.child() },
+                    pv_node,
                 )
             } else {
                 // Late move reductions: moves ordered late are probably
@@ -1033,16 +995,6 @@ impl Worker<'_> {
                     }
                     if is_killer {
                         reduction -= 1;
-                    }
-                    // A node expected to fail high needs one refutation,
-                    // not a close look at its late moves; nor does one
-                    // whose best move so far is a capture (the quiet moves
-                    // after it rarely beat it).
-                    if node == Node::Cut {
-                        reduction += 1;
-                    }
-                    if tt_capture {
-                        reduction += 1;
                     }
                     if !improving {
                         reduction += 1;
@@ -1059,13 +1011,13 @@ impl Worker<'_> {
                     -alpha - 1,
                     -alpha,
                     ply + 1,
-                    Node::Cut,
+                    false,
                 );
                 if s > alpha && reduction > 0 && !self.stopped {
-                    s = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, ply + 1, node.child());
+                    s = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, ply + 1, false);
                 }
                 if s > alpha && s < beta && pv_node && !self.stopped {
-                    s = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1, Node::Pv);
+                    s = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1, true);
                 }
                 s
             };
