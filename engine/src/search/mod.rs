@@ -987,13 +987,8 @@ impl Worker<'_> {
                 // Late move reductions: moves ordered late are probably
                 // bad; look at them shallower and only search them fully if
                 // they surprise us.
-                // A capture static exchange says loses material (or an
-                // under-promotion: both ordered last) is reduced like a
-                // late quiet move.
-                let losing = !is_quiet && order < 0;
                 let mut reduction = 0;
-                if depth >= 3 && searched >= 2 && (is_quiet || losing) && !in_check && !gives_check
-                {
+                if depth >= 3 && searched >= 2 && is_quiet && !in_check && !gives_check {
                     reduction = self.reductions[depth.min(63) as usize][searched.min(63)] as i32;
                     if pv_node {
                         reduction -= 1;
@@ -1004,12 +999,10 @@ impl Worker<'_> {
                     if !improving {
                         reduction += 1;
                     }
-                    if is_quiet {
-                        let history =
-                            self.history
-                                .quiet_score(us, mv, self.earlier(ply), self.played[ply]);
-                        reduction -= history / 8000;
-                    }
+                    let history =
+                        self.history
+                            .quiet_score(us, mv, self.earlier(ply), self.played[ply]);
+                    reduction -= history / 8000;
                     reduction = reduction.clamp(0, depth - 2);
                 }
                 let mut s = -self.negamax(
