@@ -145,6 +145,17 @@ impl TtHit {
             Bound::Upper => self.score <= alpha,
         }
     }
+
+    /// Is the stored score a better guess of the true score than `value`
+    /// (a static evaluation)? It is when exact, and when its bound says
+    /// the true score lies beyond `value` on the score's side.
+    pub fn refines(&self, value: i32) -> bool {
+        match self.bound {
+            Bound::Exact => true,
+            Bound::Lower => self.score > value,
+            Bound::Upper => self.score < value,
+        }
+    }
 }
 
 /// The table. Probes and stores take `&self`, so the threads of one search
@@ -303,6 +314,23 @@ mod tests {
         assert_eq!((hit.mv, hit.score, hit.eval, hit.depth), (mv, 42, 17, 5));
         assert_eq!(hit.bound, Bound::Exact);
         assert!(tt.probe(0xdead_bef0, 3).is_none());
+    }
+
+    #[test]
+    fn a_bound_refines_an_evaluation_only_on_its_side() {
+        let hit = |score, bound| TtHit {
+            mv: Move::NONE,
+            score,
+            eval: 0,
+            depth: 5,
+            bound,
+        };
+        assert!(hit(50, Bound::Exact).refines(80));
+        assert!(hit(50, Bound::Lower).refines(20));
+        assert!(!hit(50, Bound::Lower).refines(80));
+        assert!(!hit(50, Bound::Lower).refines(50));
+        assert!(hit(50, Bound::Upper).refines(80));
+        assert!(!hit(50, Bound::Upper).refines(20));
     }
 
     #[test]

@@ -25,7 +25,10 @@
 //!   multi-cut) for a table move nothing else comes near.
 //!   Late-move pruning and the reductions are harsher, and reverse
 //!   futility more careful, at a node whose static evaluation is not
-//!   **improving** on the one at our previous move.
+//!   **improving** on the one at our previous move. Reverse futility,
+//!   null move and futility judge the node by the **table's score**
+//!   instead of the static evaluation where the entry's bound says the
+//!   true score lies beyond it.
 //! - **Draws** by repetition (against the game history too), by the
 //!   fifty-move rule and by insufficient material are recognised inside the
 //!   tree.
@@ -832,23 +835,31 @@ impl Worker<'_> {
                 .find(|&e| e != -INFINITY)
                 .is_none_or(|e| static_eval > e);
 
+        // The evaluation the pruning below trusts: the table's score where
+        // its bound says the true score lies beyond the static evaluation
+        // (a searched score is the better guess), else the static one.
+        let eval = match hit {
+            Some(h) if !in_check && h.score.abs() < MATE_BOUND && h.refines(static_eval) => h.score,
+            _ => static_eval,
+        };
+
         if !pv_node && !in_check && excluded.is_none() {
             // Reverse futility: far enough above beta that a shallow search
             // will not bring the score back down (a wider margin while the
             // position is getting worse).
             let margin = 85 * (depth - improving as i32);
-            if depth <= 6 && static_eval - margin >= beta && beta.abs() < MATE_BOUND {
-                return static_eval;
+            if depth <= 6 && eval - margin >= beta && beta.abs() < MATE_BOUND {
+                return eval;
             }
             // Null move: if passing still leaves us above beta, a real move
             // almost surely does too (false in zugzwang, hence the material
             // condition). The reduced search proves it cheaply.
             if depth >= 3
-                && static_eval >= beta
+                && eval >= beta
                 && pos.has_non_pawn_material()
                 && self.path.last() != Some(&0)
             {
-                let r = 3 + depth / 4 + ((static_eval - beta) / 200).min(3);
+                let r = 3 + depth / 4 + ((eval - beta) / 200).min(3);
                 let child = pos.null_move();
                 self.played[ply] = PieceTo::NONE;
                 self.track(ply + 1, Change::NONE);
@@ -945,7 +956,7 @@ impl Worker<'_> {
                     }
                     // Futility: even a generous positional gain cannot lift
                     // the score to alpha.
-                    if depth <= 3 && static_eval + 100 + 110 * depth <= alpha {
+                    if depth <= 3 && eval + 100 + 110 * depth <= alpha {
                         continue;
                     }
                     if depth <= 3 && pos.see(mv) < -60 * depth {
