@@ -74,8 +74,8 @@ def main():
     ).start()
     person_token = account(URL_B, "erin", ["play", "challenge"])
     person = client(URL_B, person_token)
-    # The bot's event stream is open on A once A lists it online (a
-    # node knows the streams open on itself only).
+    # The bot's event stream is open on A once A lists it online (A knows
+    # its own streams at once; the other nodes hear of them within 5 s).
     deadline = time.time() + 20
     while not any(b["id"] == "clusterbot" for b in client(URL_A, person_token).bots.get_online_bots()):
         assert time.time() < deadline, "the bot never came online"
@@ -88,7 +88,12 @@ def main():
     started = next_of(events, {"gameStart"}, timeout=30)
     game_id = started["game"]["gameId"]
     assert game_id == made["id"], (game_id, made["id"])
-    assert any(line.startswith("bot: accepted a challenge from erin") for line in said), said
+    # The bot logs its acceptance once its accept request has returned,
+    # which may be after the gameStart reached the person: wait for it.
+    deadline = time.time() + 10
+    while not any(line.startswith("bot: accepted a challenge from erin") for line in said):
+        assert time.time() < deadline, said
+        time.sleep(0.1)
     lines = queue.Queue()
     follow(person.board.stream_game_state(game_id), lines)
     full = next_of(lines, {"gameFull"})
