@@ -32,32 +32,8 @@ async fn member(base: &str, name: &str) -> String {
 /// A person signed up on `base`: a token of the `play` and `challenge`
 /// scopes, and the session's cookie (for the web's sockets).
 async fn signed_up(base: &str, name: &str) -> (String, String) {
-    let http = reqwest::Client::new();
-    let response = http
-        .post(format!("{base}/api/accounts"))
-        .json(&json!({"name": name, "password": PASSWORD}))
-        .send()
-        .await
-        .expect("sign up");
-    assert_eq!(response.status().as_u16(), 201, "sign up {name}");
-    let cookie = response
-        .headers()
-        .get("set-cookie")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .expect("cookie")
-        .to_string();
-    let (status, token) = read(
-        http.post(format!("{base}/api/account/tokens"))
-            .header("cookie", &cookie)
-            .json(&json!({"scopes": ["play", "challenge"]}))
-            .send()
-            .await
-            .expect("token"),
-    )
-    .await;
-    assert_eq!(status, 201, "{token}");
-    (token["token"].as_str().expect("token").to_string(), cookie)
+    let account = account_at(base, name, &["play", "challenge"]).await;
+    (account.token, account.cookie)
 }
 
 /// The node's name in the leases (its log's `cluster member` line).

@@ -786,14 +786,19 @@ pub async fn person(server: &TestServer, name: &str, scopes: &[&str]) -> String 
 /// Signs a person up (password [`PASSWORD`]) and makes them a token with
 /// `scopes`: the account's session cookie and token.
 pub async fn account(server: &TestServer, name: &str, scopes: &[&str]) -> Account {
-    let response = server
-        .http
-        .post(server.url("/api/accounts"))
+    account_at(&server.url(""), name, scopes).await
+}
+
+/// [`account`] on the server at `base` (a node of a cluster, say).
+pub async fn account_at(base: &str, name: &str, scopes: &[&str]) -> Account {
+    let http = reqwest::Client::new();
+    let response = http
+        .post(format!("{base}/api/accounts"))
         .json(&json!({"name": name, "password": PASSWORD}))
         .send()
         .await
         .expect("sign up");
-    assert_eq!(response.status().as_u16(), 201);
+    assert_eq!(response.status().as_u16(), 201, "sign up {name}");
     let cookie = response
         .headers()
         .get("set-cookie")
@@ -802,9 +807,7 @@ pub async fn account(server: &TestServer, name: &str, scopes: &[&str]) -> Accoun
         .expect("cookie")
         .to_string();
     let (status, token) = read(
-        server
-            .http
-            .post(server.url("/api/account/tokens"))
+        http.post(format!("{base}/api/account/tokens"))
             .header("cookie", &cookie)
             .json(&json!({"scopes": scopes}))
             .send()
