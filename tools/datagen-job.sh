@@ -22,7 +22,8 @@
 # one. The engine must be committed: data is only ever made by a commit.
 #
 # Settings (environment, defaults in brackets): DATA_DIR [/work/nnue-data],
-# NODES [5000], EVAL [built-in], SEED [the engine commit's first 8 hex digits:
+# NODES [5000], EVAL [built-in], THREADS [1: games played at once; more
+# only while the machine has nothing else to do], SEED [the engine commit's first 8 hex digits:
 # binaries that play alike but differ in commit still play other games].
 set -euo pipefail
 
@@ -30,6 +31,7 @@ cd "$(dirname "$0")/.."
 DATA_DIR=${DATA_DIR:-/work/nnue-data}
 NODES=${NODES:-5000}
 EVAL=${EVAL:-built-in}
+THREADS=${THREADS:-1}
 PID_FILE="$DATA_DIR/datagen.pid"
 LOG="$DATA_DIR/datagen.log"
 
@@ -60,10 +62,10 @@ start)
     cp "$target/release/rookery-engine" "$binary.tmp"
     mv "$binary.tmp" "$binary"
     seed=${SEED:-$((16#${commit:0:8}))}
-    echo "# $(date -u '+%F %T') UTC: datagen-job.sh start, $binary, seed $seed" >> "$LOG"
+    echo "# $(date -u '+%F %T') UTC: datagen-job.sh start, $binary, seed $seed, $THREADS thread(s)" >> "$LOG"
     cd "$DATA_DIR"
     setsid nohup nice -n 19 "$binary" datagen --dir "$DATA_DIR" --nodes "$NODES" \
-        --threads 1 --seed "$seed" --eval "$EVAL" --report-secs 60 \
+        --threads "$THREADS" --seed "$seed" --eval "$EVAL" --report-secs 60 \
         >> "$LOG" 2>&1 < /dev/null &
     echo $! > "$PID_FILE"
     sleep 1

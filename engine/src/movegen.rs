@@ -64,6 +64,7 @@ impl Position {
     }
 
     /// The number of legal moves, without listing them.
+    #[inline]
     pub fn count_legal_moves(&self) -> u64 {
         let mut count = 0u64;
         self.generate::<false>(|batch| {
@@ -84,6 +85,7 @@ impl Position {
     }
 
     /// Our pieces that are pinned to our king by an enemy slider.
+    #[inline(always)]
     fn pinned(&self, us: Color, king: Square) -> Bitboard {
         let them = !us;
         let theirs = self.by_color(them);
@@ -105,6 +107,9 @@ impl Position {
         pinned
     }
 
+    // Always inlined: each caller is its only user (one closure each), and
+    // perft's popcnt copy needs the counting compiled inside it.
+    #[inline(always)]
     fn generate<const CAPTURES_ONLY: bool>(&self, mut emit: impl FnMut(Batch)) {
         let us = self.turn;
         let them = !us;
@@ -115,15 +120,17 @@ impl Position {
         let checkers = self.checkers_of(us, king, occupied);
         let targets = if CAPTURES_ONLY { theirs } else { !ours };
 
-        // King moves: test each target with the king lifted off the board.
-        let without_king = occupied ^ Bitboard::from_square(king);
-        let mut king_targets = Bitboard::EMPTY;
-        for to in king_attacks(king) & targets {
-            if !self.is_attacked(to, them, without_king) {
-                king_targets |= Bitboard::from_square(to);
-            }
-        }
-        emit(Batch::Targets(king, king_targets));
+        // King moves: every square the enemy attacks with our king lifted
+        // off the board, so that it cannot hide behind itself from a
+        // slider it steps away from.
+        let king_steps = king_attacks(king) & targets;
+        let attacked = if king_steps.any() || (!CAPTURES_ONLY && self.castling.rook_files(us) != 0)
+        {
+            self.attacked_by(them, occupied ^ Bitboard::from_square(king))
+        } else {
+            Bitboard::EMPTY
+        };
+        emit(Batch::Targets(king, king_steps & !attacked));
 
         if checkers.more_than_one() {
             return;
@@ -159,10 +166,11 @@ impl Position {
         self.generate_pawn_moves::<CAPTURES_ONLY>(king, pinned, check_mask, &mut emit);
 
         if !CAPTURES_ONLY && checkers.is_empty() {
-            self.generate_castles(king, &mut emit);
+            self.generate_castles(king, attacked, &mut emit);
         }
     }
 
+    #[inline(always)]
     fn generate_pawn_moves<const CAPTURES_ONLY: bool>(
         &self,
         king: Square,
@@ -256,8 +264,10 @@ impl Position {
     /// rook beside it on the f- or d-file; every square either of them
     /// passes over or lands on must be empty but for the two of them, and
     /// no square the king stands on, crosses or lands on may be attacked.
-    /// The caller has seen that the king is not in check.
-    fn generate_castles(&self, king: Square, emit: &mut impl FnMut(Batch)) {
+    /// The caller has seen that the king is not in check, and gives the
+    /// squares the enemy attacks with our king lifted off the board.
+    #[inline(always)]
+    fn generate_castles(&self, king: Square, attacked: Bitboard, emit: &mut impl FnMut(Batch)) {
         let us = self.turn;
         let mut files = self.castling.rook_files(us);
         if files == 0 {
@@ -287,9 +297,19 @@ impl Position {
             // Attacks are seen with both men lifted too: a rook standing
             // between an enemy rook and the king's target (king g1, rook b1,
             // enemy rook a1, castling queen side) shields it only until it
-            // moves to d1.
+            // moves to d1. A rook in the corner shields nothing (no line
+            // passes through a corner to another square of its rank), and
+            // with the king not in check, lifting the king uncovers no
+            // attack on its rank either: there the attacks with the king
+            // lifted are the answer.
+            let corner = rook_file == 0 || rook_file == 7;
             let mut path = king_path;
-            if Iterator::any(&mut path, |sq| self.is_attacked(sq, them, others)) {
+            let path_attacked = if corner {
+                (king_path & attacked).any()
+            } else {
+                Iterator::any(&mut path, |sq| self.is_attacked(sq, them, others))
+            };
+            if path_attacked {
                 continue;
             }
             emit(Batch::Single(Move::new(king, king_to, MoveKind::Castle)));
