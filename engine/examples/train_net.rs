@@ -124,6 +124,16 @@ struct Options {
     /// The king-bucket layout of the inputs ([`KingBuckets::NONE`]: the
     /// 768 inputs of versions 1 and 2).
     kings: KingBuckets,
+    /// Networks (`built-in` or a file) whose held-out loss is printed
+    /// beside the baselines, so that a net trained elsewhere is measured
+    /// on the same positions; with no `--out`, nothing is trained.
+    compare: Vec<String>,
+    /// A network (`built-in` or a file) to start from instead of random
+    /// weights: its integer weights divided back to floats. A king-bucket
+    /// net starts with the source's rows as its factor and every bucket's
+    /// own rows at 0, so it starts as the source net (seen mirrored where
+    /// the layout mirrors) and learns only how the buckets differ.
+    init: Option<String>,
 }
 
 /// One position as the trainer uses it: the active inputs of each side
@@ -277,6 +287,72 @@ impl Network {
             *w = uniform(output_limit);
         }
         net
+    }
+
+    /// The float network a file's integers stand for (see `--init`):
+    /// `source` is the file as the engine read it (so its shape is
+    /// checked), `bytes` the file itself.
+    fn from_file_bytes(
+        bytes: &[u8],
+        source: &nnue::Network,
+        hidden: usize,
+        buckets: usize,
+        kings: &KingBuckets,
+    ) -> Result<Network, String> {
+        if source.hidden() != hidden || source.output_buckets() != buckets {
+            return Err(format!(
+                "--init: the net is {}x2 with {} output bucket(s), not {hidden}x2 with {buckets}",
+                source.hidden(),
+                source.output_buckets()
+            ));
+        }
+        if source.king_buckets().count() != 1 {
+            return Err("--init: a net with king buckets cannot be a start".into());
+        }
+        let header = nnue::file_header(
+            hidden,
+            buckets,
+            source.king_buckets(),
+            QA as u16,
+            QB as u16,
+            SCALE as u16,
+        );
+        if !bytes.starts_with(&header) {
+            return Err("--init: the net was quantised with other constants".into());
+        }
+        let mut at = header.len();
+        let mut i16s = |count: usize| -> Vec<f32> {
+            let values = bytes[at..at + 2 * count]
+                .chunks_exact(2)
+                .map(|b| f32::from(i16::from_le_bytes([b[0], b[1]])) / QA as f32)
+                .collect();
+            at += 2 * count;
+            values
+        };
+        let first = i16s(INPUTS * hidden);
+        let input_bias = i16s(hidden);
+        let output_weights = bytes[at..at + buckets * 2 * hidden]
+            .iter()
+            .map(|&b| f32::from(b as i8) / QB as f32)
+            .collect();
+        at += buckets * 2 * hidden;
+        let output_bias = bytes[at..at + 4 * buckets]
+            .chunks_exact(4)
+            .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f32 / (QA * QB) as f32)
+            .collect();
+        let mut net = Network::zeros(hidden, buckets, kings);
+        // The source's rows go where every bucket reads them: the factor
+        // block of a factorised net, else the one block.
+        let block = if factorised(kings) {
+            kings.count() * INPUTS * hidden
+        } else {
+            0
+        };
+        net.input_weights[block..block + INPUTS * hidden].copy_from_slice(&first);
+        net.input_bias = input_bias;
+        net.output_weights = output_weights;
+        net.output_bias = output_bias;
+        Ok(net)
     }
 
     /// The parameters as one list of slices, in a fixed order (for Adam).
@@ -535,7 +611,7 @@ fn main() -> ExitCode {
                  [--hidden N] [--epochs N] [--batch N] [--lr R] [--lr-drop-epoch N] \
                  [--result-weight W] [--validation PCT] [--held-out START:COUNT] \
                  [--max-positions N] [--seed S] [--mirror-files 0|1] [--output-buckets B] \
-                 [--king-buckets 0|1|4|8|16|32]"
+                 [--king-buckets 0|1|4|8|16|32] [--compare NET ...] [--init NET]"
             );
             return ExitCode::from(2);
         }
@@ -633,10 +709,40 @@ fn train(options: &Options) -> Result<(), String> {
         hce_loss(k),
         hce_loss(hce_k)
     );
+    for name in &options.compare {
+        let other = nnue::named(name).map_err(|e| format!("--compare {name}: {e}"))?;
+        let evaluations: Vec<f32> = records[training.len()..]
+            .iter()
+            .zip(&validation)
+            .map(|(record, s)| {
+                record
+                    .position()
+                    .map_or(s.score, |p| other.evaluate_position(&p) as f32)
+            })
+            .collect();
+        let other_loss = mean(&validation, |s, i| {
+            let e = sigmoid(evaluations[i] / k) - target(s);
+            e * e
+        });
+        println!("held-out loss of {name}: {other_loss:.6}");
+    }
+    if options.out.is_empty() {
+        return Ok(());
+    }
 
     let mut rng = SplitMix64::new(options.seed);
     let (hidden, buckets, kings) = (options.hidden, options.output_buckets, &options.kings);
-    let mut net = Network::random(hidden, buckets, kings, &mut rng);
+    let mut net = match &options.init {
+        None => Network::random(hidden, buckets, kings, &mut rng),
+        Some(name) => {
+            let source = nnue::named(name).map_err(|e| format!("--init {name}: {e}"))?;
+            let bytes = std::fs::read(name).or_else(|e| match name.as_str() {
+                "built-in" => Ok(nnue::BUILT_IN.to_vec()),
+                _ => Err(format!("--init {name}: {e}")),
+            })?;
+            Network::from_file_bytes(&bytes, &source, hidden, buckets, kings)?
+        }
+    };
     let mut grad = Network::zeros(hidden, buckets, kings);
     let mut adam = Adam::new(hidden, buckets, kings);
     let mut order: Vec<u32> = (0..training.len() as u32).collect();
@@ -648,6 +754,12 @@ fn train(options: &Options) -> Result<(), String> {
         })
     };
     let mut best: Option<(usize, f64, Network)> = None;
+    if options.init.is_some() {
+        println!(
+            "start: held-out loss {:.6}",
+            validation_loss(&net, &mut scratch)
+        );
+    }
     for epoch in 1..=options.epochs {
         let epoch_start = Instant::now();
         // Fisher-Yates with the one generator.
@@ -827,6 +939,8 @@ fn parse_args() -> Result<Options, String> {
         mirror_files: false,
         output_buckets: 1,
         kings: KingBuckets::NONE,
+        compare: Vec::new(),
+        init: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -890,11 +1004,13 @@ fn parse_args() -> Result<Options, String> {
                     ))?,
                 }
             }
+            "--compare" => options.compare.push(value.clone()),
+            "--init" => options.init = Some(value.clone()),
             _ => return Err(format!("unknown argument {flag:?}")),
         }
     }
-    if options.data.is_empty() || options.out.is_empty() {
-        return Err("--data and --out are required".into());
+    if options.data.is_empty() || (options.out.is_empty() && options.compare.is_empty()) {
+        return Err("--data and --out (or --compare) are required".into());
     }
     Ok(options)
 }
@@ -970,6 +1086,38 @@ mod tests {
             *bias = 0.05 - 0.02 * b as f32;
         }
         net
+    }
+
+    /// `--init`: a file read back into floats and quantised again is the
+    /// same file, and a king-bucket net started from it evaluates as the
+    /// source wherever its layout does not mirror (both kings on files
+    /// e–h).
+    #[test]
+    fn a_net_started_from_a_file_is_that_file() {
+        let bytes = nnue::random_network_file(32, 8, 5);
+        let source = nnue::Network::from_bytes(&bytes).unwrap();
+        let plain = Network::from_file_bytes(&bytes, &source, 32, 8, &KingBuckets::NONE).unwrap();
+        assert_eq!(Quantised::from_float(&plain).to_bytes(), bytes);
+
+        let kings = KingBuckets::mirrored(16).unwrap();
+        let bucketed = Network::from_file_bytes(&bytes, &source, 32, 8, &kings).unwrap();
+        let engine =
+            nnue::Network::from_bytes(&Quantised::from_float(&bucketed).to_bytes()).unwrap();
+        for fen in [
+            "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2Q1RK1 b - - 2 8",
+            "6k1/5ppp/8/8/8/8/5PPP/4R1K1 w - - 0 1",
+            "4k3/8/8/3q4/8/8/8/4K2R w K - 0 1",
+        ] {
+            let position = Position::from_fen(fen).unwrap();
+            assert_eq!(
+                engine.evaluate_position(&position),
+                source.evaluate_position(&position),
+                "{fen}"
+            );
+        }
+        // Shapes that do not match are refused.
+        assert!(Network::from_file_bytes(&bytes, &source, 64, 8, &KingBuckets::NONE).is_err());
+        assert!(Network::from_file_bytes(&bytes, &source, 32, 1, &KingBuckets::NONE).is_err());
     }
 
     #[test]
@@ -1234,6 +1382,8 @@ mod tests {
                 mirror_files: true,
                 output_buckets: 8,
                 kings,
+                compare: Vec::new(),
+                init: None,
             };
             train(&options).unwrap();
             std::fs::read(out).unwrap()

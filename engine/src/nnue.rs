@@ -218,8 +218,9 @@ impl KingBuckets {
 }
 
 /// The built-in network's file: `engine/nets/README.md` says what it was
-/// trained on, how, and what it measured.
-const BUILT_IN: &[u8] = include_bytes!("../nets/rookery-256.nnue");
+/// trained on, how, and what it measured (the trainer's `--init` starts
+/// from these bytes).
+pub const BUILT_IN: &[u8] = include_bytes!("../nets/rookery-256.nnue");
 
 /// The network built into the engine, read once (it is checked like any
 /// file; a test proves it reads).
