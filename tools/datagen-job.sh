@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The background self-play data job (issue 41): one generator, one thread,
+# The background self-play data job (issue 41): one generator (one thread unless THREADS says more),
 # `nice -n 19`, detached so that it outlives the session that started it,
 # adding to a versioned data file in DATA_DIR (outside the repository).
 #
