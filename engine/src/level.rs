@@ -137,7 +137,7 @@ pub const LEVELS: [Level; 8] = [
     Level {
         number: 8,
         name: "Master",
-        elo: Some(2400),
+        elo: Some(2500),
         max_depth: None,
         max_nodes: None,
         max_think_ms: 6_000,
@@ -344,7 +344,7 @@ mod tests {
         }
         assert_eq!(at_elo(0, 1), LEVELS[0]);
         assert_eq!(at_elo(u32::MAX, 1), *strongest());
-        assert_eq!((MIN_ELO, MAX_ELO), (850, 2400));
+        assert_eq!((MIN_ELO, MAX_ELO), (850, 2500));
         // Between levels 5 and 6 (1670, 1850; 3,000 and 6,000 nodes; 20 and
         // 8 cp): halfway in Elo is halfway in log-nodes and temperature.
         let mid = at_elo(1760, 1);

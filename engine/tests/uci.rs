@@ -26,7 +26,7 @@ fn handshake_and_options() {
         "option name Ponder type check default false",
         "option name Move Overhead type spin default 50 min 0 max 5000",
         "option name UCI_LimitStrength type check default false",
-        "option name UCI_Elo type spin default 2400 min 850 max 2400",
+        "option name UCI_Elo type spin default 2500 min 850 max 2500",
     ] {
         assert!(lines.contains(&option.to_string()), "{option}: {lines:?}");
     }

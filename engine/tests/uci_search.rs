@@ -261,7 +261,7 @@ fn limit_strength_plays_on_the_ladder() {
     engine.send("setoption name UCI_Elo value 3000");
     assert!(engine
         .next_line()
-        .starts_with("info string UCI_Elo must be 850 to 2400"));
+        .starts_with("info string UCI_Elo must be 850 to 2500"));
     // Off again: full strength, the GUI's depth.
     engine.send("setoption name UCI_LimitStrength value false");
     let (lines, _) = engine.search("position startpos", "go depth 6");
