@@ -290,8 +290,8 @@ impl Network {
     }
 
     /// The float network a file's integers stand for (see `--init`):
-    /// `source` is the file as the engine read it (so its shape is
-    /// checked), `bytes` the file itself.
+    /// `bytes` is the file, `source` what the engine read from those very
+    /// bytes (so its shape and length are checked).
     fn from_file_bytes(
         bytes: &[u8],
         source: &nnue::Network,
@@ -735,11 +735,13 @@ fn train(options: &Options) -> Result<(), String> {
     let mut net = match &options.init {
         None => Network::random(hidden, buckets, kings, &mut rng),
         Some(name) => {
-            let source = nnue::named(name).map_err(|e| format!("--init {name}: {e}"))?;
-            let bytes = std::fs::read(name).or_else(|e| match name.as_str() {
-                "built-in" => Ok(nnue::BUILT_IN.to_vec()),
-                _ => Err(format!("--init {name}: {e}")),
-            })?;
+            let bytes = match name.as_str() {
+                "built-in" => nnue::BUILT_IN.to_vec(),
+                path => std::fs::read(path).map_err(|e| format!("--init {path}: {e}"))?,
+            };
+            // The engine's reader checks every field and the length.
+            let source =
+                nnue::Network::from_bytes(&bytes).map_err(|e| format!("--init {name}: {e}"))?;
             Network::from_file_bytes(&bytes, &source, hidden, buckets, kings)?
         }
     };
