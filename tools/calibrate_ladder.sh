@@ -31,7 +31,7 @@ levels=("$@")
 # before it. Level 1 is so far below Stockfish's floor that its direct
 # match has a wide error bar: it also plays level 2.
 declare -A ANCHORS=(
-  [8]=sf2400 [7]=sf2000 [6]=sf1850 [5]=sf1650
+  [8]=sf2600 [7]=sf2000 [6]=sf1850 [5]=sf1650
   [4]=sf1500 [3]=sf1350 [2]=sf1350 [1]="sf1350 L2"
 )
 
