@@ -87,7 +87,7 @@ use rookery_engine::datagen::{read_records, PackedRecord};
 use rookery_engine::eval;
 use rookery_engine::nnue::{self, KingBuckets, INPUTS};
 use rookery_engine::rng::SplitMix64;
-use rookery_engine::{Color, Piece, Role, Square};
+use rookery_engine::{Color, Piece, Position, Role, Square};
 
 const QA: i32 = 255;
 const QB: i32 = 64;
@@ -683,21 +683,23 @@ fn train(options: &Options) -> Result<(), String> {
     // (at the data's K, and at the scale that suits it best, which favours
     // it: that scale is fitted on these very positions), and the search
     // score that made the labels.
-    let hce: Vec<f32> = records[training.len()..]
-        .iter()
-        .zip(&validation)
-        .map(|(record, s)| {
-            record
-                .position()
-                .map_or(s.score, |p| eval::evaluate(&p) as f32)
-        })
-        .collect();
-    let hce_loss = |scale: f32| {
+    // An evaluation's centipawns on each held-out position (the label's
+    // score where a record does not read), and their loss at a scale.
+    let held_out_evaluations = |evaluate: &dyn Fn(&Position) -> i32| -> Vec<f32> {
+        records[training.len()..]
+            .iter()
+            .zip(&validation)
+            .map(|(record, s)| record.position().map_or(s.score, |p| evaluate(&p) as f32))
+            .collect()
+    };
+    let loss_at = |evaluations: &[f32], scale: f32| {
         mean(&validation, |s, i| {
-            let e = sigmoid(hce[i] / scale) - target(s);
+            let e = sigmoid(evaluations[i] / scale) - target(s);
             e * e
         })
     };
+    let hce = held_out_evaluations(&eval::evaluate);
+    let hce_loss = |scale: f32| loss_at(&hce, scale);
     let hce_k = golden_section(hce_loss);
     let search_loss = mean(&validation, |s, _| {
         let e = sigmoid(s.score / k) - target(s);
@@ -711,20 +713,8 @@ fn train(options: &Options) -> Result<(), String> {
     );
     for name in &options.compare {
         let other = nnue::named(name).map_err(|e| format!("--compare {name}: {e}"))?;
-        let evaluations: Vec<f32> = records[training.len()..]
-            .iter()
-            .zip(&validation)
-            .map(|(record, s)| {
-                record
-                    .position()
-                    .map_or(s.score, |p| other.evaluate_position(&p) as f32)
-            })
-            .collect();
-        let other_loss = mean(&validation, |s, i| {
-            let e = sigmoid(evaluations[i] / k) - target(s);
-            e * e
-        });
-        println!("held-out loss of {name}: {other_loss:.6}");
+        let evaluations = held_out_evaluations(&|p| other.evaluate_position(p));
+        println!("held-out loss of {name}: {:.6}", loss_at(&evaluations, k));
     }
     if options.out.is_empty() {
         return Ok(());
