@@ -130,6 +130,19 @@ pub fn pawn_attacks(color: Color, sq: Square) -> Bitboard {
     PAWN_ATTACKS[color.index()][sq.index()]
 }
 
+/// Every square some `color` pawn of `pawns` attacks: the whole set
+/// shifted diagonally forward, without wrapping round the board's edge.
+#[inline]
+pub fn pawn_attacks_of_set(color: Color, pawns: Bitboard) -> Bitboard {
+    let bits = pawns.0;
+    let not_a = !Bitboard::file(0).0;
+    let not_h = !Bitboard::file(7).0;
+    Bitboard(match color {
+        Color::White => ((bits << 9) & not_a) | ((bits << 7) & not_h),
+        Color::Black => ((bits >> 7) & not_a) | ((bits >> 9) & not_h),
+    })
+}
+
 #[inline]
 fn magic_lookup(magic: &Magic, occupied: Bitboard) -> Bitboard {
     let index = ((occupied.0 & magic.mask).wrapping_mul(magic.magic) >> magic.shift) as usize;

@@ -18,7 +18,8 @@ use std::fmt;
 use thiserror::Error;
 
 use crate::attacks::{
-    bishop_attacks, king_attacks, knight_attacks, pawn_attacks, piece_attacks, rook_attacks,
+    bishop_attacks, king_attacks, knight_attacks, pawn_attacks, pawn_attacks_of_set, piece_attacks,
+    rook_attacks,
 };
 use crate::bitboard::Bitboard;
 use crate::moves::{Move, MoveKind};
@@ -381,13 +382,7 @@ impl Position {
     #[inline(always)]
     pub(crate) fn attacked_by(&self, by: Color, occupied: Bitboard) -> Bitboard {
         let theirs = self.by_color(by);
-        let pawns = self.by_role(Role::Pawn) & theirs;
-        let not_a = !Bitboard::file(0);
-        let not_h = !Bitboard::file(7);
-        let mut attacked = match by {
-            Color::White => Bitboard(((pawns & not_a).0 << 7) | ((pawns & not_h).0 << 9)),
-            Color::Black => Bitboard(((pawns & not_a).0 >> 9) | ((pawns & not_h).0 >> 7)),
-        };
+        let mut attacked = pawn_attacks_of_set(by, self.by_role(Role::Pawn) & theirs);
         for sq in self.by_role(Role::Knight) & theirs {
             attacked |= knight_attacks(sq);
         }

@@ -26,7 +26,9 @@ pub use weights::WEIGHTS;
 
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
-use crate::attacks::{bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks};
+use crate::attacks::{
+    bishop_attacks, king_attacks, knight_attacks, pawn_attacks, pawn_attacks_of_set, rook_attacks,
+};
 use crate::bitboard::Bitboard;
 use crate::position::Position;
 use crate::types::{Color, Role, Square};
@@ -348,16 +350,6 @@ fn adjacent_files(file: u8) -> Bitboard {
     bb
 }
 
-fn pawn_attack_span(color: Color, pawns: Bitboard) -> Bitboard {
-    let bits = pawns.0;
-    let not_a = !Bitboard::file(0).0;
-    let not_h = !Bitboard::file(7).0;
-    Bitboard(match color {
-        Color::White => ((bits << 9) & not_a) | ((bits << 7) & not_h),
-        Color::Black => ((bits >> 7) & not_a) | ((bits >> 9) & not_h),
-    })
-}
-
 /// Evaluates `pos` from the side to move's point of view.
 #[inline]
 pub fn evaluate(pos: &Position) -> i32 {
@@ -431,7 +423,7 @@ fn pieces_and_mobility(w: &Weights, pos: &Position, color: Color) -> S {
     let them = !color;
     let occupied = pos.occupied();
     let own = pos.by_color(color);
-    let enemy_pawn_attacks = pawn_attack_span(them, pos.pieces(them, Role::Pawn));
+    let enemy_pawn_attacks = pawn_attacks_of_set(them, pos.pieces(them, Role::Pawn));
     let area = !own & !enemy_pawn_attacks;
     let own_pawns = pos.pieces(color, Role::Pawn);
     let their_pawns = pos.pieces(them, Role::Pawn);
