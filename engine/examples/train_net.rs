@@ -306,8 +306,8 @@ impl Network {
                 source.output_buckets()
             ));
         }
-        if source.king_buckets().count() != 1 {
-            return Err("--init: a net with king buckets cannot be a start".into());
+        if *source.king_buckets() != KingBuckets::NONE {
+            return Err("--init: a net with king buckets or mirroring cannot be a start".into());
         }
         let header = nnue::file_header(
             hidden,
