@@ -260,6 +260,26 @@ export async function friendGame(base, body = {}) {
   return { id: created.game.id, white: created.seat, black: joined.seat };
 }
 
+// What a failed test leaves for its reader: each open page's address and
+// text (and a screenshot in artifacts/e2e/), the console errors so far, and
+// the end of the server's log.
+async function reportPages(suite) {
+  const lines = ['-- the failed test’s pages:'];
+  let index = 0;
+  for (const context of suite.contexts) {
+    for (const page of context.pages()) {
+      index += 1;
+      const text = await page.locator('body').innerText({ timeout: 2_000 }).catch((error) => `(no text: ${error.message})`);
+      lines.push(`page ${index}: ${page.url()}\n${text.replace(/\s+/g, ' ').slice(0, 600)}`);
+      await screenshot(page, `failed-${index}`).catch(() => {});
+    }
+  }
+  lines.push(`-- console errors: ${suite.errors.length === 0 ? 'none' : `\n${suite.errors.join('\n')}`}`);
+  const log = suite.server ? suite.server.log() : '';
+  lines.push(`-- the server's log (last 3000 characters):\n${log.slice(-3000)}`);
+  console.log(lines.join('\n'));
+}
+
 // The life of a browser test file, registered as the file's hooks: one
 // server and one Chromium for all its tests, browser contexts made by
 // `suite.newContext()` and closed after each test, and every test failing
@@ -303,7 +323,10 @@ export function browserSuite({ viewport = { width: 1280, height: 900 }, permissi
     if (suite.browser) await suite.browser.close();
     if (suite.server) await suite.server.stop();
   });
-  afterEach(async () => {
+  afterEach(async (t) => {
+    // A failed test says what every page showed and what the pages and the
+    // server logged, so that a failure seen once in CI can be read.
+    if (!t.passed) await reportPages(suite);
     for (const context of suite.contexts) await context.close();
     const seen = suite.errors;
     suite.errors = [];
