@@ -473,6 +473,43 @@ describe('web play features in Chromium against the real server', () => {
     for (let index = suite.errors.length - 1; index >= 0; index--) if (expected.test(suite.errors[index])) suite.errors.splice(index, 1);
   });
 
+  test('a module that fails to load: the page reloads once by itself, then says so with a Reload', { timeout: 60_000 }, async () => {
+    // Once: the page's first load loses sound.js (as a network change
+    // loses every request in flight); the reload gets it, and the lobby
+    // comes up with nothing to click.
+    const context = await newContext();
+    let failures = 1;
+    let fetched = 0;
+    await context.route('**/sound.js', (route) => {
+      fetched += 1;
+      if (failures > 0) {
+        failures -= 1;
+        return route.abort('internetdisconnected');
+      }
+      return route.continue();
+    });
+    const page = await openPage(context, suite.errors, `${suite.url}/`);
+    await page.locator('#app').getByRole('heading').first().waitFor();
+    assert.equal(await page.locator('.load-failed').count(), 0);
+    assert.equal(fetched, 2, 'sound.js asked for twice: the failed load and the reload');
+
+    // Always: after its one reload the page says what happened and offers
+    // a Reload, in the page's language, instead of "Loading…" for ever.
+    const broken = await newContext({ locale: 'de-DE' });
+    await broken.route('**/sound.js', (route) => route.abort('internetdisconnected'));
+    const stuck = await openPage(broken, suite.errors, `${suite.url}/watch`);
+    const note = stuck.locator('.load-failed[role="alert"]');
+    await note.getByText('Die Seite konnte nicht geladen werden').waitFor();
+    assert.equal(await stuck.locator('.loading').count(), 0);
+    await broken.unroute('**/sound.js');
+    await note.getByRole('button', { name: 'Neu laden' }).click();
+    await stuck.locator('.site-nav a[aria-current="page"]').waitFor();
+    assert.equal(await stuck.locator('.load-failed').count(), 0);
+    // Chromium logs each aborted fetch and the module that could not run.
+    const expected = /ERR_INTERNET_DISCONNECTED|Failed to load module script|Failed to fetch dynamically/;
+    for (let index = suite.errors.length - 1; index >= 0; index--) if (expected.test(suite.errors[index])) suite.errors.splice(index, 1);
+  });
+
   test('board cues: last move, capture ring, flip, "your move" title, touch taps', { timeout: 60_000 }, async () => {
     const game = await friendGame();
     const context = await seatedContext(game.id, game.white, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
