@@ -861,6 +861,7 @@ impl Worker<'_> {
             {
                 let r = 3 + depth / 4 + ((eval - beta) / 200).min(3);
                 let child = pos.null_move();
+                self.tt.prefetch(child.hash());
                 self.played[ply] = PieceTo::NONE;
                 self.track(ply + 1, Change::NONE);
                 // A zero in the path marks the null move, so that two are
@@ -968,9 +969,12 @@ impl Worker<'_> {
             }
 
             self.played[ply] = PieceTo::of(pos, mv);
-            self.track_move(ply + 1, pos, mv);
             let mut child = pos.clone();
             child.play_unchecked(mv);
+            // The child's table entry is fetched from memory while the
+            // accumulators are brought up to date.
+            self.tt.prefetch(child.hash());
+            self.track_move(ply + 1, pos, mv);
             self.nodes += 1;
 
             let score = if searched == 0 {
@@ -1175,9 +1179,12 @@ impl Worker<'_> {
                 }
             }
             self.played[ply] = PieceTo::of(pos, mv);
-            self.track_move(ply + 1, pos, mv);
             let mut child = pos.clone();
             child.play_unchecked(mv);
+            // The child's table entry is fetched from memory while the
+            // accumulators are brought up to date.
+            self.tt.prefetch(child.hash());
+            self.track_move(ply + 1, pos, mv);
             self.nodes += 1;
             let score = -self.quiescence(&child, -beta, -alpha, ply + 1);
             if self.stopped {
