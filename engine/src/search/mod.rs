@@ -941,7 +941,9 @@ impl Worker<'_> {
                 mv.promotion().is_none() && !mv.is_en_passant() && pos.role_at(mv.to()).is_none();
             let is_killer = is_quiet && self.killers[ply].contains(&mv);
 
-            let gives_check = pos.gives_check(mv);
+            // Only the pruning and the reductions below ask, and neither of
+            // the first move searched: most nodes stop after it.
+            let gives_check = searched > 0 && pos.gives_check(mv);
             // Pruning of hopeless moves near the leaves, never while a mate
             // against us is all we have found (there we need every move).
             // A check is pruned only as a capture is, when it loses
