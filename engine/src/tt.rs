@@ -195,10 +195,11 @@ impl TranspositionTable {
     }
 
     /// Asks the processor to bring `key`'s bucket into the cache, so that
-    /// the probe a little later does not wait for memory: a probe is
-    /// usually a cache miss (the table is far larger than the cache), and
-    /// the search calls this as soon as it knows a child's hash. Only a
-    /// hint: it reads nothing and changes nothing.
+    /// the probe a little later does not wait for it: a probe usually
+    /// misses the core's own caches (a 16 MB table is eight times the L2 of
+    /// the machines measured), and the search calls this as soon as it
+    /// knows a child's hash. Only a hint: it reads nothing and changes
+    /// nothing.
     #[inline]
     pub fn prefetch(&self, key: u64) {
         #[cfg(target_arch = "x86_64")]
