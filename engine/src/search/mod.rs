@@ -919,11 +919,11 @@ impl Worker<'_> {
             }
         }
 
-        let moves = pos.legal_moves();
+        let mut moves = pos.legal_moves();
         if moves.is_empty() {
             return if in_check { -MATE + ply as i32 } else { DRAW };
         }
-        let mut picker = MovePicker::new(moves, |mv| self.order_score(pos, mv, tt_move, ply));
+        let mut picker = MovePicker::new(&mut moves, |mv| self.order_score(pos, mv, tt_move, ply));
 
         let us = pos.turn();
         let original_alpha = alpha;
@@ -1142,7 +1142,7 @@ impl Worker<'_> {
             eval
         };
 
-        let moves = if in_check {
+        let mut moves = if in_check {
             pos.legal_moves()
         } else {
             pos.legal_captures()
@@ -1154,7 +1154,7 @@ impl Worker<'_> {
                 stand_pat
             };
         }
-        let mut picker = MovePicker::new(moves, |mv| {
+        let mut picker = MovePicker::new(&mut moves, |mv| {
             self.order_score(pos, mv, Move::NONE, ply.min(MAX_PLY))
         });
 

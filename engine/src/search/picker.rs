@@ -20,15 +20,16 @@ use crate::position::Position;
 use crate::types::Role;
 
 /// Hands out a node's moves best guess first.
-pub(super) struct MovePicker {
-    moves: MoveList,
+pub(super) struct MovePicker<'a> {
+    /// Borrowed: moved in, the list (512 bytes) was copied at every node.
+    moves: &'a mut MoveList,
     scores: ArrayVec<i32, 256>,
     next: usize,
 }
 
-impl MovePicker {
+impl<'a> MovePicker<'a> {
     /// `order` gives each move its guessed worth (higher goes first).
-    pub(super) fn new(moves: MoveList, order: impl Fn(Move) -> i32) -> MovePicker {
+    pub(super) fn new(moves: &'a mut MoveList, order: impl Fn(Move) -> i32) -> MovePicker<'a> {
         let scores = moves.iter().map(|&mv| order(mv)).collect();
         MovePicker {
             moves,
