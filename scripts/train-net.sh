@@ -32,6 +32,8 @@
 #   KING_BUCKETS [0]    1, 4, 8, 16 or 32: king-bucketed inputs (768 per
 #                       bucket of the own king's square, mirrored to files
 #                       e-h; format v3); 0 the plain 768 inputs
+#   TRAIN_THREADS [1]   threads sharing each batch (1.7x at 2 for a plain
+#                       256x2 net); a net depends on this number too
 #
 # Data from a generator started with `--dir` (the documented background job,
 # tools/nnue.md) lives in DATA_DIR as selfplay-*.bin, each with its .meta
@@ -57,6 +59,7 @@ LR_DROP_EPOCH=${LR_DROP_EPOCH:-4}
 RESULT_WEIGHT=${RESULT_WEIGHT:-0.3}
 VALIDATION=${VALIDATION:-5}
 TRAIN_SEED=${TRAIN_SEED:-1}
+TRAIN_THREADS=${TRAIN_THREADS:-1}
 HELD_OUT=${HELD_OUT:-}
 MIRROR_FILES=${MIRROR_FILES:-0}
 OUTPUT_BUCKETS=${OUTPUT_BUCKETS:-1}
@@ -99,7 +102,7 @@ nice -n 19 "$TRAINER" "${data_args[@]}" --out "$OUT" --hidden "$HIDDEN" \
     --epochs "$EPOCHS" --batch "$BATCH" --lr "$LR" --lr-drop-epoch "$LR_DROP_EPOCH" \
     --result-weight "$RESULT_WEIGHT" --validation "$VALIDATION" --seed "$TRAIN_SEED" \
     --mirror-files "$MIRROR_FILES" --output-buckets "$OUTPUT_BUCKETS" \
-    --king-buckets "$KING_BUCKETS" | tee "$OUT.log"
+    --king-buckets "$KING_BUCKETS" --threads "$TRAIN_THREADS" | tee "$OUT.log"
 training_seconds=$(( $(date +%s) - training_started ))
 
 {
@@ -111,7 +114,7 @@ training_seconds=$(( $(date +%s) - training_started ))
     echo "training: ${training_seconds} s, --hidden $HIDDEN --epochs $EPOCHS --batch $BATCH --lr $LR" \
         "--lr-drop-epoch $LR_DROP_EPOCH --result-weight $RESULT_WEIGHT --validation $VALIDATION" \
         "--seed $TRAIN_SEED${HELD_OUT:+ --held-out $HELD_OUT} --mirror-files $MIRROR_FILES --output-buckets $OUTPUT_BUCKETS" \
-        "--king-buckets $KING_BUCKETS"
+        "--king-buckets $KING_BUCKETS --threads $TRAIN_THREADS"
     for f in "${data_files[@]}"; do
         if [ -f "$f.meta" ]; then
             echo "provenance of $f:"

@@ -6,7 +6,7 @@
 //! --data FILE [--data FILE ...] --out NET [--hidden 128] [--epochs 8]
 //! [--batch 4096] [--lr 0.001] [--lr-drop-epoch 4] [--result-weight 0.3]
 //! [--validation 5] [--held-out START:COUNT] [--max-positions N] [--seed 1]
-//! [--mirror-files 0] [--output-buckets 1]`
+//! [--mirror-files 0] [--output-buckets 1] [--threads 1]`
 //!
 //! Why in Rust in the workspace and not PyTorch (Stockfish's trainer): it
 //! reads the records with the generator's own code, it builds with the
@@ -134,6 +134,12 @@ struct Options {
     /// own rows at 0, so it starts as the source net (seen mirrored where
     /// the layout mirrors) and learns only how the buckets differ.
     init: Option<String>,
+    /// Threads that share each batch's gradient. The batch is cut into
+    /// that many consecutive parts, each summed on its own, and the parts
+    /// added in order: a net depends on the seed, the data and this
+    /// number, never on how the threads were scheduled; one thread gives
+    /// the nets of the single-threaded trainer, byte for byte.
+    threads: usize,
 }
 
 /// One position as the trainer uses it: the active inputs of each side
@@ -353,6 +359,17 @@ impl Network {
         net.output_weights = output_weights;
         net.output_bias = output_bias;
         Ok(net)
+    }
+
+    /// Adds `other` (another thread's gradient) to `self` and sets it
+    /// back to zero for the next batch.
+    fn add_and_clear(&mut self, other: &mut Network) {
+        for (mine, theirs) in self.parts_mut().into_iter().zip(other.parts_mut()) {
+            for (m, t) in mine.iter_mut().zip(theirs.iter_mut()) {
+                *m += *t;
+                *t = 0.0;
+            }
+        }
     }
 
     /// The parameters as one list of slices, in a fixed order (for Adam).
@@ -739,6 +756,11 @@ fn train(options: &Options) -> Result<(), String> {
     let mut adam = Adam::new(hidden, buckets, kings);
     let mut order: Vec<u32> = (0..training.len() as u32).collect();
     let mut scratch = Scratch::new(options.hidden);
+    // The other threads' gradients and working space, and the batch.
+    let mut helpers: Vec<(Network, Scratch)> = (1..options.threads)
+        .map(|_| (Network::zeros(hidden, buckets, kings), Scratch::new(hidden)))
+        .collect();
+    let mut samples = vec![Sample::default(); options.batch];
     let validation_loss = |net: &Network, scratch: &mut Scratch| {
         mean(&validation, |s, _| {
             let e = sigmoid(net.forward(s, scratch) * SCALE / k) - target(s);
@@ -765,17 +787,45 @@ fn train(options: &Options) -> Result<(), String> {
         };
         let mut total = 0.0f64;
         for batch in order.chunks(options.batch) {
-            for &index in batch {
+            // Decoded in order first: the mirroring coins come from the one
+            // generator whatever the number of threads.
+            for (slot, &index) in samples.iter_mut().zip(batch) {
                 let record = &training[index as usize];
                 // The coin is drawn only when mirroring, so a net trained
                 // without it is the same as before the option existed.
                 let mirror = options.mirror_files && !record.may_castle() && rng.below(2) == 1;
-                sample.decode(record, mirror, kings);
-                let out = net.forward(&sample, &mut scratch);
-                let (error, d_out) = loss(out, target(&sample), k);
-                total += f64::from(error);
-                // The batch's mean loss: each sample a share of the step.
-                net.backward(&sample, &mut scratch, d_out / batch.len() as f32, &mut grad);
+                slot.decode(record, mirror, kings);
+            }
+            let samples = &samples[..batch.len()];
+            // The batch's mean loss: each sample a share of the step.
+            let share = batch.len() as f32;
+            let part = batch.len().div_ceil(options.threads);
+            let shared = &net;
+            let gradient = |part: &[Sample], grad: &mut Network, scratch: &mut Scratch| {
+                let mut sum = 0.0f64;
+                for sample in part {
+                    let out = shared.forward(sample, scratch);
+                    let (error, d_out) = loss(out, target(sample), k);
+                    sum += f64::from(error);
+                    shared.backward(sample, scratch, d_out / share, grad);
+                }
+                sum
+            };
+            let (first, rest) = samples.split_at(part.min(samples.len()));
+            total += std::thread::scope(|scope| {
+                let others: Vec<_> = rest
+                    .chunks(part)
+                    .zip(helpers.iter_mut())
+                    .map(|(part, (grad, scratch))| scope.spawn(|| gradient(part, grad, scratch)))
+                    .collect();
+                let mut sum = gradient(first, &mut grad, &mut scratch);
+                for other in others {
+                    sum += other.join().expect("a gradient thread panicked");
+                }
+                sum
+            });
+            for (helper, _) in &mut helpers {
+                grad.add_and_clear(helper);
             }
             adam.step(&mut net, &mut grad, lr);
         }
@@ -933,6 +983,7 @@ fn parse_args() -> Result<Options, String> {
         kings: KingBuckets::NONE,
         compare: Vec::new(),
         init: None,
+        threads: 1,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -998,6 +1049,7 @@ fn parse_args() -> Result<Options, String> {
             }
             "--compare" => options.compare.push(value.clone()),
             "--init" => options.init = Some(value.clone()),
+            "--threads" => options.threads = number(1, 64)?,
             _ => return Err(format!("unknown argument {flag:?}")),
         }
     }
@@ -1356,7 +1408,7 @@ mod tests {
         datagen::generate(&settings, &[], &mut file, &options, |_| {}).unwrap();
         drop(file);
 
-        let train_to = |name: &str, kings: KingBuckets, seed: u64| -> Vec<u8> {
+        let train_with = |name: &str, kings: KingBuckets, seed: u64, threads: usize| -> Vec<u8> {
             let out = dir.join(name);
             let options = Options {
                 data: vec![data.to_string_lossy().into_owned()],
@@ -1376,10 +1428,12 @@ mod tests {
                 kings,
                 compare: Vec::new(),
                 init: None,
+                threads,
             };
             train(&options).unwrap();
             std::fs::read(out).unwrap()
         };
+        let train_to = |name: &str, kings: KingBuckets, seed: u64| train_with(name, kings, seed, 1);
         let kings = KingBuckets::mirrored(16).unwrap();
         let first = train_to("a.nnue", kings, 1);
         let second = train_to("b.nnue", kings, 1);
@@ -1396,6 +1450,14 @@ mod tests {
         let plain = train_to("d.nnue", KingBuckets::NONE, 1);
         assert_eq!(plain, train_to("e.nnue", KingBuckets::NONE, 1));
         assert_eq!(u16::from_le_bytes([plain[4], plain[5]]), 2, "format 2");
+        // Threads share a batch: the net may depend on their number (the
+        // parts' sums are added in another order), never on how they ran.
+        let threaded = train_with("f.nnue", kings, 1, 3);
+        assert!(
+            threaded == train_with("g.nnue", kings, 1, 3),
+            "two 3-thread trainings differ"
+        );
+        assert_eq!(threaded.len(), first.len());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
