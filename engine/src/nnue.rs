@@ -1172,7 +1172,7 @@ mod tests {
         // The hash engine/nets/README.md quotes.
         assert_eq!(
             network.sha256(),
-            "ca18ce8dd829ebd50d1e6de566f993b4ce098bea6f132f5566e37a113a42c3b8"
+            "ef63db3de406152072ea704fada7eecc92c7261afef60fd1512147e4ec2ac429"
         );
         let eval = |fen: &str| network.evaluate_position(&Position::from_fen(fen).unwrap());
         let start = eval(FENS[0]);
