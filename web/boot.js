@@ -53,13 +53,16 @@
         // No session storage: say so instead of reloading for ever.
       }
     }
-    const [sentence, button] = WORDS[language()];
+    const lang = language();
+    const [sentence, button] = WORDS[lang];
     const show = () => {
       const main = document.getElementById('app');
       if (!main) return;
       const note = document.createElement('section');
       note.className = 'card narrow load-failed';
       note.setAttribute('role', 'alert');
+      note.lang = lang;
+      if (lang === 'ar') note.dir = 'rtl';
       const text = document.createElement('p');
       text.textContent = sentence;
       const reload = document.createElement('button');
