@@ -640,12 +640,8 @@ impl Worker<'_> {
         self.path.push(root.hash());
         for i in line..self.root_moves.len() {
             let mv = self.root_moves[i].mv;
-            self.played[0] = PieceTo::of(root, mv);
-            self.track_move(1, root, mv);
-            let mut child = root.clone();
-            child.play_unchecked(mv);
             let nodes_before = self.nodes;
-            self.nodes += 1;
+            let child = self.play_child(root, mv, 0);
             let score = if i == line {
                 -self.negamax(&child, depth - 1, -beta, -alpha, 1, true)
             } else {
@@ -699,6 +695,21 @@ impl Worker<'_> {
             }
             None => evaluate(pos),
         }
+    }
+
+    /// The position after `mv` (legal in `pos`, the path's node at `ply`),
+    /// counted as a node, with the path's move and accumulators brought up
+    /// to date for it. Its table entry is asked for first, so that memory
+    /// is read while the accumulators are updated.
+    #[inline]
+    fn play_child(&mut self, pos: &Position, mv: Move, ply: usize) -> Position {
+        self.played[ply] = PieceTo::of(pos, mv);
+        let mut child = pos.clone();
+        child.play_unchecked(mv);
+        self.tt.prefetch(child.hash());
+        self.track_move(ply + 1, pos, mv);
+        self.nodes += 1;
+        child
     }
 
     /// Notes that the position at `ply` is the one at `ply − 1` with `mv`
@@ -970,14 +981,7 @@ impl Worker<'_> {
                 }
             }
 
-            self.played[ply] = PieceTo::of(pos, mv);
-            let mut child = pos.clone();
-            child.play_unchecked(mv);
-            // The child's table entry is fetched from memory while the
-            // accumulators are brought up to date.
-            self.tt.prefetch(child.hash());
-            self.track_move(ply + 1, pos, mv);
-            self.nodes += 1;
+            let child = self.play_child(pos, mv, ply);
 
             let score = if searched == 0 {
                 let extension = if mv == tt_move { singular_extension } else { 0 };
@@ -1180,14 +1184,7 @@ impl Worker<'_> {
                     continue;
                 }
             }
-            self.played[ply] = PieceTo::of(pos, mv);
-            let mut child = pos.clone();
-            child.play_unchecked(mv);
-            // The child's table entry is fetched from memory while the
-            // accumulators are brought up to date.
-            self.tt.prefetch(child.hash());
-            self.track_move(ply + 1, pos, mv);
-            self.nodes += 1;
+            let child = self.play_child(pos, mv, ply);
             let score = -self.quiescence(&child, -beta, -alpha, ply + 1);
             if self.stopped {
                 return 0;
