@@ -19,6 +19,8 @@
     ar: ['تعذّر تحميل الصفحة: انقطع الاتصال.', 'إعادة التحميل'],
   };
 
+  // i18n.js's rule, which this script cannot import: the language picked
+  // in the settings, else the first of the browser's the site speaks.
   function language() {
     let picked = null;
     try {
