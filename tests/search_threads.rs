@@ -160,7 +160,7 @@ async fn searches_run_on_their_own_threads_at_the_lowered_priority() {
 /// clock, no delay between moves.
 const SHOWS: usize = 4;
 
-/// How long the shows may take to make their first moves. With twice as
+/// How long each show may take to make its first move. With twice as
 /// many shows as threads, the last two start searching only when the first
 /// two have moved: on a one-minute clock level 8 aims at about 3 s a move,
 /// and may take up to 15 s on a hard one (its hard limit), so two moves in
@@ -189,14 +189,13 @@ async fn a_state_reaches_a_thousand_subscribers_while_every_search_thread_is_bus
     }
     // Every show has moved: with more shows than threads, a search is
     // queued or running for each from now on.
-    within(FIRST_MOVES, "every show to move", async {
-        for id in &shows {
-            while moves(&server.state(id).await).is_empty() {
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-        }
-    })
-    .await;
+    for id in &shows {
+        server
+            .wait_state_for(FIRST_MOVES, id, "the show to move", |s| {
+                !moves(s).is_empty()
+            })
+            .await;
+    }
 
     let searching = || -> u64 {
         let threads = tasks("self");

@@ -254,7 +254,19 @@ impl TestServer {
 
     /// Polls the game until `done` holds for its state.
     pub async fn wait_state(&self, id: &str, what: &str, done: impl Fn(&Value) -> bool) -> Value {
-        within(WAIT, what, async {
+        self.wait_state_for(WAIT, id, what, done).await
+    }
+
+    /// [`TestServer::wait_state`] with its own time limit, for states that
+    /// may take longer than [`WAIT`] to come.
+    pub async fn wait_state_for(
+        &self,
+        limit: Duration,
+        id: &str,
+        what: &str,
+        done: impl Fn(&Value) -> bool,
+    ) -> Value {
+        within(limit, what, async {
             loop {
                 let state = self.state(id).await;
                 if done(&state) {
