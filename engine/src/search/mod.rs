@@ -122,7 +122,11 @@ impl Searcher {
         let mut reductions = Box::new([[0u8; 64]; 64]);
         for (depth, row) in reductions.iter_mut().enumerate().skip(1) {
             for (index, r) in row.iter_mut().enumerate().skip(1) {
-                let value = 0.75 + (depth as f64).ln() * (index as f64).ln() / 2.25;
+                // Softer than the 0.75 + ln·ln / 2.25 of before 30 November:
+                // level at 20,000 nodes a move, and the reduced quiet moves
+                // that refute a sacrifice are seen plies sooner (Win At
+                // Chess, `tools/calibration.md`, fourteenth session).
+                let value = 0.5 + (depth as f64).ln() * (index as f64).ln() / 2.75;
                 *r = value.max(0.0) as u8;
             }
         }
@@ -870,7 +874,11 @@ impl Worker<'_> {
                 && pos.has_non_pawn_material()
                 && self.path.last() != Some(&0)
             {
-                let r = 3 + depth / 4 + ((eval - beta) / 200).min(3);
+                // A deep null move hides the threat a quiet move makes:
+                // 3 + depth / 4 + up to 3 (before 30 November) found Win At
+                // Chess's sacrifices plies later than this does, for no
+                // gain at fixed nodes.
+                let r = 3 + depth / 5 + ((eval - beta) / 200).min(2);
                 let child = pos.null_move();
                 self.tt.prefetch(child.hash());
                 self.played[ply] = PieceTo::NONE;
