@@ -123,8 +123,8 @@ impl Searcher {
         for (depth, row) in reductions.iter_mut().enumerate().skip(1) {
             for (index, r) in row.iter_mut().enumerate().skip(1) {
                 // Softer than the 0.75 + ln·ln / 2.25 of before 30 November:
-                // level at 20,000 nodes a move, and the reduced quiet moves
-                // that refute a sacrifice are seen plies sooner (Win At
+                // level at 20,000 nodes a move, and the quiet follow-up
+                // that makes a sacrifice work is seen plies sooner (Win At
                 // Chess, `tools/calibration.md`, fourteenth session).
                 let value = 0.5 + (depth as f64).ln() * (index as f64).ln() / 2.75;
                 *r = value.max(0.0) as u8;
