@@ -17,6 +17,11 @@
 #
 # Usage: tools/calibrate_ladder.sh [PAIRS] [FIRST_OPENING] [LEVELS...]
 # Example: tools/calibrate_ladder.sh 50 100 8 7 6
+# With openings drawn at random from two files (as the ladder was last
+# measured, tools/calibration.md, fifteenth session):
+#   tools/draw_openings.py --seed N --count 25 --out /tmp/draw.epd \
+#       engine/tests/data/openings.epd tools/probe-openings.epd
+#   OPENINGS=/tmp/draw.epd tools/calibrate_ladder.sh 50 0
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

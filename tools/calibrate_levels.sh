@@ -12,6 +12,8 @@
 #
 # Usage: tools/calibrate_levels.sh LEVEL OPPONENT PAIRS [FIRST_OPENING]
 #   OPPONENT is a Stockfish UCI_Elo (e.g. sf1800) or another level (e.g. L4).
+#   OPENINGS=FILE plays the openings of FILE (an EPD file, e.g. a draw
+#   from several books by tools/draw_openings.py) instead of the book's.
 # Example: tools/calibrate_levels.sh 7 sf1800 20
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +27,9 @@ stockfish=${STOCKFISH:-/usr/games/stockfish}
 # A flag falls only 0.2 s past zero: these machines are shared, and a
 # scheduling hiccup should not decide a calibration game.
 common=(--tc 5+0.05 --concurrency "${CONCURRENCY:-2}" --time-margin 0.2 --pairs "$pairs" --first "$first")
+if [ -n "${OPENINGS:-}" ]; then
+  common+=(--openings "$OPENINGS")
+fi
 
 case $opponent in
   sf*)
