@@ -23,8 +23,15 @@
 #
 # Settings (environment, defaults in brackets): DATA_DIR [/work/nnue-data],
 # NODES [5000], EVAL [built-in], THREADS [1: games played at once; more
-# only while the machine has nothing else to do], SEED [the engine commit's first 8 hex digits:
-# binaries that play alike but differ in commit still play other games].
+# only while the machine has nothing else to do], SEED [the engine commit's first 8 hex digits
+# plus HASH << 32: binaries that play alike but differ in commit or table
+# size still play other games],
+# HASH [1: megabytes of transposition table for each game played at once.
+# A 5,000-node search fills a sliver of even 1 MB (65,536 entries), and a
+# table that stays in the core's cache plays more games: 314 positions a
+# CPU second at 1 MB, 289 at 4, 283-293 at 2, 257-262 at the engine's
+# default 16 (tools/nnue.md, fifteenth session). The size is one of the
+# settings a file is named after, so a new size starts a new file].
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -32,6 +39,7 @@ DATA_DIR=${DATA_DIR:-/work/nnue-data}
 NODES=${NODES:-5000}
 EVAL=${EVAL:-built-in}
 THREADS=${THREADS:-1}
+HASH=${HASH:-1}
 PID_FILE="$DATA_DIR/datagen.pid"
 LOG="$DATA_DIR/datagen.log"
 
@@ -61,11 +69,13 @@ start)
     binary="$DATA_DIR/bin/rookery-engine-${commit:0:8}"
     cp "$target/release/rookery-engine" "$binary.tmp"
     mv "$binary.tmp" "$binary"
-    seed=${SEED:-$((16#${commit:0:8}))}
-    echo "# $(date -u '+%F %T') UTC: datagen-job.sh start, $binary, seed $seed, $THREADS thread(s)" >> "$LOG"
+    # The table's size changes the games only a little, so it is in the
+    # seed too: a new file must not replay the openings of the one before.
+    seed=${SEED:-$((16#${commit:0:8} + (HASH << 32)))}
+    echo "# $(date -u '+%F %T') UTC: datagen-job.sh start, $binary, seed $seed, $THREADS thread(s), hash $HASH MB" >> "$LOG"
     cd "$DATA_DIR"
     setsid nohup nice -n 19 "$binary" datagen --dir "$DATA_DIR" --nodes "$NODES" \
-        --threads "$THREADS" --seed "$seed" --eval "$EVAL" --report-secs 60 \
+        --threads "$THREADS" --hash "$HASH" --seed "$seed" --eval "$EVAL" --report-secs 60 \
         >> "$LOG" 2>&1 < /dev/null &
     echo $! > "$PID_FILE"
     sleep 1
