@@ -26,11 +26,11 @@
 # only while the machine has nothing else to do], SEED [the engine commit's first 8 hex digits
 # plus HASH << 32: binaries that play alike but differ in commit or table
 # size still play other games],
-# HASH [1: megabytes of transposition table for each game played at once.
+# HASH [1, the generator's own default: megabytes of transposition table for each game played at once.
 # A 5,000-node search fills a sliver of even 1 MB (65,536 entries), and a
 # table that stays in the core's cache plays more games: 314 positions a
-# CPU second at 1 MB, 289 at 4, 283-293 at 2, 257-262 at the engine's
-# default 16 (tools/nnue.md, fifteenth session). The size is one of the
+# CPU second at 1 MB, 289 at 4, 283-293 at 2, 257-262 at the generator's
+# former default 16 (tools/nnue.md, fifteenth session). The size is one of the
 # settings a file is named after, so a new size starts a new file].
 set -euo pipefail
 

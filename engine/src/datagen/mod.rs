@@ -101,7 +101,11 @@ impl Default for Settings {
     fn default() -> Settings {
         Settings {
             nodes: 5_000,
-            hash_mb: 16,
+            // A 5,000-node search fills a few percent of even 1 MB, and a
+            // table that stays in cache plays about a fifth more positions
+            // a CPU second than 16 MB did (`tools/nnue.md`, fifteenth
+            // session).
+            hash_mb: 1,
             random_moves_min: 1,
             random_moves_max: 3,
             skip_plies: 8,
