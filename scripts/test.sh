@@ -37,7 +37,11 @@ cargo test --workspace
 
 echo "== the black-box tests again, on PostgreSQL (ROOKERY_TEST_DATABASE=postgres)"
 # Those that do not reach into the SQLite file itself (docs/architecture.md).
-ROOKERY_TEST_DATABASE=postgres cargo test -p rookery-server \
+# `--workspace`, not `-p rookery-server`: the features cargo unifies depend
+# on the packages selected, and with `-p` alone tokio, rand, sqlx and the
+# server were built a second time (114 s and a second set of artefacts on a
+# fresh machine); these names select the server's tests all the same.
+ROOKERY_TEST_DATABASE=postgres cargo test --workspace \
   --test games --test lists --test restart --test errors --test seats \
   --test limits --test shutdown --test ai_fairness --test retention \
   -- --skip games_stored_before_the_rule_are_rated_by_it

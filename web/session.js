@@ -166,7 +166,13 @@ export function askToLogIn(root, title, text) {
 export function accountControl() {
   const holder = h('div', { class: 'account-nav' });
   let closeMenu = () => {};
+  // The name the button shows (null for a visitor).
+  let drawnName = null;
   const draw = (account) => {
+    // The server's answer confirming the name the hint drew changes nothing:
+    // redrawing would close a menu the person has just opened.
+    if (account && account.name === drawnName) return;
+    drawnName = account ? account.name : null;
     closeMenu();
     if (!account) {
       clear(holder,

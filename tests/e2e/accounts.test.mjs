@@ -444,6 +444,7 @@ describe('accounts in the browser', () => {
       await page.getByRole('button', { name: 'Log in' }).click();
       await page.waitForURL(`${suite.url}/`);
       await page.locator('#account-button').click();
+      await page.locator('#account-menu').waitFor();
       const menu = await page.locator('#account-menu').boundingBox();
       assert.ok(menu.x >= 0 && menu.x + menu.width <= 390, `${colorScheme}: menu box ${JSON.stringify(menu)}`);
       await fits(page, 'the lobby with the account menu open');
