@@ -36,15 +36,35 @@ echo "== unit and integration tests (debug)"
 cargo test --workspace
 
 echo "== the black-box tests again, on PostgreSQL (ROOKERY_TEST_DATABASE=postgres)"
-# Those that do not reach into the SQLite file itself (docs/architecture.md).
-# `--workspace`, not `-p rookery-server`: the features cargo unifies depend
-# on the packages selected, and with `-p` alone tokio, rand, sqlx and the
-# server were built a second time (114 s and a second set of artefacts on a
-# fresh machine); these names select the server's tests all the same.
-ROOKERY_TEST_DATABASE=postgres cargo test --workspace \
-  --test games --test lists --test restart --test errors --test seats \
-  --test limits --test shutdown --test ai_fairness --test retention \
-  -- --skip games_stored_before_the_rule_are_rated_by_it
+# Those that do not reach into the SQLite file itself (docs/architecture.md),
+# run as the binaries `cargo test --workspace` built above. A second
+# `cargo test` naming them (`-p rookery-server`, or `--workspace --test NAME`)
+# builds them anew: without the other packages' tests cargo leaves those
+# packages' dev-dependencies, and the features they turn on, out of the
+# build, so tokio, rand, sqlx, the server and these nine binaries were
+# compiled a second time (1 min 54 s on a fresh machine). Listing the first
+# build's executables (`--no-run`, the same arguments) compiles nothing.
+pg_tests="games lists restart errors seats limits shutdown ai_fairness retention"
+mapfile -t pg_bins < <(cargo test --workspace --no-run --message-format=json \
+  | PG_TESTS="$pg_tests" python3 -c 'import json, os, sys
+wanted = os.environ["PG_TESTS"].split()
+found = {}
+for line in sys.stdin:
+    m = json.loads(line)
+    t = m.get("target", {})
+    if (m.get("reason") == "compiler-artifact" and m.get("executable")
+            and t.get("kind") == ["test"] and t.get("name") in wanted
+            and "/server" in t.get("src_path", "")):
+        found[t["name"]] = m["executable"]
+missing = [w for w in wanted if w not in found]
+if missing:
+    sys.exit("not built by cargo test --workspace: " + " ".join(missing))
+print("\n".join(found[w] for w in wanted))')
+[ "${#pg_bins[@]}" -eq 9 ] || { echo "!! expected the nine PostgreSQL test binaries, found ${#pg_bins[@]}" >&2; exit 1; }
+for bin in "${pg_bins[@]}"; do
+  # As cargo runs an integration test: from its package's directory.
+  (cd server && ROOKERY_TEST_DATABASE=postgres "$bin" --skip games_stored_before_the_rule_are_rated_by_it)
+done
 
 # The binaries the remaining stages drive, built by `cargo test` above.
 target="${CARGO_TARGET_DIR:-$PWD/target}"
