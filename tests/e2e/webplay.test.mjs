@@ -360,6 +360,13 @@ describe('web play features in Chromium against the real server', () => {
       assert.ok(sockets.length >= 1, 'a new WebSocket was opened');
       await clickMove(page, 'g1f3');
       await waitUntil(async () => (await state(game.id)).moves.length === 3, { what: 'a move over the new socket' });
+      // A reconnection tried while the relay refused upgrades was cut on
+      // purpose, and Chromium logs each such socket as a console error
+      // (whether one falls in that window depends on the machine's pace).
+      const refused = `console error: WebSocket connection to '${relay.url.replace(/^http/, 'ws')}/ws/games/${game.id}' failed`;
+      for (let index = suite.errors.length - 1; index >= 0; index--) {
+        if (suite.errors[index].includes(refused)) suite.errors.splice(index, 1);
+      }
     } finally {
       for (const context of suite.contexts) await context.close();
       suite.contexts = [];
