@@ -44,23 +44,10 @@ echo "== the black-box tests again, on PostgreSQL (ROOKERY_TEST_DATABASE=postgre
 # build, so tokio, rand, sqlx, the server and these nine binaries were
 # compiled a second time (1 min 54 s on a fresh machine). Listing the first
 # build's executables (`--no-run`, the same arguments) compiles nothing.
-pg_tests="games lists restart errors seats limits shutdown ai_fairness retention"
+pg_tests=(games lists restart errors seats limits shutdown ai_fairness retention)
 mapfile -t pg_bins < <(cargo test --workspace --no-run --message-format=json \
-  | PG_TESTS="$pg_tests" python3 -c 'import json, os, sys
-wanted = os.environ["PG_TESTS"].split()
-found = {}
-for line in sys.stdin:
-    m = json.loads(line)
-    t = m.get("target", {})
-    if (m.get("reason") == "compiler-artifact" and m.get("executable")
-            and t.get("kind") == ["test"] and t.get("name") in wanted
-            and "/server" in t.get("src_path", "")):
-        found[t["name"]] = m["executable"]
-missing = [w for w in wanted if w not in found]
-if missing:
-    sys.exit("not built by cargo test --workspace: " + " ".join(missing))
-print("\n".join(found[w] for w in wanted))')
-[ "${#pg_bins[@]}" -eq 9 ] || { echo "!! expected the nine PostgreSQL test binaries, found ${#pg_bins[@]}" >&2; exit 1; }
+  | scripts/cargo-executables.py --kind test --dir server "${pg_tests[@]}")
+[ "${#pg_bins[@]}" -eq "${#pg_tests[@]}" ] || { echo "!! the PostgreSQL stage found ${#pg_bins[@]} of its ${#pg_tests[@]} test binaries" >&2; exit 1; }
 for bin in "${pg_bins[@]}"; do
   # As cargo runs an integration test: from its package's directory.
   (cd server && ROOKERY_TEST_DATABASE=postgres "$bin" --skip games_stored_before_the_rule_are_rated_by_it)

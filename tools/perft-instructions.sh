@@ -13,11 +13,7 @@ cd "$(dirname "$0")/.."
 max=${1:-2000000}
 command -v valgrind >/dev/null || { echo "needs valgrind (Debian's valgrind)" >&2; exit 2; }
 bench=$(cargo bench -p rookery-engine --bench perft --no-run --message-format=json 2>/dev/null \
-    | python3 -c 'import json,sys
-for line in sys.stdin:
-    m = json.loads(line)
-    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "perft" and m.get("executable"):
-        print(m["executable"])')
+    | scripts/cargo-executables.py --kind bench --dir engine perft)
 declare -A count
 for library in rookery cozy shakmaty; do
     out=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bench" "$max" "$library" 2>&1)
